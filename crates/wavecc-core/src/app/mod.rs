@@ -1,0 +1,228 @@
+//! Traffic sources. They are evaluated lazily: instead of an event per write, the
+//! sender asks "how much has the application written by now?" whenever it could
+//! send, and schedules a wake-up only when it is waiting for the application.
+
+use crate::engine::{from_secs, Rng, RngExt as _, Time};
+use crate::scenario::{AppKind, FlowConfig, PeriodDistribution};
+
+/// An application writing into a send buffer of `buf` bytes.
+#[derive(Debug)]
+pub struct Source {
+    start: Time,
+    stop: Time,
+    kind: Kind,
+    /// Bytes written so far.
+    written: u64,
+}
+
+#[derive(Debug)]
+enum Kind {
+    /// Keeps the send buffer full.
+    Bulk,
+    /// Writes `chunk` bytes every `interval` ns inside on-windows (the whole
+    /// [start, stop) for a constant-rate writer).
+    Paced(Paced),
+}
+
+#[derive(Debug)]
+struct Paced {
+    chunk: u64,
+    /// ns between writes (fractional, so that 1400 B at 1 Gb/s is exactly 11.2 us).
+    interval: f64,
+    /// Current on-window and the write attempts made in it.
+    window: (Time, Time),
+    attempts: u64,
+    onoff: Option<OnOff>,
+}
+
+#[derive(Debug)]
+struct OnOff {
+    on_s: f64,
+    off_s: f64,
+    distribution: PeriodDistribution,
+    rng: Rng,
+}
+
+impl OnOff {
+    fn draw(&mut self, mean_s: f64) -> Time {
+        from_secs(match self.distribution {
+            PeriodDistribution::Constant => mean_s,
+            // Inverse transform of a uniform in (0, 1].
+            PeriodDistribution::Exponential => -mean_s * (1.0 - self.rng.random::<f64>()).ln(),
+        })
+    }
+}
+
+impl Source {
+    pub fn new(flow: &FlowConfig, mss: u32, duration: Time, rng: Rng) -> Self {
+        let start = from_secs(flow.start_s);
+        let stop = flow.stop_s.map_or(duration, from_secs).min(duration);
+        let kind = match flow.app {
+            AppKind::Bulk => Kind::Bulk,
+            _ => {
+                let chunk = flow.write_bytes_or(mss) as u64;
+                let rate = flow.rate_bps.expect("validated: paced apps have a rate");
+                let mut onoff = (flow.app == AppKind::Onoff).then(|| OnOff {
+                    on_s: flow.on_s.expect("validated"),
+                    off_s: flow.off_s.expect("validated"),
+                    distribution: flow.period_distribution.unwrap_or(PeriodDistribution::Exponential),
+                    rng,
+                });
+                let first_end = match &mut onoff {
+                    Some(o) => start + o.draw(o.on_s),
+                    None => stop,
+                };
+                Kind::Paced(Paced {
+                    chunk,
+                    interval: chunk as f64 * 8.0 * 1e9 / rate,
+                    window: (start, first_end.min(stop)),
+                    attempts: 0,
+                    onoff,
+                })
+            }
+        };
+        Self { start, stop, kind, written: 0 }
+    }
+
+    /// Bytes written by `now`, given that `acked` bytes have left a send buffer of
+    /// `buf` bytes. A write that finds the buffer full is lost, as with the seeds'
+    /// ns-3 application (`Socket::Send` fails and the packet is dropped).
+    pub fn written(&mut self, now: Time, acked: u64, buf: u64) -> u64 {
+        if now < self.start {
+            return self.written;
+        }
+        match &mut self.kind {
+            Kind::Bulk => {
+                if now < self.stop {
+                    self.written = self.written.max(acked + buf);
+                }
+            }
+            Kind::Paced(p) => {
+                let mut room = (acked + buf).saturating_sub(self.written) / p.chunk;
+                loop {
+                    let (ws, we) = p.window;
+                    let due_end = now.min(we.saturating_sub(1));
+                    if due_end >= ws {
+                        let due = ((due_end - ws) as f64 / p.interval).floor() as u64 + 1;
+                        let new = due.saturating_sub(p.attempts);
+                        let ok = new.min(room);
+                        self.written += ok * p.chunk;
+                        room -= ok;
+                        p.attempts += new;
+                    }
+                    if now < we || !p.next_window(self.stop) {
+                        break;
+                    }
+                }
+            }
+        }
+        self.written
+    }
+
+    /// When the application next writes, if it ever does.
+    pub fn next_write(&self) -> Option<Time> {
+        match &self.kind {
+            Kind::Bulk => (self.written == 0).then_some(self.start),
+            Kind::Paced(p) => {
+                let (ws, we) = p.window;
+                let t = ws + (p.attempts as f64 * p.interval).ceil() as Time;
+                (t < we && t < self.stop).then_some(t).or_else(|| {
+                    // The window is exhausted; with on/off the next one starts
+                    // after a silent period that `written` will draw.
+                    (p.onoff.is_some() && we < self.stop).then_some(we)
+                })
+            }
+        }
+    }
+}
+
+impl Paced {
+    /// Moves to the next on-window after an off period; false when none is left.
+    fn next_window(&mut self, stop: Time) -> bool {
+        let Some(o) = &mut self.onoff else { return false };
+        let start = self.window.1 + o.draw(o.off_s);
+        if start >= stop {
+            return false;
+        }
+        let end = (start + o.draw(o.on_s)).min(stop);
+        self.window = (start, end);
+        self.attempts = 0;
+        true
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::RngStreams;
+
+    fn flow(toml_flow: &str) -> FlowConfig {
+        let c = crate::Config::from_toml(&format!("[[flows]]\n{toml_flow}\n")).unwrap();
+        c.flows[0].clone()
+    }
+
+    fn source(f: &str) -> Source {
+        Source::new(&flow(f), 1400, from_secs(10.0), RngStreams::new(1).stream("app"))
+    }
+
+    const BIG: u64 = 1 << 40;
+
+    #[test]
+    fn bulk_keeps_the_buffer_full() {
+        let mut s = source("app = \"bulk\"");
+        assert_eq!(s.written(0, 0, 1000), 1000);
+        assert_eq!(s.written(5, 400, 1000), 1400);
+    }
+
+    #[test]
+    fn rate_writer_writes_on_its_clock() {
+        // 1400 B at 1 Gb/s: one write every 11.2 us, the first at t = 0.
+        let mut s = source("app = \"rate\"\nrate_bps = 1e9\nwrite_bytes = 1400");
+        assert_eq!(s.written(0, 0, BIG), 1400);
+        assert_eq!(s.next_write(), Some(11_200));
+        assert_eq!(s.written(11_199, 0, BIG), 1400);
+        assert_eq!(s.written(112_000, 0, BIG), 11 * 1400);
+        // One simulated second writes 1 Gb.
+        // Writes at 0, 11.2 us, ... before 1 s: floor((1e9 - 1) / 11200) + 1 of them.
+        assert_eq!(s.written(from_secs(1.0) - 1, 0, BIG), 89_286 * 1400);
+    }
+
+    #[test]
+    fn writes_that_find_the_buffer_full_are_lost() {
+        let mut s = source("app = \"rate\"\nrate_bps = 1e9\nwrite_bytes = 1400");
+        // Ten writes are due but the buffer holds three.
+        assert_eq!(s.written(100_000, 0, 3 * 1400), 3 * 1400);
+        // Once acknowledged, only later writes succeed: the lost ones stay lost.
+        // Writes 9 and 10 fall at 100.8 us and 112 us.
+        assert_eq!(s.written(100_000, 3 * 1400, 3 * 1400), 3 * 1400);
+        assert_eq!(s.written(112_000, 3 * 1400, 3 * 1400), 5 * 1400);
+    }
+
+    #[test]
+    fn constant_on_off_alternates() {
+        let mut s = source("app = \"onoff\"\nrate_bps = 8e6\nwrite_bytes = 1000\non_s = 0.001\noff_s = 0.001\nperiod_distribution = \"constant\"");
+        // 8 Mb/s of 1000-byte writes is one write per ms: one write per on period.
+        assert_eq!(s.written(0, 0, BIG), 1000);
+        assert_eq!(s.written(from_secs(0.0019), 0, BIG), 1000, "off period");
+        assert_eq!(s.written(from_secs(0.002), 0, BIG), 2000, "second on period");
+        assert_eq!(s.next_write(), Some(from_secs(0.003)));
+    }
+
+    #[test]
+    fn exponential_on_off_averages_the_duty_cycle() {
+        let mut s = source("app = \"onoff\"\nrate_bps = 8e6\nwrite_bytes = 100\non_s = 0.01\noff_s = 0.03\nstop_s = 10");
+        let bytes = s.written(from_secs(10.0), 0, BIG) as f64;
+        let expected = 1e6 * 10.0 * 0.25;
+        assert!((bytes - expected).abs() < 0.1 * expected, "{bytes} vs {expected}");
+    }
+
+    #[test]
+    fn nothing_before_start_or_after_stop() {
+        let mut s = source("app = \"rate\"\nrate_bps = 1e9\nstart_s = 1\nstop_s = 2");
+        assert_eq!(s.written(from_secs(0.5), 0, BIG), 0);
+        assert_eq!(s.next_write(), Some(from_secs(1.0)));
+        let all = s.written(from_secs(5.0), 0, BIG);
+        assert!((all as f64 - 125e6).abs() <= 1400.0, "{all}");
+        assert_eq!(s.next_write(), None);
+    }
+}

@@ -1,0 +1,300 @@
+//! Congestion control: the interface every algorithm implements, and the registry
+//! that builds one from its name and parameters.
+//!
+//! The interface mirrors Linux `struct tcp_congestion_ops` (and ns-3's
+//! `TcpCongestionOps`): the socket ([`crate::tcp`]) owns loss detection, recovery
+//! and the state machine; an algorithm only decides how `cwnd`, `ssthresh` and
+//! (optionally) the pacing rate move. It sees what a kernel module would see
+//! ([`Socket`], [`RateSample`]) plus read-only cross-layer [`LinkHints`], and nothing
+//! of the network. Adding an algorithm is one file here plus one line in [`ALGORITHMS`].
+
+mod newreno;
+mod cubic;
+
+use crate::engine::Time;
+use serde::de::DeserializeOwned;
+
+/// Congestion state of a connection, as Linux `enum tcp_ca_state`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CaState {
+    /// Nothing outstanding is thought lost.
+    Open,
+    /// Duplicate ACKs or SACKs seen, no loss declared yet.
+    Disorder,
+    /// Fast recovery after a loss detected by duplicate ACKs / SACK.
+    Recovery,
+    /// After a retransmission timeout.
+    Loss,
+}
+
+impl CaState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CaState::Open => "open",
+            CaState::Disorder => "disorder",
+            CaState::Recovery => "recovery",
+            CaState::Loss => "loss",
+        }
+    }
+}
+
+/// Events outside the ACK path, as Linux `enum tcp_ca_event`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CwndEvent {
+    /// First transmission when nothing was in flight.
+    TxStart,
+    /// A retransmission timeout fired (Linux `CA_EVENT_LOSS`).
+    Loss,
+    /// Fast recovery completed (Linux `CA_EVENT_COMPLETE_CWR`).
+    CompleteRecovery,
+}
+
+/// Read-only cross-layer information from the radio, when the scenario exposes it.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LinkHints {
+    /// SINR of the serving link in dB.
+    pub sinr_db: Option<f64>,
+}
+
+/// The part of the socket an algorithm sees. `cwnd`, `ssthresh` and
+/// `pacing_rate_bps` are the algorithm's to write; the rest is read-only.
+/// Windows are in segments (floating point), as `shared/spec/algorithms.md` fixes.
+#[derive(Clone, Debug)]
+pub struct Socket {
+    pub cwnd: f64,
+    /// `f64::INFINITY` until the first loss (the seeds' "infinite" initial ssthresh).
+    pub ssthresh: f64,
+    /// Pacing rate (bit/s) used when pacing is on; 0 lets the socket derive it.
+    pub pacing_rate_bps: f64,
+    /// Maximum segment size in bytes.
+    pub mss: u32,
+    /// The configured initial window in segments.
+    pub initial_cwnd: f64,
+    /// cwnd before the current reduction started (for undo).
+    pub prior_cwnd: f64,
+    pub now: Time,
+    /// Smoothed RTT in seconds, 0 before the first sample.
+    pub srtt_s: f64,
+    /// Minimum RTT seen on the connection, seconds (`f64::INFINITY` before any sample).
+    pub min_rtt_s: f64,
+    /// Packets in flight (Linux `tcp_packets_in_flight`).
+    pub in_flight: u32,
+    /// Segments delivered (cumulatively or selectively acknowledged) so far.
+    pub delivered: u64,
+    /// Highest sequence number sent plus one, and oldest unacknowledged, in bytes.
+    pub snd_nxt: u64,
+    pub snd_una: u64,
+    /// True when the window, not the application or the receiver, limited sending in
+    /// the last round (Linux `tcp_is_cwnd_limited`): growth is only allowed then.
+    pub is_cwnd_limited: bool,
+    /// When the last segment was sent (Linux `lsndtime`), to measure idle periods.
+    pub last_send: Time,
+    /// The socket paces its transmissions.
+    pub pacing: bool,
+    pub ca_state: CaState,
+    pub link: LinkHints,
+}
+
+impl Socket {
+    /// A socket at its initial state: the values a connection starts with.
+    pub fn new(mss: u32, initial_cwnd: f64, initial_ssthresh: f64) -> Self {
+        Self {
+            cwnd: initial_cwnd,
+            ssthresh: initial_ssthresh,
+            pacing_rate_bps: 0.0,
+            mss,
+            initial_cwnd,
+            prior_cwnd: initial_cwnd,
+            now: 0,
+            srtt_s: 0.0,
+            min_rtt_s: f64::INFINITY,
+            in_flight: 0,
+            delivered: 0,
+            snd_nxt: 0,
+            snd_una: 0,
+            is_cwnd_limited: true,
+            last_send: 0,
+            pacing: false,
+            ca_state: CaState::Open,
+            link: LinkHints::default(),
+        }
+    }
+
+    pub fn in_slow_start(&self) -> bool {
+        self.cwnd < self.ssthresh
+    }
+}
+
+/// What one ACK delivered, with a delivery-rate sample
+/// (draft-cheng-iccrg-delivery-rate-estimation), as Linux `struct rate_sample`.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RateSample {
+    /// Segments newly acknowledged, cumulatively or by SACK, by this ACK.
+    pub acked_sacked: u32,
+    /// Segments newly marked lost while processing this ACK.
+    pub losses: u32,
+    /// RTT measured from this ACK, seconds.
+    pub rtt_s: Option<f64>,
+    /// Packets in flight before this ACK was processed.
+    pub prior_in_flight: u32,
+    /// Segments delivered over `interval_s` (0 when the sample is invalid).
+    pub delivered: u64,
+    /// The sampling interval in seconds (0 when invalid).
+    pub interval_s: f64,
+    /// `socket.delivered` when the packet that produced this sample was sent.
+    pub prior_delivered: u64,
+    /// The sample was taken while the application, not the network, limited sending.
+    pub is_app_limited: bool,
+}
+
+impl RateSample {
+    /// Delivery rate in bit/s, or None when this ACK gave no valid sample.
+    pub fn delivery_rate_bps(&self, mss: u32) -> Option<f64> {
+        (self.interval_s > 0.0 && self.delivered > 0)
+            .then(|| self.delivered as f64 * mss as f64 * 8.0 / self.interval_s)
+    }
+}
+
+/// A congestion-control algorithm, one instance per connection.
+pub trait CongestionControl: Send {
+    /// The name used in configs and on the command line.
+    fn name(&self) -> &'static str;
+
+    /// Called once before the first segment is sent.
+    fn init(&mut self, _sock: &mut Socket) {}
+
+    /// The new slow-start threshold (segments) when a loss is detected, by
+    /// duplicate ACKs/SACK or by a timeout. Must not change `cwnd`.
+    fn ssthresh(&mut self, sock: &Socket) -> f64;
+
+    /// Window growth on an ACK outside recovery. The socket calls it only when the
+    /// connection is cwnd-limited, with the number of segments newly acknowledged.
+    fn cong_avoid(&mut self, sock: &mut Socket, acked: u32);
+
+    /// Every ACK, before any window change (Linux `pkts_acked` and `in_ack_event`).
+    /// May set `ssthresh` (HyStart does); window changes belong in `cong_avoid`.
+    fn on_ack(&mut self, _sock: &mut Socket, _rs: &RateSample) {}
+
+    /// Full control of the window on every ACK (Linux `cong_control`, used by BBR).
+    /// Return true to take over: the socket then applies neither PRR nor `cong_avoid`.
+    fn cong_control(&mut self, _sock: &mut Socket, _rs: &RateSample) -> bool {
+        false
+    }
+
+    /// The congestion state changed to `new` (`sock.ca_state` is still the old one).
+    /// On a timeout the socket calls, as Linux `tcp_enter_loss` does: `ssthresh`,
+    /// then `cwnd_event(Loss)`, then `set_state(Loss)`.
+    fn set_state(&mut self, _sock: &mut Socket, _new: CaState) {}
+
+    fn cwnd_event(&mut self, _sock: &mut Socket, _event: CwndEvent) {}
+
+    /// The window to restore when a reduction is found spurious (Linux `undo_cwnd`).
+    fn undo_cwnd(&mut self, sock: &Socket) -> f64 {
+        sock.cwnd.max(sock.prior_cwnd)
+    }
+
+    /// True when the algorithm needs the socket to pace (BBR).
+    fn needs_pacing(&self) -> bool {
+        false
+    }
+
+    /// Internal state for the traces: (variable, value) pairs, e.g. ("w_max", 812.0).
+    fn state(&self, _out: &mut Vec<(&'static str, f64)>) {}
+}
+
+/// Reno's slow start: grow by one segment per acknowledged segment up to ssthresh.
+/// Returns the acknowledged segments left over for congestion avoidance
+/// (Linux `tcp_slow_start`).
+pub fn slow_start(sock: &mut Socket, acked: u32) -> u32 {
+    let cwnd = (sock.cwnd + acked as f64).min(sock.ssthresh.max(sock.cwnd));
+    let used = (cwnd - sock.cwnd).max(0.0);
+    sock.cwnd = cwnd;
+    acked - (used.round() as u32).min(acked)
+}
+
+/// Additive increase of `1 / w` segment per acknowledged segment: one segment per
+/// `w` segments acknowledged (Linux `tcp_cong_avoid_ai`).
+pub fn additive_increase(sock: &mut Socket, w: f64, acked: u32) {
+    sock.cwnd += acked as f64 / w.max(1.0);
+}
+
+/// One registered algorithm.
+pub struct Algorithm {
+    pub name: &'static str,
+    pub summary: &'static str,
+    /// Builds an instance from the `[flows.cc]` table (an empty object for defaults).
+    pub build: fn(&serde_json::Value) -> Result<Box<dyn CongestionControl>, String>,
+}
+
+/// Every algorithm a scenario can name.
+pub const ALGORITHMS: &[Algorithm] = &[
+    Algorithm { name: "newreno", summary: newreno::SUMMARY, build: newreno::build },
+    Algorithm { name: "cubic", summary: cubic::SUMMARY, build: cubic::build },
+];
+
+pub fn names() -> Vec<&'static str> {
+    ALGORITHMS.iter().map(|a| a.name).collect()
+}
+
+/// Builds the algorithm `name` with `params`; errors name what would be valid.
+pub fn build(name: &str, params: &serde_json::Value) -> Result<Box<dyn CongestionControl>, String> {
+    let alg = ALGORITHMS
+        .iter()
+        .find(|a| a.name == name)
+        .ok_or_else(|| format!("unknown algorithm '{name}'; valid: {}", names().join(", ")))?;
+    (alg.build)(params)
+}
+
+/// Deserialises an algorithm's parameter table, rejecting unknown keys with the
+/// key's name (every algorithm's `Params` uses `#[serde(deny_unknown_fields)]`).
+pub fn parse_params<P: DeserializeOwned + Default>(params: &serde_json::Value) -> Result<P, String> {
+    if params.is_null() {
+        return Ok(P::default());
+    }
+    serde_path_to_error::deserialize(params).map_err(|e| {
+        let path = e.path().to_string();
+        if path == "." { e.inner().to_string() } else { format!("{path}: {}", e.inner()) }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slow_start_stops_at_ssthresh_and_returns_the_rest() {
+        let mut s = Socket::new(1400, 10.0, 12.0);
+        assert_eq!(slow_start(&mut s, 5), 3);
+        assert_eq!(s.cwnd, 12.0);
+    }
+
+    #[test]
+    fn slow_start_below_ssthresh_adds_one_per_ack() {
+        let mut s = Socket::new(1400, 10.0, f64::INFINITY);
+        assert_eq!(slow_start(&mut s, 2), 0);
+        assert_eq!(s.cwnd, 12.0);
+    }
+
+    #[test]
+    fn additive_increase_is_one_segment_per_window() {
+        let mut s = Socket::new(1400, 10.0, 5.0);
+        for _ in 0..10 {
+            additive_increase(&mut s, 10.0, 1);
+        }
+        assert!((s.cwnd - 11.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn unknown_algorithm_lists_the_valid_ones() {
+        let err = build("nope", &serde_json::Value::Null).err().unwrap();
+        assert!(err.contains("unknown algorithm 'nope'") && err.contains("cubic"), "{err}");
+    }
+
+    #[test]
+    fn every_algorithm_builds_with_defaults() {
+        for a in ALGORITHMS {
+            let cc = (a.build)(&serde_json::json!({})).unwrap();
+            assert_eq!(cc.name(), a.name);
+        }
+    }
+}

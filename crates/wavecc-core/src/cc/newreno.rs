@@ -1,0 +1,219 @@
+//! NewReno: RFC 5681 window growth with RFC 6582 recovery, as Linux `tcp_reno`.
+//!
+//! Slow start adds one segment per acknowledged segment up to ssthresh, congestion
+//! avoidance one segment per RTT, and a loss halves the window. The socket runs the
+//! recovery itself (NewReno partial ACKs or SACK with PRR), so this file only sets
+//! the threshold it recovers to. Two parameters select ns-3's `TcpNewReno` readings,
+//! which differ from Linux and matter when validating against the seeds' ns-3 runs.
+
+use super::{CongestionControl, Socket, additive_increase, parse_params, slow_start};
+use serde::Deserialize;
+
+pub const SUMMARY: &str =
+    "NewReno (RFC 5681 + RFC 6582, Linux tcp_reno): +1 segment per RTT, halve on loss";
+
+/// What the window is halved from on a loss.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum SsthreshBasis {
+    /// `max(cwnd / 2, 2)`, as Linux `tcp_reno_ssthresh`.
+    Cwnd,
+    /// `max(in_flight / 2, 2)`, as ns-3 `TcpNewReno::GetSsThresh` (RFC 5681's FlightSize).
+    Inflight,
+}
+
+/// What the window grows per: acknowledged segments or ACKs.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum IncreasePer {
+    /// Per acknowledged segment (Linux, RFC 3465 byte counting): a stretch or delayed
+    /// ACK for n segments grows the window as n ACKs would.
+    Segment,
+    /// Per ACK, whatever it acknowledges (ns-3 `TcpNewReno`: +1 segment per ACK in
+    /// slow start, +1/cwnd per ACK in congestion avoidance), so delayed ACKs halve
+    /// the growth rate.
+    Ack,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Params {
+    /// Window a loss halves. Default `cwnd` as Linux; `inflight` reproduces ns-3's
+    /// `TcpNewReno`, which the seeds ran, for validation against ns-3.
+    pub ssthresh_basis: SsthreshBasis,
+    /// Growth unit. Default `segment` as Linux; `ack` reproduces ns-3's `TcpNewReno`
+    /// (see [`IncreasePer::Ack`]), for the same validation.
+    pub increase_per: IncreasePer,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        Self { ssthresh_basis: SsthreshBasis::Cwnd, increase_per: IncreasePer::Segment }
+    }
+}
+
+/// Smallest slow-start threshold after a loss (RFC 5681: 2 segments).
+const MIN_SSTHRESH: f64 = 2.0;
+
+pub struct NewReno {
+    params: Params,
+}
+
+pub fn build(params: &serde_json::Value) -> Result<Box<dyn CongestionControl>, String> {
+    let params = parse_params::<Params>(params)?;
+    Ok(Box::new(NewReno { params }))
+}
+
+impl NewReno {
+    /// Linux `tcp_reno_cong_avoid`: slow start up to ssthresh, and the acknowledged
+    /// segments left over grow the window linearly.
+    fn grow_per_segment(sock: &mut Socket, acked: u32) {
+        let acked = if sock.in_slow_start() { slow_start(sock, acked) } else { acked };
+        if acked > 0 {
+            additive_increase(sock, sock.cwnd, acked);
+        }
+    }
+
+    /// ns-3 `TcpNewReno::IncreaseWindow`: one segment for the ACK in slow start
+    /// (not capped at ssthresh); if that reaches ssthresh and the ACK covered more
+    /// segments, one congestion-avoidance step as well.
+    fn grow_per_ack(sock: &mut Socket, acked: u32) {
+        let mut left = acked;
+        if sock.in_slow_start() && left > 0 {
+            sock.cwnd += 1.0;
+            left -= 1;
+        }
+        if !sock.in_slow_start() && left > 0 {
+            additive_increase(sock, sock.cwnd, 1);
+        }
+    }
+}
+
+impl CongestionControl for NewReno {
+    fn name(&self) -> &'static str {
+        "newreno"
+    }
+
+    fn ssthresh(&mut self, sock: &Socket) -> f64 {
+        let window = match self.params.ssthresh_basis {
+            SsthreshBasis::Cwnd => sock.cwnd,
+            SsthreshBasis::Inflight => sock.in_flight as f64,
+        };
+        (window / 2.0).max(MIN_SSTHRESH)
+    }
+
+    fn cong_avoid(&mut self, sock: &mut Socket, acked: u32) {
+        match self.params.increase_per {
+            IncreasePer::Segment => Self::grow_per_segment(sock, acked),
+            IncreasePer::Ack => Self::grow_per_ack(sock, acked),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn newreno(params: serde_json::Value) -> Box<dyn CongestionControl> {
+        build(&params).unwrap()
+    }
+
+    /// Feeds `n` ACKs of `acked` segments each.
+    fn feed(cc: &mut dyn CongestionControl, sock: &mut Socket, n: usize, acked: u32) {
+        for _ in 0..n {
+            cc.cong_avoid(sock, acked);
+        }
+    }
+
+    #[test]
+    fn slow_start_adds_one_segment_per_acked_segment() {
+        let mut cc = newreno(json!({}));
+        let mut s = Socket::new(1400, 10.0, f64::INFINITY);
+        feed(cc.as_mut(), &mut s, 5, 2);
+        assert_eq!(s.cwnd, 20.0);
+    }
+
+    #[test]
+    fn slow_start_leftover_goes_to_congestion_avoidance() {
+        let mut cc = newreno(json!({}));
+        let mut s = Socket::new(1400, 10.0, 12.0);
+        cc.cong_avoid(&mut s, 4); // 2 segments reach ssthresh 12, 2 more add 2/12
+        assert!((s.cwnd - (12.0 + 2.0 / 12.0)).abs() < 1e-12, "{}", s.cwnd);
+    }
+
+    #[test]
+    fn congestion_avoidance_adds_one_segment_per_window() {
+        for w in [10.0, 100.0] {
+            let mut cc = newreno(json!({}));
+            let mut s = Socket::new(1400, w, 2.0);
+            feed(cc.as_mut(), &mut s, w as usize, 1);
+            // 1/cwnd per ACK with cwnd growing meanwhile: 1 - 1/(2w) to first order.
+            let expected = w + 1.0 - 1.0 / (2.0 * w);
+            assert!((s.cwnd - expected).abs() < 0.1 / w, "w {w}: cwnd {}", s.cwnd);
+        }
+    }
+
+    #[test]
+    fn delayed_acks_grow_as_fast_as_per_segment_acks() {
+        let mut cc = newreno(json!({}));
+        let mut s = Socket::new(1400, 100.0, 2.0);
+        feed(cc.as_mut(), &mut s, 50, 2);
+        assert!((s.cwnd - 101.0).abs() < 0.01, "{}", s.cwnd);
+    }
+
+    #[test]
+    fn loss_halves_cwnd_with_a_floor_of_two() {
+        let mut cc = newreno(json!({}));
+        let mut s = Socket::new(1400, 30.0, f64::INFINITY);
+        s.in_flight = 8; // ignored with the default basis
+        assert_eq!(cc.ssthresh(&s), 15.0);
+        s.cwnd = 3.0;
+        assert_eq!(cc.ssthresh(&s), 2.0);
+    }
+
+    #[test]
+    fn inflight_basis_halves_the_flight_size() {
+        let mut cc = newreno(json!({ "ssthresh_basis": "inflight" }));
+        let mut s = Socket::new(1400, 30.0, f64::INFINITY);
+        s.in_flight = 20;
+        assert_eq!(cc.ssthresh(&s), 10.0);
+        s.in_flight = 3;
+        assert_eq!(cc.ssthresh(&s), 2.0);
+    }
+
+    #[test]
+    fn per_ack_growth_ignores_how_much_an_ack_covers() {
+        let mut cc = newreno(json!({ "increase_per": "ack" }));
+        let mut s = Socket::new(1400, 10.0, 20.0);
+        feed(cc.as_mut(), &mut s, 5, 2); // slow start: +1 per ACK, not per segment
+        assert_eq!(s.cwnd, 15.0);
+        s.ssthresh = 10.0;
+        cc.cong_avoid(&mut s, 2); // congestion avoidance: +1/cwnd per ACK
+        assert!((s.cwnd - (15.0 + 1.0 / 15.0)).abs() < 1e-12, "{}", s.cwnd);
+    }
+
+    #[test]
+    fn per_ack_growth_steps_into_avoidance_with_the_rest_of_an_ack() {
+        let mut cc = newreno(json!({ "increase_per": "ack" }));
+        let mut s = Socket::new(1400, 14.0, 15.0);
+        cc.cong_avoid(&mut s, 3);
+        assert!((s.cwnd - (15.0 + 1.0 / 15.0)).abs() < 1e-12, "{}", s.cwnd);
+    }
+
+    #[test]
+    fn unknown_parameters_and_values_are_rejected() {
+        let err = build(&json!({ "beta": 0.5 })).err().unwrap();
+        assert!(err.contains("beta"), "{err}");
+        let err = build(&json!({ "ssthresh_basis": "flight" })).err().unwrap();
+        assert!(
+            err.contains("ssthresh_basis") && err.contains("cwnd") && err.contains("inflight"),
+            "{err}"
+        );
+        let err = build(&json!({ "increase_per": "byte" })).err().unwrap();
+        assert!(
+            err.contains("increase_per") && err.contains("segment") && err.contains("ack"),
+            "{err}"
+        );
+    }
+}

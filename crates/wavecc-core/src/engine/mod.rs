@@ -1,0 +1,10 @@
+//! The discrete-event engine: simulated time, the event queue, lazily cancelled
+//! timers and seeded per-component random streams.
+
+mod queue;
+mod rng;
+mod time;
+
+pub use queue::{EventQueue, Timer};
+pub use rng::{Rng, RngExt, RngStreams};
+pub use time::{from_secs, fs_per_byte, to_secs, tx_time, Time, NS_PER_S};

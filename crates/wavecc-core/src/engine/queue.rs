@@ -1,0 +1,190 @@
+//! A binary-heap event queue ordered by (time, insertion order), so that events at
+//! the same instant run in the order they were scheduled: deterministic by design.
+//!
+//! The heap stays small: components schedule one wake-up each (a link its head
+//! packet, a sender its next timer), not one entry per packet in flight.
+
+use super::Time;
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+struct Entry<E> {
+    time: Time,
+    seq: u64,
+    event: E,
+}
+
+impl<E> PartialEq for Entry<E> {
+    fn eq(&self, other: &Self) -> bool {
+        self.time == other.time && self.seq == other.seq
+    }
+}
+impl<E> Eq for Entry<E> {}
+impl<E> PartialOrd for Entry<E> {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl<E> Ord for Entry<E> {
+    // Reversed: BinaryHeap is a max-heap and we want the earliest event first.
+    fn cmp(&self, other: &Self) -> Ordering {
+        other.time.cmp(&self.time).then(other.seq.cmp(&self.seq))
+    }
+}
+
+pub struct EventQueue<E> {
+    heap: BinaryHeap<Entry<E>>,
+    next_seq: u64,
+    popped: u64,
+}
+
+impl<E> Default for EventQueue<E> {
+    fn default() -> Self {
+        Self { heap: BinaryHeap::new(), next_seq: 0, popped: 0 }
+    }
+}
+
+impl<E> EventQueue<E> {
+    pub fn push(&mut self, time: Time, event: E) {
+        self.heap.push(Entry { time, seq: self.next_seq, event });
+        self.next_seq += 1;
+    }
+
+    pub fn pop(&mut self) -> Option<(Time, E)> {
+        let e = self.heap.pop()?;
+        self.popped += 1;
+        Some((e.time, e.event))
+    }
+
+    pub fn peek_time(&self) -> Option<Time> {
+        self.heap.peek().map(|e| e.time)
+    }
+
+    /// Events handed out so far (the `events` figure of a run summary).
+    pub fn events_processed(&self) -> u64 {
+        self.popped
+    }
+
+    pub fn len(&self) -> usize {
+        self.heap.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.heap.is_empty()
+    }
+}
+
+/// A restartable timer that never removes entries from the heap.
+///
+/// TCP re-arms its retransmission timer on almost every ACK; pushing a heap entry
+/// each time would flood the queue. Instead the timer remembers its `deadline` and
+/// the time of the one heap entry it owns (`armed`). Moving the deadline later costs
+/// nothing; when the entry fires early, [`Timer::fire`] re-arms it at the deadline.
+#[derive(Debug, Default, Clone)]
+pub struct Timer {
+    deadline: Option<Time>,
+    armed: Option<Time>,
+}
+
+impl Timer {
+    pub fn deadline(&self) -> Option<Time> {
+        self.deadline
+    }
+
+    pub fn is_set(&self) -> bool {
+        self.deadline.is_some()
+    }
+
+    /// Sets the deadline, pushing a heap entry only when the current one would be late.
+    pub fn set<E>(&mut self, deadline: Time, queue: &mut EventQueue<E>, event: E) {
+        self.deadline = Some(deadline);
+        if self.armed.is_none_or(|a| a > deadline) {
+            queue.push(deadline, event);
+            self.armed = Some(deadline);
+        }
+    }
+
+    pub fn cancel(&mut self) {
+        self.deadline = None;
+    }
+
+    /// Called when a heap entry of this timer pops at `now`; true when the timer
+    /// really expires now. Stale entries return false; an entry that fires before
+    /// a deadline that moved later re-arms itself.
+    pub fn fire<E>(&mut self, now: Time, queue: &mut EventQueue<E>, event: E) -> bool {
+        if self.armed != Some(now) {
+            return false;
+        }
+        self.armed = None;
+        match self.deadline {
+            Some(d) if d > now => {
+                queue.push(d, event);
+                self.armed = Some(d);
+                false
+            }
+            Some(_) => {
+                self.deadline = None;
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pops_in_time_then_insertion_order() {
+        let mut q = EventQueue::default();
+        q.push(5, 'a');
+        q.push(1, 'b');
+        q.push(5, 'c');
+        q.push(3, 'd');
+        let order: Vec<char> = std::iter::from_fn(|| q.pop().map(|(_, e)| e)).collect();
+        assert_eq!(order, vec!['b', 'd', 'a', 'c']);
+        assert_eq!(q.events_processed(), 4);
+    }
+
+    /// Drives a timer through its queue, returning the times at which it expired.
+    fn expiries(q: &mut EventQueue<()>, t: &mut Timer) -> Vec<Time> {
+        let mut out = vec![];
+        while let Some((now, ())) = q.pop() {
+            if t.fire(now, q, ()) {
+                out.push(now);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn timer_moved_later_fires_once_at_new_deadline() {
+        let mut q = EventQueue::default();
+        let mut t = Timer::default();
+        t.set(10, &mut q, ());
+        t.set(20, &mut q, ());
+        t.set(30, &mut q, ());
+        assert_eq!(q.len(), 1, "moving a deadline later must not push entries");
+        assert_eq!(expiries(&mut q, &mut t), vec![30]);
+    }
+
+    #[test]
+    fn timer_moved_earlier_fires_early_and_stale_entry_is_ignored() {
+        let mut q = EventQueue::default();
+        let mut t = Timer::default();
+        t.set(30, &mut q, ());
+        t.set(10, &mut q, ());
+        assert_eq!(expiries(&mut q, &mut t), vec![10]);
+    }
+
+    #[test]
+    fn cancelled_timer_never_fires() {
+        let mut q = EventQueue::default();
+        let mut t = Timer::default();
+        t.set(10, &mut q, ());
+        t.cancel();
+        assert!(expiries(&mut q, &mut t).is_empty());
+        assert!(!t.is_set());
+    }
+}

@@ -1,0 +1,52 @@
+//! Simulated time: integer nanoseconds, so that event order never depends on
+//! floating-point rounding and runs are bit-identical across machines.
+
+/// A point in simulated time or a duration, in nanoseconds.
+pub type Time = u64;
+
+pub const NS_PER_S: u64 = 1_000_000_000;
+
+/// Seconds (as written in configs) to nanoseconds, rounded to the nearest ns.
+pub fn from_secs(s: f64) -> Time {
+    debug_assert!(s >= 0.0, "negative time {s}");
+    // + 0.5 and truncation round a non-negative value without a libm call.
+    (s * NS_PER_S as f64 + 0.5) as Time
+}
+
+pub fn to_secs(t: Time) -> f64 {
+    t as f64 / NS_PER_S as f64
+}
+
+/// Serialisation cost of one byte in femtoseconds, for [`tx_time`]: integer
+/// arithmetic per packet, exact for every rate that divides 8e15 (all the usual
+/// ones), and within 1 fs per byte otherwise. An infinite rate costs nothing.
+pub fn fs_per_byte(rate_bps: f64) -> u64 {
+    (8e15 / rate_bps).round() as u64
+}
+
+/// Time to serialise `bytes` at `fs_per_byte`, rounded up so that a link never
+/// exceeds its rate.
+pub fn tx_time(bytes: u64, fs_per_byte: u64) -> Time {
+    (bytes * fs_per_byte).div_ceil(1_000_000)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds_round_trip() {
+        assert_eq!(from_secs(0.010), 10_000_000);
+        assert_eq!(from_secs(1.5), 1_500_000_000);
+        assert!((to_secs(from_secs(0.0226)) - 0.0226).abs() < 1e-12);
+    }
+
+    #[test]
+    fn serialisation_time_at_one_gigabit() {
+        // 1500 bytes at 1 Gb/s take exactly 12 us.
+        assert_eq!(tx_time(1500, fs_per_byte(1e9)), 12_000);
+        // Rounded up, never down: 1 byte at 3 b/s is 2.666.. s.
+        assert_eq!(tx_time(1, fs_per_byte(3.0)), 2_666_666_667);
+        assert_eq!(tx_time(1500, fs_per_byte(f64::INFINITY)), 0);
+    }
+}

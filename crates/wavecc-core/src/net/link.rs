@@ -1,0 +1,224 @@
+//! A unidirectional link: a drop-tail FIFO queue feeding a serialiser of fixed rate,
+//! then a propagation delay, then (optionally) random loss at the receiving end.
+//!
+//! No event is spent inside the link: a FIFO's departure time is known when a packet
+//! arrives (`max(now, busy_until) + size / rate`), so the link keeps its packets in
+//! one deque ordered by far-end arrival time and the world wakes it only for its
+//! head packet.
+
+use super::{LossModel, Packet};
+use crate::engine::{fs_per_byte, tx_time, Time};
+use std::collections::VecDeque;
+
+/// Drop-tail limit on packets waiting for the serialiser (the packet being
+/// serialised does not count, as in ns-3's queues).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum QueueLimit {
+    Bytes(u64),
+    Packets(u32),
+    Unlimited,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct LinkStats {
+    /// Packets accepted into the queue.
+    pub enqueued: u64,
+    /// Packets that left the far end of the link (delivered or lost there).
+    pub dequeued: u64,
+    pub dropped_overflow: u64,
+    pub dropped_random: u64,
+    /// Largest queue occupancy seen, bytes.
+    pub max_bytes: u64,
+}
+
+/// What happened to a packet offered to a link.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Queued; `was_idle` is true when the link held no packet before, so the
+    /// caller must schedule a wake-up at [`Link::head_time`].
+    Accepted { was_idle: bool },
+    /// Tail-dropped: the queue was full.
+    Overflow,
+}
+
+pub struct Link {
+    pub name: String,
+    /// Serialisation cost per byte (see [`fs_per_byte`]).
+    fs_per_byte: u64,
+    delay: Time,
+    limit: QueueLimit,
+    /// When the serialiser finishes the last accepted packet.
+    busy_until: Time,
+    /// (transmission start, size) of accepted packets not yet being serialised.
+    waiting: VecDeque<(Time, u32)>,
+    waiting_bytes: u64,
+    /// Accepted packets with the time each reaches the far end, in FIFO order.
+    pipe: VecDeque<(Time, Packet)>,
+    loss: Option<LossModel>,
+    /// Only packets for which this returns true are exposed to `loss`.
+    loss_applies: fn(&Packet) -> bool,
+    pub stats: LinkStats,
+}
+
+impl Link {
+    pub fn new(name: impl Into<String>, rate_bps: f64, delay: Time, limit: QueueLimit) -> Self {
+        Self {
+            name: name.into(),
+            fs_per_byte: fs_per_byte(rate_bps),
+            delay,
+            limit,
+            busy_until: 0,
+            waiting: VecDeque::new(),
+            waiting_bytes: 0,
+            pipe: VecDeque::new(),
+            loss: None,
+            loss_applies: |_| true,
+            stats: LinkStats::default(),
+        }
+    }
+
+    /// Random loss at the receiving end for packets selected by `applies`.
+    pub fn with_loss(mut self, loss: LossModel, applies: fn(&Packet) -> bool) -> Self {
+        if loss.is_active() {
+            self.loss = Some(loss);
+            self.loss_applies = applies;
+        }
+        self
+    }
+
+    /// Releases waiting packets whose transmission has started by `now`.
+    fn advance(&mut self, now: Time) {
+        while let Some(&(start, size)) = self.waiting.front() {
+            if start > now {
+                break;
+            }
+            self.waiting.pop_front();
+            self.waiting_bytes -= size as u64;
+        }
+    }
+
+    /// Offers `pkt` to the queue at `now`.
+    pub fn enqueue(&mut self, now: Time, pkt: Packet) -> Verdict {
+        self.advance(now);
+        let full = match self.limit {
+            QueueLimit::Bytes(b) => self.waiting_bytes + pkt.size as u64 > b,
+            QueueLimit::Packets(p) => self.waiting.len() as u32 >= p,
+            QueueLimit::Unlimited => false,
+        };
+        // A packet that finds the serialiser idle starts at once and never waits.
+        let start = now.max(self.busy_until);
+        if full && start > now {
+            self.stats.dropped_overflow += 1;
+            return Verdict::Overflow;
+        }
+        self.busy_until = start + tx_time(pkt.size as u64, self.fs_per_byte);
+        if start > now {
+            self.waiting.push_back((start, pkt.size));
+            self.waiting_bytes += pkt.size as u64;
+            self.stats.max_bytes = self.stats.max_bytes.max(self.waiting_bytes);
+        }
+        let was_idle = self.pipe.is_empty();
+        self.pipe.push_back((self.busy_until + self.delay, pkt));
+        self.stats.enqueued += 1;
+        Verdict::Accepted { was_idle }
+    }
+
+    /// When the head packet reaches the far end.
+    pub fn head_time(&self) -> Option<Time> {
+        self.pipe.front().map(|&(t, _)| t)
+    }
+
+    /// Takes the head packet if it has arrived by `now`. Returns `Err(packet)` for
+    /// a packet lost at the receiving end.
+    pub fn pop_arrived(&mut self, now: Time) -> Option<Result<Packet, Packet>> {
+        if self.head_time()? > now {
+            return None;
+        }
+        let (_, pkt) = self.pipe.pop_front().expect("head exists");
+        self.stats.dequeued += 1;
+        if let Some(loss) = &mut self.loss {
+            if (self.loss_applies)(&pkt) && loss.drops(pkt.size) {
+                self.stats.dropped_random += 1;
+                return Some(Err(pkt));
+            }
+        }
+        Some(Ok(pkt))
+    }
+
+    /// Queue occupancy at `now`: (bytes, packets) waiting for the serialiser.
+    pub fn occupancy(&mut self, now: Time) -> (u64, u32) {
+        self.advance(now);
+        (self.waiting_bytes, self.waiting.len() as u32)
+    }
+
+    /// Packets accepted but not yet out of the far end (queue + serialiser + wire).
+    pub fn in_transit(&self) -> usize {
+        self.pipe.len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::{Body, Segment};
+
+    fn pkt(size: u32) -> Packet {
+        Packet { flow: 0, size, hop: 0, body: Body::Data(Segment { seq: 0, len: size, ts_val: 0, retransmission: false }) }
+    }
+
+    #[test]
+    fn departure_is_serialisation_plus_delay_and_fifo() {
+        let mut l = Link::new("l", 1e9, 10_000_000, QueueLimit::Unlimited);
+        assert_eq!(l.enqueue(0, pkt(1500)), Verdict::Accepted { was_idle: true });
+        assert_eq!(l.enqueue(0, pkt(1500)), Verdict::Accepted { was_idle: false });
+        // 12 us each at 1 Gb/s; the second waits for the first.
+        assert_eq!(l.head_time(), Some(12_000 + 10_000_000));
+        assert!(l.pop_arrived(10_011_999).is_none());
+        assert!(l.pop_arrived(10_012_000).unwrap().is_ok());
+        assert_eq!(l.head_time(), Some(24_000 + 10_000_000));
+    }
+
+    #[test]
+    fn idle_link_starts_at_arrival_not_at_old_busy_time() {
+        let mut l = Link::new("l", 1e9, 0, QueueLimit::Unlimited);
+        l.enqueue(0, pkt(1500));
+        l.enqueue(1_000_000, pkt(1500));
+        l.pop_arrived(12_000);
+        assert_eq!(l.head_time(), Some(1_012_000));
+    }
+
+    #[test]
+    fn drop_tail_in_bytes_excludes_the_packet_in_service() {
+        let mut l = Link::new("l", 1e6, 0, QueueLimit::Bytes(3000));
+        assert!(matches!(l.enqueue(0, pkt(1500)), Verdict::Accepted { .. })); // in service
+        assert!(matches!(l.enqueue(0, pkt(1500)), Verdict::Accepted { .. })); // waiting 1500
+        assert!(matches!(l.enqueue(0, pkt(1500)), Verdict::Accepted { .. })); // waiting 3000
+        assert_eq!(l.enqueue(0, pkt(1500)), Verdict::Overflow);
+        assert_eq!(l.occupancy(0), (3000, 2));
+        // After the first finishes (12 ms at 1 Mb/s) the second is in service: room again.
+        assert_eq!(l.occupancy(12_000_000), (1500, 1));
+        assert!(matches!(l.enqueue(12_000_000, pkt(1500)), Verdict::Accepted { .. }));
+        assert_eq!(l.stats.dropped_overflow, 1);
+        assert_eq!(l.stats.max_bytes, 3000);
+    }
+
+    #[test]
+    fn drop_tail_in_packets() {
+        let mut l = Link::new("l", 1e6, 0, QueueLimit::Packets(1));
+        l.enqueue(0, pkt(100));
+        l.enqueue(0, pkt(100));
+        assert_eq!(l.enqueue(0, pkt(100)), Verdict::Overflow);
+    }
+
+    #[test]
+    fn random_loss_happens_at_the_far_end_and_only_for_selected_packets() {
+        let always = LossModel::new(0.0, 1.0, None, crate::engine::RngStreams::new(1).stream("x"));
+        let mut l = Link::new("l", 1e9, 0, QueueLimit::Unlimited).with_loss(always, |p| p.size > 100);
+        l.enqueue(0, pkt(1500));
+        l.enqueue(0, pkt(50));
+        assert!(l.pop_arrived(1_000_000).unwrap().is_err());
+        assert!(l.pop_arrived(1_000_000).unwrap().is_ok());
+        assert_eq!(l.stats.dropped_random, 1);
+        assert_eq!(l.stats.dequeued, 2);
+    }
+}

@@ -1,0 +1,64 @@
+//! Scenario configs: the schema (serde, unknown keys rejected), validation of
+//! values, and the built-in scenarios. The schema lives here once; Python hands
+//! configs over as JSON and never re-implements it.
+
+pub mod builtin;
+mod schema;
+mod validate;
+
+pub use schema::*;
+
+use thiserror::Error;
+
+/// Why a config cannot run. The message names the key path (e.g.
+/// `flows[0].cca`) and what would be valid.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum ConfigError {
+    #[error("{0}")]
+    Syntax(String),
+    #[error("{path}: {message}")]
+    Invalid { path: String, message: String },
+}
+
+impl ConfigError {
+    pub fn invalid(path: impl Into<String>, message: impl Into<String>) -> Self {
+        ConfigError::Invalid { path: path.into(), message: message.into() }
+    }
+}
+
+/// Turns a serde error with its key path into a one-line message.
+fn from_serde<E>(e: serde_path_to_error::Error<E>, message: impl Fn(&E) -> String) -> ConfigError {
+    let path = e.path().to_string();
+    let inner = message(e.inner());
+    if path == "." { ConfigError::Syntax(inner) } else { ConfigError::invalid(path, inner) }
+}
+
+/// A TOML error on one line: "line L: message" (toml's own rendering spans
+/// several lines with a source excerpt).
+fn toml_message(e: &toml::de::Error, text: &str) -> String {
+    match e.span() {
+        Some(span) => format!("line {}: {}", text[..span.start].matches('\n').count() + 1, e.message()),
+        None => e.message().to_string(),
+    }
+}
+
+impl Config {
+    pub fn from_json(text: &str) -> Result<Config, ConfigError> {
+        let de = &mut serde_json::Deserializer::from_str(text);
+        let config: Config = serde_path_to_error::deserialize(de).map_err(|e| from_serde(e, |e| e.to_string()))?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    pub fn from_toml(text: &str) -> Result<Config, ConfigError> {
+        let de = toml::Deserializer::parse(text).map_err(|e| ConfigError::Syntax(toml_message(&e, text)))?;
+        let config: Config = serde_path_to_error::deserialize(de).map_err(|e| from_serde(e, |e| e.message().to_string()))?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// The effective config, every default filled in, as JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("configs always serialise")
+    }
+}

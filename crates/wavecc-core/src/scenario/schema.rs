@@ -1,0 +1,269 @@
+//! The config schema. Units are in the key names and SI inside (`_s`, `_bps`,
+//! `_bytes`); every key has a default except the list of flows.
+
+use serde::{Deserialize, Serialize};
+
+fn default_name() -> String {
+    "unnamed".into()
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    #[serde(default = "default_name")]
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    /// Simulated duration in seconds.
+    #[serde(default = "defaults::duration_s")]
+    pub duration_s: f64,
+    /// Seed of every random stream in the run.
+    #[serde(default = "defaults::seed")]
+    pub seed: u64,
+    #[serde(default)]
+    pub path: PathConfig,
+    #[serde(default)]
+    pub tcp: TcpConfig,
+    #[serde(default)]
+    pub trace: TraceConfig,
+    /// The flows; at least one.
+    pub flows: Vec<FlowConfig>,
+}
+
+mod defaults {
+    pub fn duration_s() -> f64 { 60.0 }
+    pub fn seed() -> u64 { 1 }
+}
+
+/// The shared wired path: server side -> bottleneck link -> client side, and the
+/// reverse link the ACKs take. Each flow may add its own access link in front of
+/// the bottleneck (a dumbbell).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct PathConfig {
+    pub rate_bps: f64,
+    /// Rate of the reverse (ACK) direction; 0 means the same as `rate_bps`.
+    pub reverse_rate_bps: f64,
+    pub one_way_delay_s: f64,
+    /// Drop-tail limit of the bottleneck queue in bytes (0: use `buffer_packets`).
+    pub buffer_bytes: u64,
+    /// Drop-tail limit in packets (0: use `buffer_bytes`). Exactly one must be set.
+    pub buffer_packets: u32,
+    pub mtu_bytes: u32,
+    pub loss: LossConfig,
+}
+
+impl Default for PathConfig {
+    fn default() -> Self {
+        Self {
+            rate_bps: 1e9,
+            reverse_rate_bps: 0.0,
+            one_way_delay_s: 0.010,
+            buffer_bytes: 2_500_000,
+            buffer_packets: 0,
+            mtu_bytes: 1500,
+            loss: LossConfig::default(),
+        }
+    }
+}
+
+/// Random loss on the bottleneck, at its receiving end (where the seeds' ns-3
+/// scenarios put the PGW's `RateErrorModel`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct LossConfig {
+    /// Per-byte error rate p: a packet of L bytes is lost with 1 - (1 - p)^L
+    /// (ns-3 `RateErrorModel`, unit byte).
+    pub per_byte: f64,
+    /// Per-packet loss probability, whatever the size.
+    pub per_packet: f64,
+    /// Bursty loss; absent for none.
+    pub gilbert_elliott: Option<GilbertElliottConfig>,
+    /// Which packets the loss applies to: "data" (the seeds' setting), "ack" or "both".
+    pub direction: LossDirection,
+}
+
+impl Default for LossConfig {
+    fn default() -> Self {
+        Self { per_byte: 0.0, per_packet: 0.0, gilbert_elliott: None, direction: LossDirection::Data }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum LossDirection {
+    Data,
+    Ack,
+    Both,
+}
+
+/// Two-state Markov loss: per packet, the channel moves good -> bad with
+/// `p_good_to_bad` and bad -> good with `p_bad_to_good`, and drops with
+/// `loss_good` / `loss_bad` in each state.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct GilbertElliottConfig {
+    pub p_good_to_bad: f64,
+    pub p_bad_to_good: f64,
+    #[serde(default)]
+    pub loss_good: f64,
+    #[serde(default = "one")]
+    pub loss_bad: f64,
+}
+
+fn one() -> f64 {
+    1.0
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct TcpConfig {
+    pub mss_bytes: u32,
+    /// Initial window in segments (RFC 6928: 10).
+    pub initial_cwnd_segments: u32,
+    /// Initial slow-start threshold in segments; absent means infinite (the seeds').
+    pub initial_ssthresh_segments: Option<u32>,
+    pub min_rto_s: f64,
+    pub max_rto_s: f64,
+    pub initial_rto_s: f64,
+    /// Selective acknowledgements (RFC 2018/6675); off gives NewReno recovery (RFC 6582).
+    pub sack: bool,
+    /// RTT from timestamps (RFC 7323); off samples only never-retransmitted segments (Karn).
+    pub timestamps: bool,
+    /// Duplicate-ACK threshold for fast retransmit.
+    pub dupthresh: u32,
+    /// Delayed ACKs: acknowledge every `ack_every_segments` full segments or after the timeout.
+    pub delayed_ack: bool,
+    pub ack_every_segments: u32,
+    pub delayed_ack_timeout_s: f64,
+    pub snd_buf_bytes: u64,
+    pub rcv_buf_bytes: u64,
+    /// Pace every flow; algorithms that need pacing (BBR) get it regardless.
+    pub pacing: bool,
+    /// Undo a window reduction when D-SACKs show every retransmission was spurious.
+    pub undo: bool,
+}
+
+impl Default for TcpConfig {
+    fn default() -> Self {
+        Self {
+            mss_bytes: 1400,
+            initial_cwnd_segments: 10,
+            initial_ssthresh_segments: None,
+            min_rto_s: 1.0,
+            max_rto_s: 60.0,
+            initial_rto_s: 1.0,
+            sack: true,
+            timestamps: true,
+            dupthresh: 3,
+            delayed_ack: true,
+            ack_every_segments: 2,
+            delayed_ack_timeout_s: 0.2,
+            snd_buf_bytes: 6_553_600,
+            rcv_buf_bytes: 6_553_600,
+            pacing: false,
+            undo: true,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct TraceConfig {
+    /// Sampling interval of the time series, seconds.
+    pub interval_s: f64,
+    /// Keep the event log (losses, RTOs, recovery episodes).
+    pub events: bool,
+    /// Upper bound on logged events, so a pathological run cannot exhaust memory.
+    pub max_events: u64,
+}
+
+impl Default for TraceConfig {
+    fn default() -> Self {
+        Self { interval_s: 0.1, events: true, max_events: 1_000_000 }
+    }
+}
+
+/// What a flow's application does.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum AppKind {
+    /// Always has data to send.
+    Bulk,
+    /// Writes `write_bytes` chunks at `rate_bps` (the seeds' 1 Gb/s server).
+    Rate,
+    /// Alternates on periods (writing at `rate_bps`) and silent off periods.
+    Onoff,
+    /// UDP datagrams of `write_bytes` at `rate_bps`; no congestion control.
+    Udp,
+}
+
+impl AppKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AppKind::Bulk => "bulk",
+            AppKind::Rate => "rate",
+            AppKind::Onoff => "onoff",
+            AppKind::Udp => "udp",
+        }
+    }
+}
+
+/// How on/off period lengths are drawn.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum PeriodDistribution {
+    Constant,
+    Exponential,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct FlowConfig {
+    /// Congestion-control algorithm (ignored for `app = "udp"`).
+    #[serde(default = "default_cca")]
+    pub cca: String,
+    /// Parameters of the algorithm (its own keys; unknown ones are rejected).
+    #[serde(default)]
+    pub cc: Option<serde_json::Value>,
+    #[serde(default = "default_app")]
+    pub app: AppKind,
+    /// Application rate for `rate`, `onoff` (while on) and `udp`.
+    #[serde(default)]
+    pub rate_bps: Option<f64>,
+    /// Size of each application write / UDP datagram payload.
+    #[serde(default)]
+    pub write_bytes: Option<u32>,
+    /// Mean on and off period lengths for `onoff`.
+    #[serde(default)]
+    pub on_s: Option<f64>,
+    #[serde(default)]
+    pub off_s: Option<f64>,
+    #[serde(default)]
+    pub period_distribution: Option<PeriodDistribution>,
+    /// When the application starts and stops sending (default: whole run).
+    #[serde(default)]
+    pub start_s: f64,
+    #[serde(default)]
+    pub stop_s: Option<f64>,
+    /// Own access link in front of the shared bottleneck (dumbbell); 0 delay and no
+    /// rate means none.
+    #[serde(default)]
+    pub access_delay_s: f64,
+    #[serde(default)]
+    pub access_rate_bps: Option<f64>,
+}
+
+fn default_cca() -> String {
+    "cubic".into()
+}
+
+fn default_app() -> AppKind {
+    AppKind::Bulk
+}
+
+impl FlowConfig {
+    pub fn write_bytes_or(&self, mss: u32) -> u32 {
+        self.write_bytes.unwrap_or(mss)
+    }
+}

@@ -1,0 +1,31 @@
+//! The TCP transport: sender and receiver state machines, SACK scoreboard, loss
+//! recovery, RTT/RTO, delayed ACKs, pacing and delivery-rate sampling. It knows no
+//! particular congestion-control algorithm: those sit behind [`crate::cc`].
+
+mod ranges;
+mod rate;
+mod receiver;
+mod rtt;
+mod scoreboard;
+mod sender;
+
+pub use ranges::RangeSet;
+pub use rate::{RateSampler, TxState};
+pub use receiver::{AckPolicy, AppSink, Receiver, ReceiverConfig};
+pub use rtt::RttEstimator;
+pub use scoreboard::{Scoreboard, SegInfo};
+pub use sender::{FlowCounters, Sender, SenderConfig};
+
+use crate::engine::{EventQueue, Time};
+use crate::net::Packet;
+use crate::trace::EventLog;
+use crate::world::Event;
+
+/// What an endpoint may touch while it handles an event: the clock, the event
+/// queue for its timers, an outbox for the packets it sends, and the event log.
+pub struct Io<'a> {
+    pub now: Time,
+    pub queue: &'a mut EventQueue<Event>,
+    pub out: &'a mut Vec<Packet>,
+    pub log: &'a mut EventLog,
+}

@@ -1,0 +1,228 @@
+//! The TCP receiver: in-order delivery to the application, out-of-order buffering,
+//! SACK and D-SACK generation, delayed ACKs, timestamp echo and the receive window.
+
+use super::ranges::RangeSet;
+use crate::engine::Time;
+use crate::net::{Ack, SackBlock, Segment, MAX_SACK_BLOCKS};
+
+#[derive(Debug, Clone)]
+pub struct ReceiverConfig {
+    pub sack: bool,
+    pub delayed_ack: bool,
+    pub ack_every: u32,
+    pub rcv_buf: u64,
+}
+
+/// The receiving application: reads every in-order byte at once and checks that
+/// the stream arrives exactly once and in order.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AppSink {
+    /// Bytes delivered to the application so far.
+    pub bytes: u64,
+    /// Chunks that did not start where the previous one ended (must stay 0).
+    pub order_violations: u64,
+}
+
+impl AppSink {
+    pub fn deliver(&mut self, offset: u64, len: u64) {
+        if offset != self.bytes {
+            self.order_violations += 1;
+        }
+        self.bytes = offset + len;
+    }
+}
+
+#[derive(Debug)]
+pub struct Receiver {
+    cfg: ReceiverConfig,
+    /// Next byte expected.
+    pub rcv_nxt: u64,
+    ooo: RangeSet,
+    /// Starts of recently changed out-of-order ranges, most recent first: the order
+    /// of SACK blocks (RFC 2018 section 4).
+    recent: Vec<u64>,
+    dsack: Option<SackBlock>,
+    /// Full segments received since the last ACK.
+    unacked: u32,
+    ts_recent: Time,
+    last_ack_sent: u64,
+    window_shift: u32,
+    pub sink: AppSink,
+}
+
+/// What the receiver wants after a segment arrived.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AckPolicy {
+    Now,
+    Delay,
+}
+
+impl Receiver {
+    pub fn new(cfg: ReceiverConfig) -> Self {
+        // Smallest window-scale shift that fits the buffer in 16 bits (RFC 7323).
+        let window_shift = (0..=14).find(|s| cfg.rcv_buf >> s <= 0xFFFF).unwrap_or(14);
+        Self {
+            cfg,
+            rcv_nxt: 0,
+            ooo: RangeSet::default(),
+            recent: Vec::new(),
+            dsack: None,
+            unacked: 0,
+            ts_recent: 0,
+            last_ack_sent: 0,
+            window_shift,
+            sink: AppSink::default(),
+        }
+    }
+
+    /// Bytes held out of order (counted against the receive buffer).
+    pub fn ooo_bytes(&self) -> u64 {
+        self.ooo.total_len()
+    }
+
+    /// Takes one arriving segment and says whether to acknowledge it at once.
+    pub fn on_segment(&mut self, seg: &Segment) -> AckPolicy {
+        let (start, end) = (seg.seq, seg.seq + seg.len as u64);
+        // RFC 7323: remember the timestamp of the segment that holds the next byte
+        // we will acknowledge, so delayed and duplicate ACKs echo the older one.
+        if start <= self.last_ack_sent && self.last_ack_sent < end.max(start + 1) {
+            self.ts_recent = seg.ts_val;
+        }
+        if end <= self.rcv_nxt || self.ooo.covers(start, end) {
+            self.dsack = Some(SackBlock { start, end });
+            return AckPolicy::Now;
+        }
+        if start > self.rcv_nxt {
+            self.ooo.insert(start, end);
+            let block = self.ooo.containing(start).expect("just inserted").0;
+            self.recent.retain(|&s| s != block && self.ooo.containing(s).is_some_and(|r| r.0 == s));
+            self.recent.insert(0, block);
+            return AckPolicy::Now;
+        }
+        let had_holes = !self.ooo.is_empty();
+        let mut new_nxt = end.max(self.rcv_nxt);
+        if let Some((_, e)) = self.ooo.remove_below(new_nxt) {
+            new_nxt = new_nxt.max(e);
+        }
+        self.sink.deliver(self.rcv_nxt, new_nxt - self.rcv_nxt);
+        self.rcv_nxt = new_nxt;
+        if !self.recent.is_empty() {
+            self.recent.retain(|&s| s > new_nxt);
+        }
+        self.unacked += 1;
+        if had_holes || !self.cfg.delayed_ack || self.unacked >= self.cfg.ack_every {
+            AckPolicy::Now
+        } else {
+            AckPolicy::Delay
+        }
+    }
+
+    /// Builds the ACK to send now.
+    pub fn make_ack(&mut self) -> Ack {
+        let mut sack = [SackBlock::default(); MAX_SACK_BLOCKS];
+        let mut n = 0;
+        let mut dsack = false;
+        if self.cfg.sack {
+            if let Some(d) = self.dsack {
+                sack[0] = d;
+                n = 1;
+                dsack = true;
+            }
+            for &s in &self.recent {
+                if n == MAX_SACK_BLOCKS {
+                    break;
+                }
+                if let Some((start, end)) = self.ooo.containing(s) {
+                    sack[n] = SackBlock { start, end };
+                    n += 1;
+                }
+            }
+        }
+        self.dsack = None;
+        self.unacked = 0;
+        self.last_ack_sent = self.rcv_nxt;
+        let free = self.cfg.rcv_buf.saturating_sub(self.ooo_bytes());
+        Ack {
+            ack: self.rcv_nxt,
+            sack,
+            n_sack: n as u8,
+            dsack,
+            ts_ecr: self.ts_recent,
+            rwnd: (free >> self.window_shift) << self.window_shift,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: u64 = 1000;
+
+    fn rx() -> Receiver {
+        Receiver::new(ReceiverConfig { sack: true, delayed_ack: true, ack_every: 2, rcv_buf: 6_553_600 })
+    }
+
+    fn seg(i: u64, ts: Time) -> Segment {
+        Segment { seq: i * MSS, len: MSS as u32, ts_val: ts, retransmission: false }
+    }
+
+    #[test]
+    fn in_order_segments_are_acked_every_second() {
+        let mut r = rx();
+        assert_eq!(r.on_segment(&seg(0, 1)), AckPolicy::Delay);
+        assert_eq!(r.on_segment(&seg(1, 2)), AckPolicy::Now);
+        let a = r.make_ack();
+        assert_eq!(a.ack, 2 * MSS);
+        assert_eq!(a.ts_ecr, 1, "the delayed ACK echoes the older timestamp");
+        assert_eq!(r.sink.bytes, 2 * MSS);
+    }
+
+    #[test]
+    fn a_hole_triggers_immediate_acks_with_sack_blocks_most_recent_first() {
+        let mut r = rx();
+        r.on_segment(&seg(0, 0));
+        r.make_ack();
+        assert_eq!(r.on_segment(&seg(2, 0)), AckPolicy::Now);
+        assert_eq!(r.on_segment(&seg(5, 0)), AckPolicy::Now);
+        let a = r.make_ack();
+        assert_eq!(a.ack, MSS);
+        assert_eq!(a.blocks(), &[SackBlock { start: 5 * MSS, end: 6 * MSS }, SackBlock { start: 2 * MSS, end: 3 * MSS }]);
+        // Filling the first hole merges with the block above and acks at once.
+        assert_eq!(r.on_segment(&seg(1, 0)), AckPolicy::Now);
+        let a = r.make_ack();
+        assert_eq!(a.ack, 3 * MSS);
+        assert_eq!(a.blocks(), &[SackBlock { start: 5 * MSS, end: 6 * MSS }]);
+        assert_eq!(r.sink, AppSink { bytes: 3 * MSS, order_violations: 0 });
+    }
+
+    #[test]
+    fn a_duplicate_is_reported_as_dsack() {
+        let mut r = rx();
+        r.on_segment(&seg(0, 0));
+        r.on_segment(&seg(1, 0));
+        r.make_ack();
+        assert_eq!(r.on_segment(&seg(0, 0)), AckPolicy::Now);
+        let a = r.make_ack();
+        assert!(a.dsack);
+        assert_eq!(a.blocks()[0], SackBlock { start: 0, end: MSS });
+        assert!(!r.make_ack().dsack, "reported once");
+    }
+
+    #[test]
+    fn window_shrinks_by_out_of_order_bytes_and_is_scaled() {
+        let mut r = rx();
+        r.on_segment(&seg(3, 0));
+        let a = r.make_ack();
+        // 6,553,600 B needs shift 7; the window is a multiple of 128.
+        assert_eq!(a.rwnd % 128, 0);
+        assert!(a.rwnd <= 6_553_600 - MSS && a.rwnd > 6_553_600 - MSS - 128);
+    }
+
+    #[test]
+    fn without_sack_no_blocks_are_sent() {
+        let mut r = Receiver::new(ReceiverConfig { sack: false, delayed_ack: false, ack_every: 2, rcv_buf: 100_000 });
+        r.on_segment(&seg(2, 0));
+        assert_eq!(r.make_ack().n_sack, 0);
+    }
+}

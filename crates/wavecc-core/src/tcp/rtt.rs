@@ -1,0 +1,117 @@
+//! Round-trip time estimation and the retransmission timeout (RFC 6298).
+
+use crate::engine::{from_secs, Time};
+
+#[derive(Debug, Clone)]
+pub struct RttEstimator {
+    srtt: Option<f64>,
+    rttvar: f64,
+    rto: Time,
+    min_rto: Time,
+    max_rto: Time,
+    /// Doublings applied since the last valid sample (RFC 6298 5.5).
+    backoff: u32,
+    /// Smallest sample seen on the connection, ns.
+    pub min_rtt: Option<Time>,
+}
+
+/// Clock granularity G of RFC 6298: 1 ms, as Linux's jiffies-free timer and ns-3.
+const GRANULARITY: f64 = 1e-3;
+
+impl RttEstimator {
+    pub fn new(initial_rto_s: f64, min_rto_s: f64, max_rto_s: f64) -> Self {
+        Self {
+            srtt: None,
+            rttvar: 0.0,
+            rto: from_secs(initial_rto_s),
+            min_rto: from_secs(min_rto_s),
+            max_rto: from_secs(max_rto_s),
+            backoff: 0,
+            min_rtt: None,
+        }
+    }
+
+    /// Feeds one RTT sample (ns). The first sets SRTT = R, RTTVAR = R/2; later ones
+    /// use alpha = 1/8, beta = 1/4. A valid sample also clears the back-off.
+    pub fn sample(&mut self, rtt: Time) {
+        let r = rtt as f64 / 1e9;
+        match self.srtt {
+            None => {
+                self.srtt = Some(r);
+                self.rttvar = r / 2.0;
+            }
+            Some(s) => {
+                self.rttvar = 0.75 * self.rttvar + 0.25 * (s - r).abs();
+                self.srtt = Some(0.875 * s + 0.125 * r);
+            }
+        }
+        let rto = self.srtt.unwrap() + (4.0 * self.rttvar).max(GRANULARITY);
+        self.rto = from_secs(rto).clamp(self.min_rto, self.max_rto);
+        self.backoff = 0;
+        self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
+    }
+
+    /// The timeout to arm now: the base RTO doubled per back-off, capped at max.
+    pub fn rto(&self) -> Time {
+        self.rto.saturating_mul(1u64 << self.backoff.min(32)).min(self.max_rto)
+    }
+
+    /// Doubles the timeout after it expired (RFC 6298 5.5).
+    pub fn back_off(&mut self) {
+        self.backoff += 1;
+    }
+
+    pub fn srtt_s(&self) -> f64 {
+        self.srtt.unwrap_or(0.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: Time = 1_000_000;
+
+    #[test]
+    fn first_sample_sets_srtt_and_half_variance() {
+        let mut e = RttEstimator::new(1.0, 0.2, 60.0);
+        assert_eq!(e.rto(), 1_000 * MS, "initial RTO before any sample");
+        e.sample(100 * MS);
+        assert!((e.srtt_s() - 0.1).abs() < 1e-12);
+        // RTO = 0.1 + 4 * 0.05 = 0.3 s.
+        assert_eq!(e.rto(), 300 * MS);
+    }
+
+    #[test]
+    fn later_samples_use_the_rfc_gains() {
+        let mut e = RttEstimator::new(1.0, 0.0001, 60.0);
+        e.sample(100 * MS);
+        e.sample(200 * MS);
+        // RTTVAR = 3/4 * 0.05 + 1/4 * |0.1 - 0.2| = 0.0625; SRTT = 0.1125.
+        assert!((e.srtt_s() - 0.1125).abs() < 1e-12);
+        assert_eq!(e.rto(), from_secs(0.1125 + 4.0 * 0.0625));
+    }
+
+    #[test]
+    fn min_rto_clamps_and_backoff_doubles_up_to_max() {
+        let mut e = RttEstimator::new(1.0, 1.0, 4.0);
+        e.sample(20 * MS);
+        assert_eq!(e.rto(), 1_000 * MS, "seeds' 1 s minimum RTO");
+        e.back_off();
+        assert_eq!(e.rto(), 2_000 * MS);
+        e.back_off();
+        e.back_off();
+        assert_eq!(e.rto(), 4_000 * MS, "capped at max_rto");
+        e.sample(20 * MS);
+        assert_eq!(e.rto(), 1_000 * MS, "a new sample clears the back-off");
+    }
+
+    #[test]
+    fn min_rtt_tracks_the_smallest_sample() {
+        let mut e = RttEstimator::new(1.0, 0.2, 60.0);
+        e.sample(30 * MS);
+        e.sample(20 * MS);
+        e.sample(25 * MS);
+        assert_eq!(e.min_rtt, Some(20 * MS));
+    }
+}

@@ -1,0 +1,317 @@
+//! The sender's retransmission queue: every segment sent and not yet cumulatively
+//! acknowledged, with its SACK / lost / retransmitted marks and the counters Linux
+//! keeps beside them (`packets_out`, `sacked_out`, `lost_out`, `retrans_out`), from
+//! which the pipe estimate of RFC 6675 follows in O(1).
+
+use super::rate::TxState;
+use super::ranges::RangeSet;
+use std::collections::VecDeque;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SegInfo {
+    pub seq: u64,
+    pub len: u32,
+    pub sacked: bool,
+    /// Considered lost and not yet repaired.
+    pub lost: bool,
+    /// A retransmission of it is in flight.
+    pub retrans: bool,
+    pub ever_retrans: bool,
+    pub tx: TxState,
+}
+
+impl SegInfo {
+    pub fn end(&self) -> u64 {
+        self.seq + self.len as u64
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct Scoreboard {
+    segs: VecDeque<SegInfo>,
+    pub packets_out: u32,
+    pub sacked_out: u32,
+    pub lost_out: u32,
+    pub retrans_out: u32,
+    /// Duplicate ACKs counted as "SACKed" segments when SACK is off (Linux's Reno
+    /// emulation), so the same pipe arithmetic serves both.
+    pub reno_sacked: u32,
+    /// SACKed byte ranges above the cumulative ACK: lets a repeated SACK block be
+    /// skipped without walking its segments again.
+    sacked_ranges: RangeSet,
+    /// Segments before this index have been examined by the loss detector.
+    loss_cursor: usize,
+    sacked_below_cursor: u32,
+    /// No lost-and-not-retransmitted segment exists before this index.
+    retrans_hint: usize,
+}
+
+impl Scoreboard {
+    pub fn is_empty(&self) -> bool {
+        self.segs.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.segs.len()
+    }
+
+    pub fn front(&self) -> Option<&SegInfo> {
+        self.segs.front()
+    }
+
+    pub fn get(&self, i: usize) -> &SegInfo {
+        &self.segs[i]
+    }
+
+    /// Packets in flight (Linux `tcp_packets_in_flight`, RFC 6675 pipe).
+    pub fn in_flight(&self) -> u32 {
+        (self.packets_out + self.retrans_out).saturating_sub(self.sacked_out + self.reno_sacked + self.lost_out)
+    }
+
+    pub fn push(&mut self, seq: u64, len: u32, tx: TxState) {
+        debug_assert!(self.segs.back().is_none_or(|s| s.end() == seq), "segments must be contiguous");
+        self.segs.push_back(SegInfo { seq, len, sacked: false, lost: false, retrans: false, ever_retrans: false, tx });
+        self.packets_out += 1;
+    }
+
+    /// Removes the segments fully below `ack`, calling `f` on each; returns how
+    /// many were removed.
+    pub fn ack_through(&mut self, ack: u64, mut f: impl FnMut(&SegInfo)) -> usize {
+        let mut n = 0;
+        while let Some(s) = self.segs.front() {
+            if s.end() > ack {
+                break;
+            }
+            let s = self.segs.pop_front().expect("front exists");
+            self.packets_out -= 1;
+            if s.sacked {
+                self.sacked_out -= 1;
+                if n < self.loss_cursor {
+                    self.sacked_below_cursor -= 1;
+                }
+            }
+            if s.lost && !s.sacked {
+                self.lost_out -= 1;
+            }
+            if s.retrans {
+                self.retrans_out -= 1;
+            }
+            f(&s);
+            n += 1;
+        }
+        self.loss_cursor = self.loss_cursor.saturating_sub(n);
+        if self.loss_cursor == 0 {
+            self.sacked_below_cursor = 0;
+        }
+        self.retrans_hint = self.retrans_hint.saturating_sub(n);
+        self.reno_sacked = self.reno_sacked.saturating_sub(n as u32).min(self.packets_out.saturating_sub(1));
+        self.sacked_ranges.remove_below(ack);
+        n
+    }
+
+    /// Marks the segments inside SACK block [start, end) as SACKed, calling `f` on
+    /// each newly SACKed one; returns how many.
+    pub fn sack(&mut self, start: u64, end: u64, mut f: impl FnMut(&SegInfo)) -> u32 {
+        let mut n = 0;
+        for (gs, ge) in self.sacked_ranges.gaps(start, end) {
+            let mut i = self.segs.partition_point(|s| s.seq < gs);
+            while let Some(s) = self.segs.get_mut(i) {
+                if s.end() > ge {
+                    break;
+                }
+                if !s.sacked {
+                    s.sacked = true;
+                    self.sacked_out += 1;
+                    if s.lost {
+                        self.lost_out -= 1;
+                    }
+                    if s.retrans {
+                        s.retrans = false;
+                        self.retrans_out -= 1;
+                    }
+                    if i < self.loss_cursor {
+                        self.sacked_below_cursor += 1;
+                    }
+                    f(s);
+                    n += 1;
+                }
+                i += 1;
+            }
+        }
+        self.sacked_ranges.insert(start, end);
+        n
+    }
+
+    /// RFC 6675 IsLost: a segment is lost once `dupthresh` segments above it are
+    /// SACKed. Marks every such segment, calling `f` on each; returns how many.
+    pub fn mark_lost(&mut self, dupthresh: u32, mut f: impl FnMut(&SegInfo)) -> u32 {
+        let mut n = 0;
+        while let Some(s) = self.segs.get_mut(self.loss_cursor) {
+            if s.sacked {
+                self.sacked_below_cursor += 1;
+            } else if self.sacked_out - self.sacked_below_cursor >= dupthresh {
+                if !s.lost {
+                    s.lost = true;
+                    self.lost_out += 1;
+                    self.retrans_hint = self.retrans_hint.min(self.loss_cursor);
+                    f(s);
+                    n += 1;
+                }
+            } else {
+                break;
+            }
+            self.loss_cursor += 1;
+        }
+        n
+    }
+
+    /// Marks the first segment not yet lost as lost (fast retransmit without SACK,
+    /// and RFC 6582's retransmission on a partial ACK). Returns its sequence number.
+    pub fn mark_head_lost(&mut self) -> Option<u64> {
+        let s = self.segs.iter_mut().find(|s| !s.sacked)?;
+        if s.lost {
+            return None;
+        }
+        s.lost = true;
+        self.lost_out += 1;
+        self.retrans_hint = 0;
+        Some(s.seq)
+    }
+
+    /// After a retransmission timeout every un-SACKed segment is lost and no
+    /// retransmission is in flight any more (Linux `tcp_enter_loss`).
+    pub fn mark_all_lost(&mut self) {
+        for s in self.segs.iter_mut().filter(|s| !s.sacked) {
+            s.lost = true;
+            s.retrans = false;
+        }
+        self.lost_out = self.packets_out - self.sacked_out;
+        self.retrans_out = 0;
+        self.loss_cursor = self.segs.len();
+        self.sacked_below_cursor = self.sacked_out;
+        self.retrans_hint = 0;
+    }
+
+    /// The first segment that is lost and not yet retransmitted (RFC 6675 NextSeg rule 1).
+    pub fn next_retransmit(&mut self) -> Option<usize> {
+        let i = (self.retrans_hint..self.segs.len()).find(|&i| {
+            let s = &self.segs[i];
+            s.lost && !s.retrans && !s.sacked
+        });
+        self.retrans_hint = i.unwrap_or(self.segs.len());
+        i
+    }
+
+    pub fn on_retransmit(&mut self, i: usize, tx: TxState) {
+        let s = &mut self.segs[i];
+        debug_assert!(s.lost && !s.retrans);
+        s.retrans = true;
+        s.ever_retrans = true;
+        s.tx = tx;
+        self.retrans_out += 1;
+    }
+
+    /// Checks the counters against the marks (tests and debug builds).
+    pub fn check_invariants(&self) {
+        let count = |f: fn(&SegInfo) -> bool| self.segs.iter().filter(|s| f(s)).count() as u32;
+        assert_eq!(self.packets_out, self.segs.len() as u32);
+        assert_eq!(self.sacked_out, count(|s| s.sacked));
+        assert_eq!(self.lost_out, count(|s| s.lost && !s.sacked));
+        assert_eq!(self.retrans_out, count(|s| s.retrans));
+        let below = self.segs.iter().take(self.loss_cursor).filter(|s| s.sacked).count() as u32;
+        assert_eq!(self.sacked_below_cursor, below);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    const MSS: u64 = 1000;
+
+    fn board(n: u64) -> Scoreboard {
+        let mut b = Scoreboard::default();
+        for i in 0..n {
+            b.push(i * MSS, MSS as u32, TxState::default());
+        }
+        b
+    }
+
+    #[test]
+    fn three_sacks_above_a_hole_make_it_lost() {
+        let mut b = board(10);
+        b.sack(1 * MSS, 3 * MSS, |_| {});
+        assert_eq!(b.mark_lost(3, |_| {}), 0, "two SACKed segments are not enough");
+        b.sack(3 * MSS, 4 * MSS, |_| {});
+        let mut lost = vec![];
+        assert_eq!(b.mark_lost(3, |s| lost.push(s.seq)), 1);
+        assert_eq!(lost, vec![0]);
+        assert_eq!(b.in_flight(), 10 - 3 - 1);
+        b.check_invariants();
+    }
+
+    #[test]
+    fn repeated_sack_blocks_are_not_counted_twice() {
+        let mut b = board(10);
+        assert_eq!(b.sack(2 * MSS, 5 * MSS, |_| {}), 3);
+        assert_eq!(b.sack(2 * MSS, 6 * MSS, |_| {}), 1);
+        assert_eq!(b.sacked_out, 4);
+        b.check_invariants();
+    }
+
+    #[test]
+    fn retransmission_then_cumulative_ack_clears_counters() {
+        let mut b = board(6);
+        b.sack(1 * MSS, 4 * MSS, |_| {});
+        b.mark_lost(3, |_| {});
+        let i = b.next_retransmit().unwrap();
+        assert_eq!(i, 0);
+        b.on_retransmit(i, TxState::default());
+        assert_eq!(b.next_retransmit(), None);
+        assert_eq!(b.in_flight(), 6 - 3 - 1 + 1);
+        assert_eq!(b.ack_through(4 * MSS, |_| {}), 4);
+        assert_eq!((b.packets_out, b.sacked_out, b.lost_out, b.retrans_out), (2, 0, 0, 0));
+        b.check_invariants();
+    }
+
+    #[test]
+    fn rto_marks_everything_unsacked_lost() {
+        let mut b = board(5);
+        b.sack(2 * MSS, 3 * MSS, |_| {});
+        b.mark_all_lost();
+        assert_eq!(b.lost_out, 4);
+        assert_eq!(b.in_flight(), 0);
+        assert_eq!(b.next_retransmit(), Some(0));
+        b.check_invariants();
+    }
+
+    #[test]
+    fn head_lost_without_sack() {
+        let mut b = board(3);
+        assert_eq!(b.mark_head_lost(), Some(0));
+        assert_eq!(b.mark_head_lost(), None, "the head is already lost");
+        b.ack_through(MSS, |_| {});
+        assert_eq!(b.mark_head_lost(), Some(MSS), "a partial ACK exposes the next hole");
+    }
+
+    proptest! {
+        /// Counters stay equal to the marks under any mix of SACKs, loss marking,
+        /// retransmissions, cumulative ACKs and timeouts.
+        #[test]
+        fn counters_match_marks(ops in prop::collection::vec((0u8..5, 0u64..40, 1u64..6), 1..60)) {
+            let mut b = board(40);
+            let mut una = 0;
+            for (op, a, len) in ops {
+                match op {
+                    0 => { b.sack((una + a) * MSS, (una + a + len) * MSS, |_| {}); }
+                    1 => { b.mark_lost(3, |_| {}); }
+                    2 => if let Some(i) = b.next_retransmit() { b.on_retransmit(i, TxState::default()); },
+                    3 => { una += a.min(3); b.ack_through(una * MSS, |_| {}); }
+                    _ => b.mark_all_lost(),
+                }
+                b.check_invariants();
+            }
+        }
+    }
+}

@@ -1,0 +1,533 @@
+//! The TCP sender, following Linux's structure: an ACK updates the scoreboard
+//! (cumulative and selective), takes an RTT and a delivery-rate sample, runs the
+//! congestion state machine (Open, Disorder, Recovery, Loss), adjusts the window
+//! (PRR in recovery, the algorithm's `cong_avoid` otherwise, or the algorithm's own
+//! `cong_control`), and then sends what the window, the receiver and pacing allow.
+
+use super::rate::{PendingSample, RateSampler};
+use super::{Io, RttEstimator, Scoreboard};
+use crate::app::Source;
+use crate::cc::{CaState, CongestionControl, CwndEvent, RateSample, Socket};
+use crate::engine::{fs_per_byte, to_secs, tx_time, Time, Timer};
+use crate::net::{Ack, Body, Packet, SackBlock, Segment, HEADER_BYTES};
+use crate::trace::{FlowSampler, FlowState, RttStats};
+use crate::world::Event;
+
+#[derive(Debug, Clone)]
+pub struct SenderConfig {
+    pub mss: u32,
+    pub sack: bool,
+    pub timestamps: bool,
+    pub dupthresh: u32,
+    pub snd_buf: u64,
+    pub pacing: bool,
+    pub undo: bool,
+}
+
+/// Per-flow counters reported in the summary.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct FlowCounters {
+    pub segments_sent: u64,
+    pub retransmitted_segments: u64,
+    pub rto_events: u64,
+    pub fast_recovery_episodes: u64,
+    pub spurious_retransmissions: u64,
+    pub undos: u64,
+}
+
+/// Proportional Rate Reduction state (RFC 6937), in packets as Linux keeps it.
+#[derive(Debug, Clone, Default)]
+struct Prr {
+    delivered: u64,
+    out: u64,
+    /// cwnd when recovery started (RFC 6937's RecoverFS, Linux's `prior_cwnd`).
+    prior_cwnd: u64,
+}
+
+/// What is needed to undo a reduction that D-SACKs prove spurious.
+#[derive(Debug, Clone, Default)]
+struct Undo {
+    /// snd_una when the episode started; None when there is nothing to undo.
+    marker: Option<u64>,
+    /// Retransmissions of the episode not yet reported as duplicates.
+    retrans: u64,
+    prior_ssthresh: f64,
+}
+
+pub struct Sender {
+    flow: u32,
+    cfg: SenderConfig,
+    cc: Box<dyn CongestionControl>,
+    pub sock: Socket,
+    sb: Scoreboard,
+    rtt: RttEstimator,
+    rate: RateSampler,
+    app: Source,
+    snd_una: u64,
+    snd_nxt: u64,
+    peer_rwnd: u64,
+    state: CaState,
+    /// snd_nxt when the current recovery or loss episode began (RFC 6582 "recover").
+    high_seq: u64,
+    prr: Prr,
+    undo: Undo,
+    /// For `is_cwnd_limited` (Linux `tcp_cwnd_validate`).
+    max_packets_out: u32,
+    max_packets_seq: u64,
+    cwnd_limited: bool,
+    next_send_time: Time,
+    rto_timer: Timer,
+    pace_timer: Timer,
+    app_timer: Timer,
+    pub counters: FlowCounters,
+    pub rtt_stats: RttStats,
+    pub sampler: FlowSampler,
+}
+
+impl Sender {
+    pub fn new(flow: u32, cfg: SenderConfig, mut cc: Box<dyn CongestionControl>, mut sock: Socket, rtt: RttEstimator, app: Source) -> Self {
+        let pacing = cfg.pacing || cc.needs_pacing();
+        sock.pacing = pacing;
+        cc.init(&mut sock);
+        Self {
+            flow,
+            cfg: SenderConfig { pacing, ..cfg },
+            cc,
+            sock,
+            sb: Scoreboard::default(),
+            rtt,
+            rate: RateSampler::default(),
+            app,
+            snd_una: 0,
+            snd_nxt: 0,
+            peer_rwnd: u64::MAX,
+            state: CaState::Open,
+            high_seq: 0,
+            prr: Prr::default(),
+            undo: Undo::default(),
+            max_packets_out: 0,
+            max_packets_seq: 0,
+            cwnd_limited: false,
+            next_send_time: 0,
+            rto_timer: Timer::default(),
+            pace_timer: Timer::default(),
+            app_timer: Timer::default(),
+            counters: FlowCounters::default(),
+            rtt_stats: RttStats::default(),
+            sampler: FlowSampler::default(),
+        }
+    }
+
+    pub fn cca_name(&self) -> &'static str {
+        self.cc.name()
+    }
+
+    /// Bytes cumulatively acknowledged.
+    pub fn acked_bytes(&self) -> u64 {
+        self.snd_una
+    }
+
+    /// Snapshot for the time series.
+    pub fn state(&self) -> FlowState {
+        FlowState {
+            cwnd_segments: self.sock.cwnd,
+            ssthresh_segments: self.sock.ssthresh,
+            inflight_bytes: self.sb.in_flight() as f64 * self.cfg.mss as f64,
+            srtt_s: self.rtt.srtt_s(),
+            min_rtt_s: self.rtt.min_rtt.map_or(f64::NAN, to_secs),
+            pacing_rate_bps: if self.cfg.pacing { self.pacing_rate_bps() } else { f64::NAN },
+            ca_state: self.state.as_str(),
+        }
+    }
+
+    /// The algorithm's internal variables, for the traces.
+    pub fn cc_state(&self, out: &mut Vec<(&'static str, f64)>) {
+        self.cc.state(out);
+    }
+
+    /// Refreshes the read-only parts of the socket the algorithm sees.
+    fn sync_sock(&mut self, now: Time) {
+        let s = &mut self.sock;
+        s.now = now;
+        s.srtt_s = self.rtt.srtt_s();
+        s.min_rtt_s = self.rtt.min_rtt.map_or(f64::INFINITY, to_secs);
+        s.in_flight = self.sb.in_flight();
+        s.delivered = self.rate.delivered;
+        s.snd_nxt = self.snd_nxt;
+        s.snd_una = self.snd_una;
+        s.ca_state = self.state;
+        s.is_cwnd_limited = if s.in_slow_start() { s.cwnd < 2.0 * self.max_packets_out as f64 } else { self.cwnd_limited };
+    }
+
+    fn set_state(&mut self, new: CaState, io: &mut Io) {
+        if new == self.state {
+            return;
+        }
+        self.sync_sock(io.now);
+        self.cc.set_state(&mut self.sock, new);
+        self.state = new;
+        self.sock.ca_state = new;
+    }
+
+    // ----------------------------------------------------------------- ACKs --
+
+    pub fn on_ack(&mut self, ack: &Ack, io: &mut Io) {
+        let now = io.now;
+        if ack.ack > self.snd_nxt || ack.ack < self.snd_una {
+            return; // acknowledges nothing we sent, or an old ACK overtaken by a newer one
+        }
+        self.peer_rwnd = ack.rwnd;
+        let prior_in_flight = self.sb.in_flight();
+        let advanced = ack.ack > self.snd_una;
+
+        let mut pending = PendingSample::default();
+        let mut delivered = 0u32;
+        // RTT from send times of never-retransmitted segments (Karn): the oldest one
+        // feeds the RTO estimator, the newest the algorithm (as Linux's seq/ca RTT).
+        let (mut oldest_sent, mut newest_sent): (Option<Time>, Option<Time>) = (None, None);
+        let rate = &mut self.rate;
+        let mut on_delivered = |s: &super::SegInfo| {
+            rate.on_delivered(&s.tx, now, &mut pending);
+            delivered += 1;
+            if !s.ever_retrans {
+                oldest_sent.get_or_insert(s.tx.sent_time);
+                newest_sent = Some(newest_sent.map_or(s.tx.sent_time, |t: Time| t.max(s.tx.sent_time)));
+            }
+        };
+        if advanced {
+            self.sb.ack_through(ack.ack, |s| {
+                if !s.sacked {
+                    on_delivered(s)
+                }
+            });
+            self.snd_una = ack.ack;
+        }
+        let mut dsack = None;
+        if self.cfg.sack {
+            for (i, b) in ack.blocks().iter().enumerate() {
+                if i == 0 && ack.dsack {
+                    dsack = Some(*b);
+                } else if b.end > self.snd_una {
+                    self.sb.sack(b.start.max(self.snd_una), b.end, &mut on_delivered);
+                }
+            }
+        } else if !advanced && self.sb.packets_out > 0 {
+            // A duplicate ACK: Linux's Reno emulation counts it as one SACKed segment.
+            self.sb.reno_sacked = (self.sb.reno_sacked + 1).min(self.sb.packets_out);
+            self.rate.delivered += 1;
+            delivered += 1;
+        }
+
+        let rtt = oldest_sent.map(|t| now - t).or_else(|| {
+            // Timestamps disambiguate retransmissions (RFC 7323).
+            (self.cfg.timestamps && delivered > 0 && ack.ts_ecr > 0).then(|| now.saturating_sub(ack.ts_ecr))
+        });
+        if let Some(r) = rtt {
+            self.rtt.sample(r);
+            self.rtt_stats.record(r);
+            self.sampler.record_rtt(r);
+        }
+        if let Some(b) = dsack {
+            self.on_dsack(b, io);
+        }
+
+        let losses = self.detect_losses(advanced, io);
+        let sample = self.rate.finish(&pending, self.rtt.min_rtt);
+        let rs = RateSample {
+            acked_sacked: delivered,
+            losses,
+            rtt_s: newest_sent.map(|t| to_secs(now - t)).or(rtt.map(to_secs)),
+            prior_in_flight,
+            delivered: sample.map_or(0, |s| s.delivered),
+            interval_s: sample.map_or(0.0, |s| to_secs(s.interval)),
+            prior_delivered: sample.map_or(0, |s| s.prior_delivered),
+            is_app_limited: sample.is_some_and(|s| s.app_limited),
+        };
+        self.sync_sock(now);
+        self.cc.on_ack(&mut self.sock, &rs);
+
+        self.update_state(advanced, io);
+        self.adjust_window(&rs, advanced, io);
+
+        if self.sb.packets_out == 0 {
+            self.rto_timer.cancel();
+        } else if advanced {
+            self.rto_timer.set(now + self.rtt.rto(), io.queue, Event::Rto(self.flow));
+        }
+        self.send(io);
+    }
+
+    /// Marks segments lost: RFC 6675 with SACK; without it, the head after
+    /// `dupthresh` duplicate ACKs and again on each partial ACK (RFC 6582).
+    fn detect_losses(&mut self, advanced: bool, io: &mut Io) -> u32 {
+        let (flow, now) = (self.flow, io.now);
+        if self.cfg.sack {
+            return self.sb.mark_lost(self.cfg.dupthresh, |s| io.log.log(now, flow, "loss_detected", "sack", Some(s.seq)));
+        }
+        let fast_retransmit = self.sb.reno_sacked >= self.cfg.dupthresh && matches!(self.state, CaState::Open | CaState::Disorder);
+        let partial_ack = advanced && self.state == CaState::Recovery && self.snd_una < self.high_seq;
+        if fast_retransmit || partial_ack {
+            if let Some(seq) = self.sb.mark_head_lost() {
+                io.log.log(now, flow, "loss_detected", "dupack", Some(seq));
+                return 1;
+            }
+        }
+        0
+    }
+
+    /// The congestion state machine (Linux `tcp_fastretrans_alert`, simplified to
+    /// what SACK/PRR and RFC 6582 need).
+    fn update_state(&mut self, advanced: bool, io: &mut Io) {
+        if matches!(self.state, CaState::Recovery | CaState::Loss) && self.snd_una >= self.high_seq {
+            self.end_episode(io);
+        }
+        if matches!(self.state, CaState::Open | CaState::Disorder) {
+            if self.sb.lost_out > 0 {
+                self.enter_recovery(io);
+            } else if self.sb.sacked_out + self.sb.reno_sacked > 0 {
+                self.set_state(CaState::Disorder, io);
+            } else if advanced {
+                self.set_state(CaState::Open, io);
+            }
+        }
+    }
+
+    fn save_for_undo(&mut self) {
+        self.undo = Undo { marker: Some(self.snd_una), retrans: 0, prior_ssthresh: self.sock.ssthresh };
+        self.sock.prior_cwnd = self.sock.cwnd;
+    }
+
+    fn enter_recovery(&mut self, io: &mut Io) {
+        self.save_for_undo();
+        self.sync_sock(io.now);
+        self.sock.ssthresh = self.cc.ssthresh(&self.sock).max(2.0);
+        self.high_seq = self.snd_nxt;
+        self.prr = Prr { delivered: 0, out: 0, prior_cwnd: (self.sock.cwnd as u64).max(1) };
+        self.counters.fast_recovery_episodes += 1;
+        io.log.log(io.now, self.flow, "recovery_enter", "fast", Some(self.snd_una));
+        self.set_state(CaState::Recovery, io);
+    }
+
+    /// Recovery or loss episode complete: the cumulative ACK passed `high_seq`.
+    fn end_episode(&mut self, io: &mut Io) {
+        if self.state == CaState::Recovery && self.sock.ssthresh.is_finite() {
+            // Linux `tcp_end_cwnd_reduction`: leave recovery at ssthresh.
+            self.sock.cwnd = self.sock.ssthresh;
+            self.sync_sock(io.now);
+            self.cc.cwnd_event(&mut self.sock, CwndEvent::CompleteRecovery);
+        }
+        io.log.log(io.now, self.flow, "recovery_exit", self.state.as_str(), Some(self.snd_una));
+        self.sb.reno_sacked = 0;
+        self.set_state(CaState::Open, io);
+    }
+
+    /// A D-SACK: the receiver got a segment twice, so one retransmission was not
+    /// needed. When all of an episode's retransmissions prove spurious, undo.
+    fn on_dsack(&mut self, block: SackBlock, io: &mut Io) {
+        self.counters.spurious_retransmissions += 1;
+        io.log.log(io.now, self.flow, "spurious_retransmission", "dsack", Some(block.start));
+        let Some(marker) = self.undo.marker else { return };
+        if block.start < marker || self.undo.retrans == 0 {
+            return;
+        }
+        self.undo.retrans -= 1;
+        if self.undo.retrans == 0 && self.cfg.undo {
+            self.sync_sock(io.now);
+            self.sock.cwnd = self.cc.undo_cwnd(&self.sock).max(1.0);
+            self.sock.ssthresh = self.sock.ssthresh.max(self.undo.prior_ssthresh);
+            self.undo.marker = None;
+            self.counters.undos += 1;
+            io.log.log(io.now, self.flow, "undo", self.state.as_str(), Some(block.start));
+            if self.state == CaState::Loss {
+                self.set_state(CaState::Open, io);
+            }
+        }
+    }
+
+    fn adjust_window(&mut self, rs: &RateSample, advanced: bool, io: &mut Io) {
+        self.sync_sock(io.now);
+        if self.cc.cong_control(&mut self.sock, rs) {
+        } else if self.state == CaState::Recovery {
+            self.prr_update(rs.acked_sacked, rs.losses, advanced);
+        } else if advanced && self.sock.is_cwnd_limited {
+            self.cc.cong_avoid(&mut self.sock, rs.acked_sacked);
+        }
+        self.sock.cwnd = self.sock.cwnd.max(1.0);
+    }
+
+    /// Proportional Rate Reduction (RFC 6937), as Linux `tcp_cwnd_reduction`: send
+    /// in proportion to what is delivered while the pipe is above ssthresh, then
+    /// slow-start back up to it (the SSRB bound).
+    fn prr_update(&mut self, newly_delivered: u32, newly_lost: u32, advanced: bool) {
+        let in_flight = self.sb.in_flight() as i64;
+        let ssthresh = self.sock.ssthresh as i64;
+        self.prr.delivered += newly_delivered as u64;
+        let delta = ssthresh - in_flight;
+        let mut sndcnt = if delta < 0 {
+            let target = (ssthresh as u64 * self.prr.delivered).div_ceil(self.prr.prior_cwnd);
+            target as i64 - self.prr.out as i64
+        } else {
+            let mut n = (self.prr.delivered as i64 - self.prr.out as i64).max(newly_delivered as i64);
+            if advanced && newly_lost == 0 {
+                n += 1;
+            }
+            n.min(delta)
+        };
+        // Force the fast retransmission on entering recovery.
+        if self.prr.out == 0 {
+            sndcnt = sndcnt.max(1);
+        }
+        self.sock.cwnd = (in_flight + sndcnt.max(0)) as f64;
+    }
+
+    // ------------------------------------------------------------- timeouts --
+
+    /// The retransmission timer fired (Linux `tcp_retransmit_timer` + `tcp_enter_loss`).
+    pub fn on_rto_timer(&mut self, io: &mut Io) {
+        if !self.rto_timer.fire(io.now, io.queue, Event::Rto(self.flow)) || self.sb.packets_out == 0 {
+            return;
+        }
+        self.counters.rto_events += 1;
+        io.log.log(io.now, self.flow, "rto", self.state.as_str(), Some(self.snd_una));
+        // A new reduction unless this timeout continues an unfinished episode.
+        let continuing = matches!(self.state, CaState::Recovery | CaState::Loss) && self.high_seq > self.snd_una;
+        self.sync_sock(io.now);
+        if !continuing {
+            self.save_for_undo();
+            self.sock.ssthresh = self.cc.ssthresh(&self.sock).max(2.0);
+        } else {
+            self.undo.marker = None;
+        }
+        self.cc.cwnd_event(&mut self.sock, CwndEvent::Loss);
+        self.sb.mark_all_lost();
+        self.sb.reno_sacked = 0;
+        self.sock.cwnd = 1.0;
+        self.set_state(CaState::Loss, io);
+        self.high_seq = self.snd_nxt;
+        self.rtt.back_off();
+        self.next_send_time = io.now;
+        self.send(io);
+    }
+
+    pub fn on_pace_timer(&mut self, io: &mut Io) {
+        if self.pace_timer.fire(io.now, io.queue, Event::Pace(self.flow)) {
+            self.send(io);
+        }
+    }
+
+    pub fn on_app_timer(&mut self, io: &mut Io) {
+        if self.app_timer.fire(io.now, io.queue, Event::AppWake(self.flow)) {
+            self.send(io);
+        }
+    }
+
+    // -------------------------------------------------------------- sending --
+
+    fn pacing_rate_bps(&self) -> f64 {
+        if self.sock.pacing_rate_bps > 0.0 {
+            return self.sock.pacing_rate_bps;
+        }
+        // Linux's default: twice the window per RTT in slow start, 1.2x after.
+        let srtt = self.rtt.srtt_s();
+        if srtt <= 0.0 {
+            return f64::INFINITY;
+        }
+        let w = self.sock.cwnd.max(self.sb.packets_out as f64) * self.cfg.mss as f64 * 8.0;
+        w / srtt * if self.sock.in_slow_start() { 2.0 } else { 1.2 }
+    }
+
+    /// Sends what the window, the receive window, the application and pacing allow:
+    /// retransmissions of lost segments first (RFC 6675 NextSeg rule 1), then new data.
+    pub fn send(&mut self, io: &mut Io) {
+        let now = io.now;
+        let mss = self.cfg.mss as u64;
+        loop {
+            let cwnd = (self.sock.cwnd as u32).max(1);
+            if self.sb.in_flight() >= cwnd {
+                break;
+            }
+            if self.cfg.pacing && now < self.next_send_time {
+                self.pace_timer.set(self.next_send_time, io.queue, Event::Pace(self.flow));
+                break;
+            }
+            let (seq, len, retransmit) = if let Some(i) = (self.sb.lost_out > 0).then(|| self.sb.next_retransmit()).flatten() {
+                let s = self.sb.get(i);
+                (s.seq, s.len, Some(i))
+            } else {
+                let written = self.app.written(now, self.snd_una, self.cfg.snd_buf);
+                let avail = written - self.snd_nxt;
+                let len = avail.min(mss);
+                // Nagle (RFC 896): a partial segment waits while data is in flight.
+                let nagle = len < mss && self.sb.packets_out > 0;
+                if len == 0 || nagle {
+                    self.rate.on_app_limited(self.sb.in_flight() as u64);
+                    if let Some(t) = self.app.next_write() {
+                        self.app_timer.set(t.max(now + 1), io.queue, Event::AppWake(self.flow));
+                    }
+                    break;
+                }
+                if self.snd_nxt + len > self.snd_una + self.peer_rwnd {
+                    break; // receiver-limited
+                }
+                (self.snd_nxt, len as u32, None)
+            };
+            self.transmit(seq, len, retransmit, io);
+        }
+        let cwnd_limited = self.sb.in_flight() >= (self.sock.cwnd as u32).max(1);
+        if self.snd_una >= self.max_packets_seq || self.sb.packets_out > self.max_packets_out || cwnd_limited {
+            self.max_packets_out = self.sb.packets_out;
+            self.max_packets_seq = self.snd_nxt;
+            self.cwnd_limited = cwnd_limited;
+        }
+    }
+
+    fn transmit(&mut self, seq: u64, len: u32, retransmit: Option<usize>, io: &mut Io) {
+        let now = io.now;
+        let pipe_was_empty = self.sb.packets_out == 0;
+        if pipe_was_empty {
+            self.sync_sock(now);
+            self.cc.cwnd_event(&mut self.sock, CwndEvent::TxStart);
+        }
+        self.sock.last_send = now;
+        let tx = self.rate.on_send(now, pipe_was_empty);
+        match retransmit {
+            Some(i) => {
+                self.sb.on_retransmit(i, tx);
+                self.counters.retransmitted_segments += 1;
+                self.sampler.record_retransmit();
+                self.undo.retrans += 1;
+            }
+            None => {
+                self.sb.push(seq, len, tx);
+                self.snd_nxt += len as u64;
+            }
+        }
+        if self.state == CaState::Recovery {
+            self.prr.out += 1;
+        }
+        self.counters.segments_sent += 1;
+        let size = len + HEADER_BYTES;
+        io.out.push(Packet {
+            flow: self.flow,
+            size,
+            hop: 0,
+            body: Body::Data(Segment { seq, len, ts_val: now, retransmission: retransmit.is_some() }),
+        });
+        if !self.rto_timer.is_set() {
+            self.rto_timer.set(now + self.rtt.rto(), io.queue, Event::Rto(self.flow));
+        }
+        if self.cfg.pacing {
+            let rate = self.pacing_rate_bps();
+            if rate.is_finite() {
+                self.next_send_time = self.next_send_time.max(now) + tx_time(size as u64, fs_per_byte(rate));
+            }
+        }
+    }
+
+    /// Scoreboard consistency, for tests.
+    pub fn check_invariants(&self) {
+        self.sb.check_invariants();
+        assert!(self.snd_una <= self.snd_nxt);
+        assert!(self.sock.cwnd >= 1.0);
+    }
+}

@@ -1,0 +1,433 @@
+//! Builds the simulated world from a validated config and runs it: the wired path
+//! (a shared bottleneck, each flow's optional access link, the reverse path for
+//! ACKs), the endpoints of every flow, the event loop and the sampler.
+
+use crate::app::Source;
+use crate::cc::Socket;
+use crate::engine::{from_secs, to_secs, EventQueue, RngStreams, Time, Timer};
+use crate::net::{Body, Link, LossModel, Packet, QueueLimit, Verdict, UDP_HEADER_BYTES};
+use crate::scenario::{AppKind, Config, FlowConfig, LossDirection};
+use crate::tcp::{AckPolicy, AppSink, Io, Receiver, ReceiverConfig, RttEstimator, Sender, SenderConfig};
+use crate::trace::{EventLog, FlowState, FlowSampler, FlowSummary, QueueSummary, RunOutput, Sampler, Summary};
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+/// Timers, addressed to a flow by index. Packet arrivals are not events: each link
+/// knows when its head packet arrives, and the loop polls the links (see
+/// [`World::run`]), which spares a heap push and pop per packet.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Event {
+    Rto(u32),
+    Pace(u32),
+    AppWake(u32),
+    DelayedAck(u32),
+    /// Flow `n`'s application starts.
+    Start(u32),
+    Sample,
+}
+
+/// A flow's endpoints.
+enum Endpoints {
+    Tcp { sender: Box<Sender>, receiver: Receiver, delayed_ack: Timer, delayed_ack_timeout: Time },
+    Udp { source: Source, sent: u64, chunk: u32, sink: AppSink, timer: Timer, sampler: FlowSampler },
+}
+
+struct Flow {
+    cca: String,
+    app: AppKind,
+    start: Time,
+    stop: Time,
+    /// Link indices from sender to receiver, and back.
+    forward: Vec<u32>,
+    reverse: Vec<u32>,
+    endpoints: Endpoints,
+    /// Packets of this flow dropped in the network, by cause.
+    losses: BTreeMap<&'static str, u64>,
+}
+
+impl Flow {
+    fn delivered_bytes(&self) -> u64 {
+        match &self.endpoints {
+            Endpoints::Tcp { receiver, .. } => receiver.sink.bytes,
+            Endpoints::Udp { sink, .. } => sink.bytes,
+        }
+    }
+}
+
+pub struct World {
+    now: Time,
+    duration: Time,
+    queue: EventQueue<Event>,
+    links: Vec<Link>,
+    /// `links[i].head_time()`, or `Time::MAX` when link i is empty, kept dense so
+    /// that finding the next arrival is a scan of a few words.
+    link_heads: Vec<Time>,
+    /// Packet arrivals handled (counted with timer events in the summary).
+    arrivals: u64,
+    flows: Vec<Flow>,
+    log: EventLog,
+    sampler: Sampler,
+    /// Scratch outbox reused by every event.
+    out: Vec<Packet>,
+}
+
+/// Runs a validated config to the end and returns its traces and summary.
+pub fn run(config: &Config) -> RunOutput {
+    let wall = Instant::now();
+    let mut world = World::new(config);
+    world.run();
+    world.finish(config, wall.elapsed().as_secs_f64())
+}
+
+fn data_only(p: &Packet) -> bool {
+    p.is_forward()
+}
+
+fn acks_only(p: &Packet) -> bool {
+    !p.is_forward()
+}
+
+impl World {
+    pub fn new(cfg: &Config) -> Self {
+        let rng = RngStreams::new(cfg.seed);
+        let p = &cfg.path;
+        let limit = if p.buffer_packets > 0 { QueueLimit::Packets(p.buffer_packets) } else { QueueLimit::Bytes(p.buffer_bytes) };
+        let delay = from_secs(p.one_way_delay_s);
+        let reverse_rate = if p.reverse_rate_bps > 0.0 { p.reverse_rate_bps } else { p.rate_bps };
+        let loss = |name: &str| LossModel::new(p.loss.per_byte, p.loss.per_packet, p.loss.gilbert_elliott.as_ref(), rng.stream(name));
+        let mut forward = Link::new("bottleneck", p.rate_bps, delay, limit);
+        let mut reverse = Link::new("bottleneck-reverse", reverse_rate, delay, limit);
+        if matches!(p.loss.direction, LossDirection::Data | LossDirection::Both) {
+            forward = forward.with_loss(loss("loss/bottleneck"), data_only);
+        }
+        if matches!(p.loss.direction, LossDirection::Ack | LossDirection::Both) {
+            reverse = reverse.with_loss(loss("loss/bottleneck-reverse"), acks_only);
+        }
+        let mut world = World {
+            now: 0,
+            duration: from_secs(cfg.duration_s),
+            queue: EventQueue::default(),
+            links: vec![forward, reverse],
+            link_heads: Vec::new(),
+            arrivals: 0,
+            flows: Vec::new(),
+            log: EventLog::new(cfg.trace.events, cfg.trace.max_events),
+            sampler: Sampler::new(from_secs(cfg.trace.interval_s)),
+            out: Vec::new(),
+        };
+        for (i, f) in cfg.flows.iter().enumerate() {
+            let flow = world.build_flow(cfg, i as u32, f, &rng);
+            world.flows.push(flow);
+            world.queue.push(from_secs(f.start_s), Event::Start(i as u32));
+        }
+        world.queue.push(world.sampler.interval, Event::Sample);
+        world.link_heads = vec![Time::MAX; world.links.len()];
+        world
+    }
+
+    fn build_flow(&mut self, cfg: &Config, id: u32, f: &FlowConfig, rng: &RngStreams) -> Flow {
+        let (mut forward, mut reverse) = (vec![0], vec![1]);
+        if f.access_delay_s > 0.0 || f.access_rate_bps.is_some() {
+            let rate = f.access_rate_bps.unwrap_or(f64::INFINITY);
+            let delay = from_secs(f.access_delay_s);
+            let n = self.links.len() as u32;
+            self.links.push(Link::new(format!("access/flow{id}"), rate, delay, QueueLimit::Unlimited));
+            self.links.push(Link::new(format!("access-reverse/flow{id}"), rate, delay, QueueLimit::Unlimited));
+            forward.insert(0, n);
+            reverse.push(n + 1);
+        }
+        let t = &cfg.tcp;
+        let duration = from_secs(cfg.duration_s);
+        let source = Source::new(f, t.mss_bytes, duration, rng.stream(&format!("app/flow{id}")));
+        let endpoints = if f.app == AppKind::Udp {
+            Endpoints::Udp {
+                source,
+                sent: 0,
+                chunk: f.write_bytes_or(t.mss_bytes),
+                sink: AppSink::default(),
+                timer: Timer::default(),
+                sampler: FlowSampler::default(),
+            }
+        } else {
+            let cc = crate::cc::build(&f.cca, f.cc.as_ref().unwrap_or(&serde_json::Value::Null)).expect("validated");
+            let ssthresh = t.initial_ssthresh_segments.map_or(f64::INFINITY, f64::from);
+            let sock = Socket::new(t.mss_bytes, t.initial_cwnd_segments as f64, ssthresh);
+            let sender_cfg = SenderConfig {
+                mss: t.mss_bytes,
+                sack: t.sack,
+                timestamps: t.timestamps,
+                dupthresh: t.dupthresh,
+                snd_buf: t.snd_buf_bytes,
+                pacing: t.pacing,
+                undo: t.undo,
+            };
+            let rtt = RttEstimator::new(t.initial_rto_s, t.min_rto_s, t.max_rto_s);
+            let receiver = Receiver::new(ReceiverConfig {
+                sack: t.sack,
+                delayed_ack: t.delayed_ack,
+                ack_every: t.ack_every_segments,
+                rcv_buf: t.rcv_buf_bytes,
+            });
+            Endpoints::Tcp {
+                sender: Box::new(Sender::new(id, sender_cfg, cc, sock, rtt, source)),
+                receiver,
+                delayed_ack: Timer::default(),
+                delayed_ack_timeout: from_secs(t.delayed_ack_timeout_s),
+            }
+        };
+        let start = from_secs(f.start_s);
+        Flow {
+            cca: if f.app == AppKind::Udp { "udp".into() } else { f.cca.clone() },
+            app: f.app,
+            start,
+            stop: f.stop_s.map_or(duration, from_secs).min(duration),
+            forward,
+            reverse,
+            endpoints,
+            losses: BTreeMap::new(),
+        }
+    }
+
+    /// Runs to the end. At each step the earliest of the link heads and the timer
+    /// queue goes next; at equal times links go first, lowest index first, so the
+    /// order is fixed and runs are deterministic.
+    pub fn run(&mut self) {
+        loop {
+            let (link, link_time) = self
+                .link_heads
+                .iter()
+                .enumerate()
+                .fold((0, Time::MAX), |best, (i, &t)| if t < best.1 { (i, t) } else { best });
+            let timer_time = self.queue.peek_time().unwrap_or(Time::MAX);
+            let now = link_time.min(timer_time);
+            if now > self.duration {
+                break;
+            }
+            self.now = now;
+            if link_time <= timer_time {
+                self.on_link_arrival(link);
+            } else {
+                let (_, event) = self.queue.pop().expect("peeked");
+                self.dispatch(event);
+            }
+            self.flush_outbox();
+        }
+        self.now = self.duration;
+    }
+
+    fn dispatch(&mut self, event: Event) {
+        match event {
+            Event::Sample => self.sample(),
+            Event::Rto(f) | Event::Pace(f) | Event::AppWake(f) | Event::DelayedAck(f) | Event::Start(f) => {
+                self.on_flow_timer(f, event)
+            }
+        }
+    }
+
+    /// Sends the packets endpoints produced into the first hop of their route.
+    fn flush_outbox(&mut self) {
+        for i in 0..self.out.len() {
+            let pkt = self.out[i];
+            let flow = &self.flows[pkt.flow as usize];
+            let link = if pkt.is_forward() { flow.forward[0] } else { flow.reverse[0] };
+            self.enqueue(link, pkt);
+        }
+        self.out.clear();
+    }
+
+    fn enqueue(&mut self, link: u32, pkt: Packet) {
+        let l = &mut self.links[link as usize];
+        match l.enqueue(self.now, pkt) {
+            Verdict::Accepted { was_idle } => {
+                if was_idle {
+                    self.link_heads[link as usize] = l.head_time().expect("just queued");
+                }
+            }
+            Verdict::Overflow => self.record_loss(&pkt, "overflow"),
+        }
+    }
+
+    fn record_loss(&mut self, pkt: &Packet, cause: &'static str) {
+        let flow = &mut self.flows[pkt.flow as usize];
+        *flow.losses.entry(cause).or_default() += 1;
+        let seq = match pkt.body {
+            Body::Data(s) => Some(s.seq),
+            Body::Ack(a) => Some(a.ack),
+            Body::Datagram { seq, .. } => Some(seq),
+        };
+        let kind = if pkt.is_forward() { "drop" } else { "ack_drop" };
+        self.log.log(self.now, pkt.flow, kind, cause, seq);
+    }
+
+    fn on_link_arrival(&mut self, link: usize) {
+        let l = &mut self.links[link];
+        let result = l.pop_arrived(self.now).expect("the head has arrived");
+        self.link_heads[link] = l.head_time().unwrap_or(Time::MAX);
+        self.arrivals += 1;
+        let mut pkt = match result {
+            Ok(p) => p,
+            Err(p) => return self.record_loss(&p, "random"),
+        };
+        pkt.hop += 1;
+        let flow = &self.flows[pkt.flow as usize];
+        let route = if pkt.is_forward() { &flow.forward } else { &flow.reverse };
+        match route.get(pkt.hop as usize) {
+            Some(&next) => self.enqueue(next, pkt),
+            None => self.deliver(pkt),
+        }
+    }
+
+    /// A packet reached the end of its route.
+    fn deliver(&mut self, pkt: Packet) {
+        let now = self.now;
+        let flow_id = pkt.flow;
+        let mut io = Io { now, queue: &mut self.queue, out: &mut self.out, log: &mut self.log };
+        match (&mut self.flows[flow_id as usize].endpoints, pkt.body) {
+            (Endpoints::Tcp { receiver, delayed_ack, delayed_ack_timeout, .. }, Body::Data(seg)) => {
+                match receiver.on_segment(&seg) {
+                    AckPolicy::Now => send_ack(flow_id, receiver, delayed_ack, &mut io),
+                    AckPolicy::Delay => {
+                        if !delayed_ack.is_set() {
+                            delayed_ack.set(now + *delayed_ack_timeout, io.queue, Event::DelayedAck(flow_id));
+                        }
+                    }
+                }
+            }
+            (Endpoints::Tcp { sender, .. }, Body::Ack(ack)) => sender.on_ack(&ack, &mut io),
+            (Endpoints::Udp { sink, .. }, Body::Datagram { seq, len }) => sink.deliver(seq, len as u64),
+            _ => unreachable!("a packet of the wrong kind for its flow"),
+        }
+    }
+
+    fn on_flow_timer(&mut self, flow_id: u32, event: Event) {
+        let mut io = Io { now: self.now, queue: &mut self.queue, out: &mut self.out, log: &mut self.log };
+        match &mut self.flows[flow_id as usize].endpoints {
+            Endpoints::Tcp { sender, receiver, delayed_ack, .. } => match event {
+                Event::Rto(_) => sender.on_rto_timer(&mut io),
+                Event::Pace(_) => sender.on_pace_timer(&mut io),
+                Event::AppWake(_) => sender.on_app_timer(&mut io),
+                Event::Start(_) => sender.send(&mut io),
+                Event::DelayedAck(_) => {
+                    if delayed_ack.fire(io.now, io.queue, Event::DelayedAck(flow_id)) {
+                        send_ack(flow_id, receiver, delayed_ack, &mut io);
+                    }
+                }
+                _ => unreachable!(),
+            },
+            Endpoints::Udp { source, sent, chunk, timer, .. } => {
+                let due = match event {
+                    Event::Start(_) => true,
+                    _ => timer.fire(io.now, io.queue, event),
+                };
+                if due {
+                    udp_send(flow_id, source, sent, *chunk, timer, &mut io);
+                }
+            }
+        }
+    }
+
+    fn sample(&mut self) {
+        let now = self.now;
+        let s = &mut self.sampler;
+        for (i, f) in self.flows.iter_mut().enumerate() {
+            let delivered = f.delivered_bytes();
+            match &mut f.endpoints {
+                Endpoints::Tcp { sender, .. } => {
+                    let st = sender.state();
+                    s.flow_row(now, i as u32, delivered, &mut sender.sampler, st);
+                    sender.cc_state(&mut s.scratch);
+                    s.cc_rows(now, i as u32);
+                }
+                Endpoints::Udp { sampler, .. } => s.flow_row(now, i as u32, delivered, sampler, FlowState::NONE),
+            }
+        }
+        for l in &mut self.links {
+            let occ = l.occupancy(now);
+            s.queue_row(now, &l.name, occ, (l.stats.dropped_overflow, l.stats.dropped_random));
+        }
+        self.queue.push(now + s.interval, Event::Sample);
+    }
+
+    fn finish(self, cfg: &Config, wall_time_s: f64) -> RunOutput {
+        let flows = self.flows.iter().enumerate().map(|(i, f)| flow_summary(i as u32, f, self.now)).collect();
+        let queues = self
+            .links
+            .iter()
+            .map(|l| QueueSummary {
+                queue: l.name.clone(),
+                enqueued: l.stats.enqueued,
+                dequeued: l.stats.dequeued,
+                dropped_overflow: l.stats.dropped_overflow,
+                dropped_random: l.stats.dropped_random,
+                max_bytes: l.stats.max_bytes,
+            })
+            .collect();
+        let summary = Summary {
+            name: cfg.name.clone(),
+            seed: cfg.seed,
+            sim_time_s: to_secs(self.now),
+            wall_time_s,
+            events: self.queue.events_processed() + self.arrivals,
+            flows,
+            queues,
+        };
+        RunOutput { summary, flows: self.sampler.flows, queues: self.sampler.queues, cc: self.sampler.cc, events: self.log.trace }
+    }
+}
+
+fn send_ack(flow: u32, receiver: &mut Receiver, delayed_ack: &mut Timer, io: &mut Io) {
+    delayed_ack.cancel();
+    let ack = receiver.make_ack();
+    io.out.push(Packet { flow, size: ack.wire_size(), hop: 0, body: Body::Ack(ack) });
+}
+
+fn udp_send(flow: u32, source: &mut Source, sent: &mut u64, chunk: u32, timer: &mut Timer, io: &mut Io) {
+    // No send buffer: every write leaves at once as one datagram.
+    let written = source.written(io.now, *sent, u64::MAX / 4);
+    while *sent < written {
+        let len = (written - *sent).min(chunk as u64) as u32;
+        io.out.push(Packet { flow, size: len + UDP_HEADER_BYTES, hop: 0, body: Body::Datagram { seq: *sent, len } });
+        *sent += len as u64;
+    }
+    if let Some(t) = source.next_write() {
+        timer.set(t.max(io.now + 1), io.queue, Event::AppWake(flow));
+    }
+}
+
+fn flow_summary(id: u32, f: &Flow, end: Time) -> FlowSummary {
+    let active_s = to_secs(f.stop.min(end).saturating_sub(f.start)).max(f64::MIN_POSITIVE);
+    let bytes = f.delivered_bytes();
+    let mut s = FlowSummary {
+        flow: id,
+        cca: f.cca.clone(),
+        app: f.app.as_str().into(),
+        transport: if f.app == AppKind::Udp { "udp" } else { "tcp" },
+        goodput_mbps: bytes as f64 * 8.0 / active_s / 1e6,
+        bytes_delivered: bytes,
+        mean_rtt_ms: f64::NAN,
+        p50_rtt_ms: f64::NAN,
+        p95_rtt_ms: f64::NAN,
+        min_rtt_ms: f64::NAN,
+        rtt_samples: 0,
+        segments_sent: 0,
+        retransmitted_segments: 0,
+        rto_events: 0,
+        fast_recovery_episodes: 0,
+        spurious_retransmissions: 0,
+        losses: f.losses.clone(),
+    };
+    if let Endpoints::Tcp { sender, .. } = &f.endpoints {
+        let (r, c) = (&sender.rtt_stats, &sender.counters);
+        s.mean_rtt_ms = r.mean_ms();
+        s.p50_rtt_ms = r.quantile_ms(0.5);
+        s.p95_rtt_ms = r.quantile_ms(0.95);
+        s.min_rtt_ms = r.min_ms();
+        s.rtt_samples = r.count();
+        s.segments_sent = c.segments_sent;
+        s.retransmitted_segments = c.retransmitted_segments;
+        s.rto_events = c.rto_events;
+        s.fast_recovery_episodes = c.fast_recovery_episodes;
+        s.spurious_retransmissions = c.spurious_retransmissions;
+    }
+    s
+}

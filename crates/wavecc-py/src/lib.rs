@@ -1,0 +1,59 @@
+//! `wavecc._core`: the thin binding between the Rust core and the Python package.
+//! Configs come in and results go out as JSON text, so the schema lives once, in
+//! the core (`wavecc_core::scenario`), and Python never re-implements it.
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use wavecc_core::{scenario, Config};
+
+create_exception!(_core, ConfigError, PyValueError, "A scenario that cannot run: the message names the key.");
+
+fn parse(config_json: &str) -> PyResult<Config> {
+    Config::from_json(config_json).map_err(|e| ConfigError::new_err(e.to_string()))
+}
+
+/// Validates a config (JSON text) and runs it; returns the whole result as JSON text:
+/// {"summary": ..., "flows": {...columns}, "queues": ..., "cc": ..., "events": ...}.
+#[pyfunction]
+fn run(py: Python<'_>, config_json: &str) -> PyResult<String> {
+    let config = parse(config_json)?;
+    let out = py.detach(|| wavecc_core::run(&config));
+    serde_json::to_string(&out).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// Validates a config and returns the effective config (defaults filled in) as JSON text.
+#[pyfunction]
+fn validate(config_json: &str) -> PyResult<String> {
+    Ok(parse(config_json)?.to_json())
+}
+
+/// The built-in scenarios as (id, description) pairs.
+#[pyfunction]
+fn builtin_scenarios() -> Vec<(&'static str, &'static str)> {
+    scenario::builtin::list()
+}
+
+/// The TOML text of a built-in scenario.
+#[pyfunction]
+fn builtin_scenario(id: &str) -> PyResult<&'static str> {
+    scenario::builtin::get(id).map_err(|e| ConfigError::new_err(e.to_string()))
+}
+
+/// The congestion-control algorithms as (name, one-line summary) pairs.
+#[pyfunction]
+fn algorithms() -> Vec<(&'static str, &'static str)> {
+    wavecc_core::cc::ALGORITHMS.iter().map(|a| (a.name, a.summary)).collect()
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("ConfigError", m.py().get_type::<ConfigError>())?;
+    m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(builtin_scenarios, m)?)?;
+    m.add_function(wrap_pyfunction!(builtin_scenario, m)?)?;
+    m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    Ok(())
+}

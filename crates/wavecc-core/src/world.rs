@@ -64,6 +64,12 @@ pub struct World {
     link_heads: Vec<Time>,
     /// Packet arrivals handled (counted with timer events in the summary).
     arrivals: u64,
+    /// When the last sample was taken.
+    last_sample: Time,
+    /// Packets endpoints created and packets handed to endpoints, for the
+    /// conservation check: created = delivered + dropped + in transit.
+    created: u64,
+    delivered: u64,
     flows: Vec<Flow>,
     log: EventLog,
     sampler: Sampler,
@@ -110,6 +116,9 @@ impl World {
             links: vec![forward, reverse],
             link_heads: Vec::new(),
             arrivals: 0,
+            last_sample: 0,
+            created: 0,
+            delivered: 0,
             flows: Vec::new(),
             log: EventLog::new(cfg.trace.events, cfg.trace.max_events),
             sampler: Sampler::new(from_secs(cfg.trace.interval_s)),
@@ -226,6 +235,7 @@ impl World {
 
     /// Sends the packets endpoints produced into the first hop of their route.
     fn flush_outbox(&mut self) {
+        self.created += self.out.len() as u64;
         for i in 0..self.out.len() {
             let pkt = self.out[i];
             let flow = &self.flows[pkt.flow as usize];
@@ -279,6 +289,7 @@ impl World {
 
     /// A packet reached the end of its route.
     fn deliver(&mut self, pkt: Packet) {
+        self.delivered += 1;
         let now = self.now;
         let flow_id = pkt.flow;
         let mut io = Io { now, queue: &mut self.queue, out: &mut self.out, log: &mut self.log };
@@ -294,7 +305,7 @@ impl World {
                 }
             }
             (Endpoints::Tcp { sender, .. }, Body::Ack(ack)) => sender.on_ack(&ack, &mut io),
-            (Endpoints::Udp { sink, .. }, Body::Datagram { seq, len }) => sink.deliver(seq, len as u64),
+            (Endpoints::Udp { sink, .. }, Body::Datagram { seq, len }) => sink.deliver_datagram(seq, len as u64),
             _ => unreachable!("a packet of the wrong kind for its flow"),
         }
     }
@@ -326,29 +337,75 @@ impl World {
         }
     }
 
+    /// The periodic sample, which schedules the next one.
     fn sample(&mut self) {
+        self.record_sample();
+        self.queue.push(self.now + self.sampler.interval, Event::Sample);
+    }
+
+    /// Appends one row per flow and per queue for the interval ending now.
+    fn record_sample(&mut self) {
         let now = self.now;
+        let dt = now - self.last_sample;
+        self.last_sample = now;
         let s = &mut self.sampler;
         for (i, f) in self.flows.iter_mut().enumerate() {
             let delivered = f.delivered_bytes();
             match &mut f.endpoints {
                 Endpoints::Tcp { sender, .. } => {
                     let st = sender.state();
-                    s.flow_row(now, i as u32, delivered, &mut sender.sampler, st);
+                    s.flow_row(now, dt, i as u32, delivered, &mut sender.sampler, st);
                     sender.cc_state(&mut s.scratch);
                     s.cc_rows(now, i as u32);
                 }
-                Endpoints::Udp { sampler, .. } => s.flow_row(now, i as u32, delivered, sampler, FlowState::NONE),
+                Endpoints::Udp { sampler, .. } => s.flow_row(now, dt, i as u32, delivered, sampler, FlowState::NONE),
             }
         }
         for l in &mut self.links {
             let occ = l.occupancy(now);
             s.queue_row(now, &l.name, occ, (l.stats.dropped_overflow, l.stats.dropped_random));
         }
-        self.queue.push(now + s.interval, Event::Sample);
     }
 
-    fn finish(self, cfg: &Config, wall_time_s: f64) -> RunOutput {
+    /// Checks what must hold at any instant, panicking with what broke: every link
+    /// conserves packets, no packet is created or lost outside a counted drop, each
+    /// application received its bytes exactly once and in order, and each sender's
+    /// scoreboard agrees with its counters. Tests call it; it costs a pass over state.
+    pub fn check_invariants(&self) {
+        let mut dropped = 0;
+        let mut in_transit = 0;
+        for l in &self.links {
+            assert_eq!(l.stats.enqueued, l.stats.dequeued + l.in_transit() as u64, "link {} leaks packets", l.name);
+            dropped += l.stats.dropped_overflow + l.stats.dropped_random;
+            in_transit += l.in_transit() as u64;
+        }
+        assert_eq!(self.created, self.delivered + dropped + in_transit, "packets created != delivered + dropped + in transit");
+        for (i, f) in self.flows.iter().enumerate() {
+            match &f.endpoints {
+                Endpoints::Tcp { sender, receiver, .. } => {
+                    assert_eq!(receiver.sink.order_violations, 0, "flow {i}: bytes out of order at the application");
+                    assert_eq!(receiver.sink.bytes, receiver.rcv_nxt, "flow {i}: application bytes != rcv_nxt");
+                    assert!(receiver.rcv_nxt >= sender.acked_bytes(), "flow {i}: acknowledged bytes never received");
+                    sender.check_invariants();
+                }
+                Endpoints::Udp { sink, .. } => assert_eq!(sink.order_violations, 0, "flow {i}: datagrams reordered"),
+            }
+        }
+    }
+
+    /// Runs until simulated time `t` (or the end), for tests that look inside a run.
+    pub fn run_until(&mut self, t: Time) {
+        let end = self.duration;
+        self.duration = t.min(end);
+        self.run();
+        self.duration = end;
+    }
+
+    fn finish(mut self, cfg: &Config, wall_time_s: f64) -> RunOutput {
+        if self.last_sample < self.now {
+            // The last stretch, when the duration is not a multiple of the interval.
+            self.record_sample();
+        }
         let flows = self.flows.iter().enumerate().map(|(i, f)| flow_summary(i as u32, f, self.now)).collect();
         let queues = self
             .links
@@ -386,7 +443,7 @@ fn udp_send(flow: u32, source: &mut Source, sent: &mut u64, chunk: u32, timer: &
     let written = source.written(io.now, *sent, u64::MAX / 4);
     while *sent < written {
         let len = (written - *sent).min(chunk as u64) as u32;
-        io.out.push(Packet { flow, size: len + UDP_HEADER_BYTES, hop: 0, body: Body::Datagram { seq: *sent, len } });
+        io.out.push(Packet { flow, size: (len + UDP_HEADER_BYTES) as u16, hop: 0, body: Body::Datagram { seq: *sent, len } });
         *sent += len as u64;
     }
     if let Some(t) = source.next_write() {

@@ -113,7 +113,7 @@ impl Link {
         }
         self.busy_until = start + tx_time(pkt.size as u64, self.fs_per_byte);
         if start > now {
-            self.waiting.push_back((start, pkt.size));
+            self.waiting.push_back((start, pkt.size as u32));
             self.waiting_bytes += pkt.size as u64;
             self.stats.max_bytes = self.stats.max_bytes.max(self.waiting_bytes);
         }
@@ -137,7 +137,7 @@ impl Link {
         let (_, pkt) = self.pipe.pop_front().expect("head exists");
         self.stats.dequeued += 1;
         if let Some(loss) = &mut self.loss {
-            if (self.loss_applies)(&pkt) && loss.drops(pkt.size) {
+            if (self.loss_applies)(&pkt) && loss.drops(pkt.size as u32) {
                 self.stats.dropped_random += 1;
                 return Some(Err(pkt));
             }
@@ -162,8 +162,8 @@ mod tests {
     use super::*;
     use crate::net::{Body, Segment};
 
-    fn pkt(size: u32) -> Packet {
-        Packet { flow: 0, size, hop: 0, body: Body::Data(Segment { seq: 0, len: size, ts_val: 0, retransmission: false }) }
+    fn pkt(size: u16) -> Packet {
+        Packet { flow: 0, size, hop: 0, body: Body::Data(Segment { seq: 0, len: size as u32, ts_val: 0, retransmission: false }) }
     }
 
     #[test]

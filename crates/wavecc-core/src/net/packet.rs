@@ -10,11 +10,13 @@ pub const UDP_HEADER_BYTES: u32 = 28;
 /// With timestamps, 40 bytes of TCP option space leave room for three SACK blocks.
 pub const MAX_SACK_BLOCKS: usize = 3;
 
+/// Kept to 64 bytes (one cache line): links hold thousands of packets in flight and
+/// every hop moves them.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Packet {
     pub flow: u32,
     /// Bytes on the wire (headers included): what links serialise and loss models see.
-    pub size: u32,
+    pub size: u16,
     /// Index of the next hop on the packet's route.
     pub hop: u8,
     pub body: Body,
@@ -57,26 +59,44 @@ pub struct SackBlock {
 pub struct Ack {
     /// Next byte expected (cumulative acknowledgement).
     pub ack: u64,
-    /// SACK blocks, most recent first (RFC 2018); a D-SACK (RFC 2883) comes first
-    /// and is flagged by `dsack`.
-    pub sack: [SackBlock; MAX_SACK_BLOCKS],
-    pub n_sack: u8,
-    pub dsack: bool,
     /// Echoed timestamp (TSecr).
     pub ts_ecr: Time,
-    /// Advertised receive window in bytes (already scaled).
-    pub rwnd: u64,
+    /// Advertised receive window in bytes (already scaled; at most 1 GiB by RFC 7323).
+    pub rwnd: u32,
+    /// SACK blocks as offsets from `ack` (a window is far below 2 GiB, and a D-SACK
+    /// may lie below `ack`); read them through [`Ack::blocks`].
+    sack: [(i32, i32); MAX_SACK_BLOCKS],
+    n_sack: u8,
+    /// The first block is a D-SACK (RFC 2883).
+    pub dsack: bool,
 }
 
 impl Ack {
-    pub fn blocks(&self) -> &[SackBlock] {
-        &self.sack[..self.n_sack as usize]
+    pub fn new(ack: u64, ts_ecr: Time, rwnd: u32) -> Self {
+        Self { ack, ts_ecr, rwnd, sack: [(0, 0); MAX_SACK_BLOCKS], n_sack: 0, dsack: false }
+    }
+
+    /// Appends a block; the caller keeps to [`MAX_SACK_BLOCKS`].
+    pub fn push_block(&mut self, b: SackBlock) {
+        let off = |x: u64| (x as i64 - self.ack as i64) as i32;
+        self.sack[self.n_sack as usize] = (off(b.start), off(b.end));
+        self.n_sack += 1;
+    }
+
+    pub fn n_blocks(&self) -> usize {
+        self.n_sack as usize
+    }
+
+    /// SACK blocks, most recent first (RFC 2018), a D-SACK first when `dsack`.
+    pub fn blocks(&self) -> impl Iterator<Item = SackBlock> + '_ {
+        let abs = |o: i32| (self.ack as i64 + o as i64) as u64;
+        self.sack[..self.n_sack as usize].iter().map(move |&(s, e)| SackBlock { start: abs(s), end: abs(e) })
     }
 
     /// Bytes on the wire: headers plus the SACK option (2 bytes + 8 per block,
     /// padded to 4 with two NOPs).
-    pub fn wire_size(&self) -> u32 {
-        HEADER_BYTES + if self.n_sack > 0 { 4 + 8 * self.n_sack as u32 } else { 0 }
+    pub fn wire_size(&self) -> u16 {
+        (HEADER_BYTES + if self.n_sack > 0 { 4 + 8 * self.n_sack as u32 } else { 0 }) as u16
     }
 }
 
@@ -86,9 +106,24 @@ mod tests {
 
     #[test]
     fn ack_size_grows_with_sack_blocks() {
-        let mut a = Ack { ack: 0, sack: Default::default(), n_sack: 0, dsack: false, ts_ecr: 0, rwnd: 0 };
+        let mut a = Ack::new(10_000, 0, 0);
         assert_eq!(a.wire_size(), 52);
-        a.n_sack = 3;
+        for i in 0..3 {
+            a.push_block(SackBlock { start: 20_000 + i * 3000, end: 21_000 + i * 3000 });
+        }
         assert_eq!(a.wire_size(), 52 + 28, "3 blocks fill the 40-byte option space with timestamps");
+    }
+
+    #[test]
+    fn sack_blocks_round_trip_including_dsack_below_the_ack() {
+        let mut a = Ack::new(1 << 40, 0, 0);
+        let blocks = [SackBlock { start: (1 << 40) - 1400, end: 1 << 40 }, SackBlock { start: (1 << 40) + 2800, end: (1 << 40) + 5600 }];
+        blocks.iter().for_each(|b| a.push_block(*b));
+        assert_eq!(a.blocks().collect::<Vec<_>>(), blocks);
+    }
+
+    #[test]
+    fn a_packet_fits_a_cache_line() {
+        assert!(std::mem::size_of::<Packet>() <= 64, "{}", std::mem::size_of::<Packet>());
     }
 }

@@ -33,6 +33,16 @@ fn from_serde<E>(e: serde_path_to_error::Error<E>, message: impl Fn(&E) -> Strin
     if path == "." { ConfigError::Syntax(inner) } else { ConfigError::invalid(path, inner) }
 }
 
+/// serde_json's message without its " at line L column C": positions in JSON that
+/// Python generated mean nothing to the user, who wrote TOML or a dict.
+fn json_message(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    match text.rfind(" at line ") {
+        Some(i) => text[..i].to_string(),
+        None => text,
+    }
+}
+
 /// A TOML error on one line: "line L: message" (toml's own rendering spans
 /// several lines with a source excerpt).
 fn toml_message(e: &toml::de::Error, text: &str) -> String {
@@ -45,7 +55,7 @@ fn toml_message(e: &toml::de::Error, text: &str) -> String {
 impl Config {
     pub fn from_json(text: &str) -> Result<Config, ConfigError> {
         let de = &mut serde_json::Deserializer::from_str(text);
-        let config: Config = serde_path_to_error::deserialize(de).map_err(|e| from_serde(e, |e| e.to_string()))?;
+        let config: Config = serde_path_to_error::deserialize(de).map_err(|e| from_serde(e, json_message))?;
         config.validate()?;
         Ok(config)
     }

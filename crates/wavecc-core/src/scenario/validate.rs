@@ -46,6 +46,9 @@ impl Config {
             at_least("path.buffer_bytes", p.buffer_bytes, p.mtu_bytes as u64)?;
         }
         let min_mtu = self.tcp.mss_bytes as u64 + HEADER_BYTES as u64;
+        if p.mtu_bytes > 65_535 {
+            return Err(ConfigError::invalid("path.mtu_bytes", format!("must be at most 65535 (an IPv4 packet), got {}", p.mtu_bytes)));
+        }
         if (p.mtu_bytes as u64) < min_mtu {
             return Err(ConfigError::invalid(
                 "path.mtu_bytes",
@@ -205,6 +208,15 @@ mod tests {
     fn mtu_must_hold_a_segment() {
         let e = err("[path]\nmtu_bytes = 1000\n[[flows]]\n");
         assert!(e.starts_with("path.mtu_bytes: must hold tcp.mss_bytes"), "{e}");
+    }
+
+    #[test]
+    fn json_errors_name_the_key_without_json_positions() {
+        let e = Config::from_json(r#"{"path": {"rate_bsp": 1}, "flows": [{}]}"#).unwrap_err().to_string();
+        assert!(e.starts_with("path.rate_bsp: unknown field `rate_bsp`"), "{e}");
+        assert!(!e.contains("line"), "{e}");
+        let e = Config::from_json(r#"{"duration_s": 1}"#).unwrap_err().to_string();
+        assert_eq!(e, "missing field `flows`");
     }
 
     #[test]

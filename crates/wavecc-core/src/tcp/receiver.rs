@@ -13,22 +13,36 @@ pub struct ReceiverConfig {
     pub rcv_buf: u64,
 }
 
-/// The receiving application: reads every in-order byte at once and checks that
-/// the stream arrives exactly once and in order.
+/// The receiving application: reads everything delivered at once, counts it, and
+/// checks the order it arrives in.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct AppSink {
     /// Bytes delivered to the application so far.
     pub bytes: u64,
-    /// Chunks that did not start where the previous one ended (must stay 0).
+    /// Stream offset just past the last delivery.
+    next: u64,
+    /// Deliveries out of order: for a byte stream any gap or overlap, for
+    /// datagrams (which may be lost) anything going backwards. Must stay 0.
     pub order_violations: u64,
 }
 
 impl AppSink {
+    /// A chunk of a reliable byte stream: must start where the last one ended.
     pub fn deliver(&mut self, offset: u64, len: u64) {
-        if offset != self.bytes {
+        if offset != self.next {
             self.order_violations += 1;
         }
-        self.bytes = offset + len;
+        self.bytes += len;
+        self.next = offset + len;
+    }
+
+    /// A datagram: losses leave gaps, but nothing may come twice or go backwards.
+    pub fn deliver_datagram(&mut self, offset: u64, len: u64) {
+        if offset < self.next {
+            self.order_violations += 1;
+        }
+        self.bytes += len;
+        self.next = offset + len;
     }
 }
 
@@ -39,7 +53,8 @@ pub struct Receiver {
     pub rcv_nxt: u64,
     ooo: RangeSet,
     /// Starts of recently changed out-of-order ranges, most recent first: the order
-    /// of SACK blocks (RFC 2018 section 4).
+    /// of SACK blocks (RFC 2018 section 4). Only the blocks an ACK can carry are
+    /// kept, so heavy loss (hundreds of holes) costs nothing per segment.
     recent: Vec<u64>,
     dsack: Option<SackBlock>,
     /// Full segments received since the last ACK.
@@ -95,8 +110,10 @@ impl Receiver {
         if start > self.rcv_nxt {
             self.ooo.insert(start, end);
             let block = self.ooo.containing(start).expect("just inserted").0;
-            self.recent.retain(|&s| s != block && self.ooo.containing(s).is_some_and(|r| r.0 == s));
+            let ooo = &self.ooo;
+            self.recent.retain(|&s| s != block && ooo.containing(s).is_some_and(|r| r.0 == s));
             self.recent.insert(0, block);
+            self.recent.truncate(MAX_SACK_BLOCKS);
             return AckPolicy::Now;
         }
         let had_holes = !self.ooo.is_empty();
@@ -119,37 +136,27 @@ impl Receiver {
 
     /// Builds the ACK to send now.
     pub fn make_ack(&mut self) -> Ack {
-        let mut sack = [SackBlock::default(); MAX_SACK_BLOCKS];
-        let mut n = 0;
-        let mut dsack = false;
+        let free = self.cfg.rcv_buf.saturating_sub(self.ooo_bytes());
+        let rwnd = ((free >> self.window_shift) << self.window_shift).min(u32::MAX as u64) as u32;
+        let mut ack = Ack::new(self.rcv_nxt, self.ts_recent, rwnd);
         if self.cfg.sack {
             if let Some(d) = self.dsack {
-                sack[0] = d;
-                n = 1;
-                dsack = true;
+                ack.push_block(d);
+                ack.dsack = true;
             }
             for &s in &self.recent {
-                if n == MAX_SACK_BLOCKS {
+                if ack.n_blocks() == MAX_SACK_BLOCKS {
                     break;
                 }
                 if let Some((start, end)) = self.ooo.containing(s) {
-                    sack[n] = SackBlock { start, end };
-                    n += 1;
+                    ack.push_block(SackBlock { start, end });
                 }
             }
         }
         self.dsack = None;
         self.unacked = 0;
         self.last_ack_sent = self.rcv_nxt;
-        let free = self.cfg.rcv_buf.saturating_sub(self.ooo_bytes());
-        Ack {
-            ack: self.rcv_nxt,
-            sack,
-            n_sack: n as u8,
-            dsack,
-            ts_ecr: self.ts_recent,
-            rwnd: (free >> self.window_shift) << self.window_shift,
-        }
+        ack
     }
 }
 
@@ -187,13 +194,13 @@ mod tests {
         assert_eq!(r.on_segment(&seg(5, 0)), AckPolicy::Now);
         let a = r.make_ack();
         assert_eq!(a.ack, MSS);
-        assert_eq!(a.blocks(), &[SackBlock { start: 5 * MSS, end: 6 * MSS }, SackBlock { start: 2 * MSS, end: 3 * MSS }]);
+        assert_eq!(a.blocks().collect::<Vec<_>>(), [SackBlock { start: 5 * MSS, end: 6 * MSS }, SackBlock { start: 2 * MSS, end: 3 * MSS }]);
         // Filling the first hole merges with the block above and acks at once.
         assert_eq!(r.on_segment(&seg(1, 0)), AckPolicy::Now);
         let a = r.make_ack();
         assert_eq!(a.ack, 3 * MSS);
-        assert_eq!(a.blocks(), &[SackBlock { start: 5 * MSS, end: 6 * MSS }]);
-        assert_eq!(r.sink, AppSink { bytes: 3 * MSS, order_violations: 0 });
+        assert_eq!(a.blocks().collect::<Vec<_>>(), [SackBlock { start: 5 * MSS, end: 6 * MSS }]);
+        assert_eq!((r.sink.bytes, r.sink.order_violations), (3 * MSS, 0));
     }
 
     #[test]
@@ -205,7 +212,7 @@ mod tests {
         assert_eq!(r.on_segment(&seg(0, 0)), AckPolicy::Now);
         let a = r.make_ack();
         assert!(a.dsack);
-        assert_eq!(a.blocks()[0], SackBlock { start: 0, end: MSS });
+        assert_eq!(a.blocks().next(), Some(SackBlock { start: 0, end: MSS }));
         assert!(!r.make_ack().dsack, "reported once");
     }
 
@@ -216,13 +223,27 @@ mod tests {
         let a = r.make_ack();
         // 6,553,600 B needs shift 7; the window is a multiple of 128.
         assert_eq!(a.rwnd % 128, 0);
-        assert!(a.rwnd <= 6_553_600 - MSS && a.rwnd > 6_553_600 - MSS - 128);
+        assert!(a.rwnd as u64 <= 6_553_600 - MSS && a.rwnd as u64 > 6_553_600 - MSS - 128);
+    }
+
+    #[test]
+    fn sink_flags_gaps_in_a_stream_but_not_in_datagrams() {
+        let mut s = AppSink::default();
+        s.deliver(0, 10);
+        s.deliver(20, 10);
+        assert_eq!(s.order_violations, 1);
+        let mut d = AppSink::default();
+        d.deliver_datagram(0, 10);
+        d.deliver_datagram(20, 10);
+        assert_eq!((d.bytes, d.order_violations), (20, 0));
+        d.deliver_datagram(5, 10);
+        assert_eq!(d.order_violations, 1);
     }
 
     #[test]
     fn without_sack_no_blocks_are_sent() {
         let mut r = Receiver::new(ReceiverConfig { sack: false, delayed_ack: false, ack_every: 2, rcv_buf: 100_000 });
         r.on_segment(&seg(2, 0));
-        assert_eq!(r.make_ack().n_sack, 0);
+        assert_eq!(r.make_ack().n_blocks(), 0);
     }
 }

@@ -4,6 +4,7 @@ use crate::engine::{from_secs, Time};
 
 #[derive(Debug, Clone)]
 pub struct RttEstimator {
+    /// Smoothed RTT and its variation, in ns (fractional, as RFC 6298 averages).
     srtt: Option<f64>,
     rttvar: f64,
     rto: Time,
@@ -15,8 +16,8 @@ pub struct RttEstimator {
     pub min_rtt: Option<Time>,
 }
 
-/// Clock granularity G of RFC 6298: 1 ms, as Linux's jiffies-free timer and ns-3.
-const GRANULARITY: f64 = 1e-3;
+/// Clock granularity G of RFC 6298 in ns: 1 ms, as ns-3's default.
+const GRANULARITY: f64 = 1e6;
 
 impl RttEstimator {
     pub fn new(initial_rto_s: f64, min_rto_s: f64, max_rto_s: f64) -> Self {
@@ -34,7 +35,7 @@ impl RttEstimator {
     /// Feeds one RTT sample (ns). The first sets SRTT = R, RTTVAR = R/2; later ones
     /// use alpha = 1/8, beta = 1/4. A valid sample also clears the back-off.
     pub fn sample(&mut self, rtt: Time) {
-        let r = rtt as f64 / 1e9;
+        let r = rtt as f64;
         match self.srtt {
             None => {
                 self.srtt = Some(r);
@@ -46,7 +47,7 @@ impl RttEstimator {
             }
         }
         let rto = self.srtt.unwrap() + (4.0 * self.rttvar).max(GRANULARITY);
-        self.rto = from_secs(rto).clamp(self.min_rto, self.max_rto);
+        self.rto = (rto as Time).clamp(self.min_rto, self.max_rto);
         self.backoff = 0;
         self.min_rtt = Some(self.min_rtt.map_or(rtt, |m| m.min(rtt)));
     }
@@ -62,7 +63,7 @@ impl RttEstimator {
     }
 
     pub fn srtt_s(&self) -> f64 {
-        self.srtt.unwrap_or(0.0)
+        self.srtt.map_or(0.0, |s| s / 1e9)
     }
 }
 
@@ -90,6 +91,16 @@ mod tests {
         // RTTVAR = 3/4 * 0.05 + 1/4 * |0.1 - 0.2| = 0.0625; SRTT = 0.1125.
         assert!((e.srtt_s() - 0.1125).abs() < 1e-12);
         assert_eq!(e.rto(), from_secs(0.1125 + 4.0 * 0.0625));
+    }
+
+    #[test]
+    fn variance_term_is_at_least_the_clock_granularity() {
+        let mut e = RttEstimator::new(1.0, 0.0001, 60.0);
+        for _ in 0..50 {
+            e.sample(100 * MS);
+        }
+        // RTTVAR decays towards 0; the RTO keeps G = 1 ms above SRTT.
+        assert_eq!(e.rto(), 101 * MS);
     }
 
     #[test]

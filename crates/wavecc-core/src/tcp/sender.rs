@@ -176,7 +176,7 @@ impl Sender {
         if ack.ack > self.snd_nxt || ack.ack < self.snd_una {
             return; // acknowledges nothing we sent, or an old ACK overtaken by a newer one
         }
-        self.peer_rwnd = ack.rwnd;
+        self.peer_rwnd = ack.rwnd as u64;
         let prior_in_flight = self.sb.in_flight();
         let advanced = ack.ack > self.snd_una;
 
@@ -204,9 +204,9 @@ impl Sender {
         }
         let mut dsack = None;
         if self.cfg.sack {
-            for (i, b) in ack.blocks().iter().enumerate() {
+            for (i, b) in ack.blocks().enumerate() {
                 if i == 0 && ack.dsack {
-                    dsack = Some(*b);
+                    dsack = Some(b);
                 } else if b.end > self.snd_una {
                     self.sb.sack(b.start.max(self.snd_una), b.end, &mut on_delivered);
                 }
@@ -310,7 +310,7 @@ impl Sender {
 
     /// Recovery or loss episode complete: the cumulative ACK passed `high_seq`.
     fn end_episode(&mut self, io: &mut Io) {
-        if self.state == CaState::Recovery && self.sock.ssthresh.is_finite() {
+        if self.state == CaState::Recovery && !self.try_undo(io) && self.sock.ssthresh.is_finite() {
             // Linux `tcp_end_cwnd_reduction`: leave recovery at ssthresh.
             self.sock.cwnd = self.sock.ssthresh;
             self.sync_sock(io.now);
@@ -322,26 +322,35 @@ impl Sender {
     }
 
     /// A D-SACK: the receiver got a segment twice, so one retransmission was not
-    /// needed. When all of an episode's retransmissions prove spurious, undo.
+    /// needed. When all of an episode's retransmissions prove spurious the reduction
+    /// is undone: at once outside recovery, at the end of recovery otherwise (Linux
+    /// `tcp_try_undo_dsack`, `tcp_try_undo_loss`, `tcp_try_undo_recovery`), so that
+    /// PRR never fights a restored window.
     fn on_dsack(&mut self, block: SackBlock, io: &mut Io) {
         self.counters.spurious_retransmissions += 1;
         io.log.log(io.now, self.flow, "spurious_retransmission", "dsack", Some(block.start));
-        let Some(marker) = self.undo.marker else { return };
-        if block.start < marker || self.undo.retrans == 0 {
+        if self.undo.marker.is_none_or(|m| block.start < m) || self.undo.retrans == 0 {
             return;
         }
         self.undo.retrans -= 1;
-        if self.undo.retrans == 0 && self.cfg.undo {
-            self.sync_sock(io.now);
-            self.sock.cwnd = self.cc.undo_cwnd(&self.sock).max(1.0);
-            self.sock.ssthresh = self.sock.ssthresh.max(self.undo.prior_ssthresh);
-            self.undo.marker = None;
-            self.counters.undos += 1;
-            io.log.log(io.now, self.flow, "undo", self.state.as_str(), Some(block.start));
-            if self.state == CaState::Loss {
-                self.set_state(CaState::Open, io);
-            }
+        if self.state != CaState::Recovery && self.try_undo(io) && self.state == CaState::Loss {
+            self.set_state(CaState::Open, io);
         }
+    }
+
+    /// Restores the window and threshold from before the reduction when every
+    /// retransmission of the episode was reported spurious; true when it did.
+    fn try_undo(&mut self, io: &mut Io) -> bool {
+        if !self.cfg.undo || self.undo.marker.is_none() || self.undo.retrans > 0 {
+            return false;
+        }
+        self.sync_sock(io.now);
+        self.sock.cwnd = self.cc.undo_cwnd(&self.sock).max(1.0);
+        self.sock.ssthresh = self.sock.ssthresh.max(self.undo.prior_ssthresh);
+        self.undo.marker = None;
+        self.counters.undos += 1;
+        io.log.log(io.now, self.flow, "undo", self.state.as_str(), Some(self.snd_una));
+        true
     }
 
     fn adjust_window(&mut self, rs: &RateSample, advanced: bool, io: &mut Io) {
@@ -441,6 +450,8 @@ impl Sender {
     pub fn send(&mut self, io: &mut Io) {
         let now = io.now;
         let mss = self.cfg.mss as u64;
+        // What the application has written by now; it cannot change during this call.
+        let written = self.app.written(now, self.snd_una, self.cfg.snd_buf);
         loop {
             let cwnd = (self.sock.cwnd as u32).max(1);
             if self.sb.in_flight() >= cwnd {
@@ -454,7 +465,6 @@ impl Sender {
                 let s = self.sb.get(i);
                 (s.seq, s.len, Some(i))
             } else {
-                let written = self.app.written(now, self.snd_una, self.cfg.snd_buf);
                 let avail = written - self.snd_nxt;
                 let len = avail.min(mss);
                 // Nagle (RFC 896): a partial segment waits while data is in flight.
@@ -506,7 +516,7 @@ impl Sender {
             self.prr.out += 1;
         }
         self.counters.segments_sent += 1;
-        let size = len + HEADER_BYTES;
+        let size = (len + HEADER_BYTES) as u16;
         io.out.push(Packet {
             flow: self.flow,
             size,
@@ -529,5 +539,248 @@ impl Sender {
         self.sb.check_invariants();
         assert!(self.snd_una <= self.snd_nxt);
         assert!(self.sock.cwnd >= 1.0);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The sender's rules, driven ACK by ACK with segments of 1000 bytes.
+    use super::*;
+    use crate::engine::{from_secs, EventQueue, RngStreams};
+    use crate::trace::EventLog;
+
+    const MSS: u64 = 1000;
+    const MS: Time = 1_000_000;
+
+    struct Harness {
+        s: Sender,
+        q: EventQueue<Event>,
+        out: Vec<Packet>,
+        log: EventLog,
+        now: Time,
+    }
+
+    fn harness(cca: &str, tune: impl FnOnce(&mut SenderConfig)) -> Harness {
+        let mut cfg = SenderConfig { mss: MSS as u32, sack: true, timestamps: true, dupthresh: 3, snd_buf: 1 << 30, pacing: false, undo: true };
+        tune(&mut cfg);
+        let flow = crate::Config::from_toml("[[flows]]\n").unwrap().flows[0].clone();
+        let app = Source::new(&flow, MSS as u32, from_secs(100.0), RngStreams::new(1).stream("app"));
+        let cc = crate::cc::build(cca, &serde_json::Value::Null).unwrap();
+        let sock = Socket::new(MSS as u32, 10.0, f64::INFINITY);
+        let rtt = RttEstimator::new(1.0, 0.2, 60.0);
+        let mut h = Harness { s: Sender::new(0, cfg, cc, sock, rtt, app), q: EventQueue::default(), out: vec![], log: EventLog::new(true, 1000), now: 0 };
+        h.io(|s, io| s.send(io));
+        h
+    }
+
+    impl Harness {
+        /// Runs `f` at the current time and returns the segment numbers it sent.
+        fn io(&mut self, f: impl FnOnce(&mut Sender, &mut Io)) -> Vec<u64> {
+            let mut io = Io { now: self.now, queue: &mut self.q, out: &mut self.out, log: &mut self.log };
+            f(&mut self.s, &mut io);
+            self.s.check_invariants();
+            self.out
+                .drain(..)
+                .map(|p| match p.body {
+                    Body::Data(seg) => seg.seq / MSS,
+                    _ => unreachable!(),
+                })
+                .collect()
+        }
+
+        /// An ACK at `at` ms for segments below `ack` (in segments) with SACK
+        /// blocks given in segments.
+        fn ack(&mut self, at_ms: u64, ack: u64, sacks: &[(u64, u64)]) -> Vec<u64> {
+            self.ack_full(at_ms, ack, sacks, false)
+        }
+
+        fn ack_full(&mut self, at_ms: u64, ack: u64, sacks: &[(u64, u64)], dsack: bool) -> Vec<u64> {
+            self.now = at_ms * MS;
+            let mut a = Ack::new(ack * MSS, 0, u32::MAX);
+            for &(s, e) in sacks {
+                a.push_block(SackBlock { start: s * MSS, end: e * MSS });
+            }
+            a.dsack = dsack;
+            self.io(|s, io| s.on_ack(&a, io))
+        }
+
+        /// Advances to the next timer event and fires it if it is the RTO.
+        fn run_timers_until(&mut self, until: Time) -> Vec<u64> {
+            let mut sent = vec![];
+            while let Some(t) = self.q.peek_time().filter(|&t| t <= until) {
+                let (_, ev) = self.q.pop().unwrap();
+                self.now = t;
+                sent.extend(self.io(|s, io| match ev {
+                    Event::Rto(_) => s.on_rto_timer(io),
+                    Event::Pace(_) => s.on_pace_timer(io),
+                    Event::AppWake(_) => s.on_app_timer(io),
+                    _ => {}
+                }));
+            }
+            sent
+        }
+
+        fn kinds(&self) -> Vec<&'static str> {
+            self.log.trace.kind.clone()
+        }
+    }
+
+    #[test]
+    fn starts_with_the_initial_window() {
+        let mut h = harness("newreno", |_| {});
+        // `harness` already called send once: the packets were drained there.
+        assert_eq!(h.io(|s, io| s.send(io)), Vec::<u64>::new(), "the window is full");
+        assert_eq!(h.s.sb.packets_out, 10);
+        assert!(h.s.rto_timer.is_set(), "the first transmission arms the RTO");
+    }
+
+    #[test]
+    fn slow_start_sends_two_segments_per_segment_acked() {
+        let mut h = harness("newreno", |_| {});
+        // A delayed ACK covering two segments opens the window by two.
+        assert_eq!(h.ack(20, 2, &[]), vec![10, 11, 12, 13]);
+        assert_eq!(h.s.sock.cwnd, 12.0);
+        assert_eq!(h.s.rtt.min_rtt, Some(20 * MS));
+    }
+
+    #[test]
+    fn three_sacked_segments_trigger_fast_retransmit_and_prr() {
+        let mut h = harness("newreno", |_| {});
+        // Segment 0 is lost; 1..=3 arrive and are SACKed one by one.
+        // A SACKed segment leaves the pipe, so one new segment may go (limited
+        // transmit, RFC 3042); the window itself does not grow.
+        assert_eq!(h.ack(20, 0, &[(1, 2)]), vec![10]);
+        assert_eq!(h.s.state, CaState::Disorder);
+        assert_eq!(h.s.sock.cwnd, 10.0);
+        assert_eq!(h.ack(21, 0, &[(1, 3)]), vec![11]);
+        let sent = h.ack(22, 0, &[(1, 4)]);
+        assert_eq!(h.s.state, CaState::Recovery);
+        assert_eq!(sent.first(), Some(&0), "the hole is retransmitted first");
+        assert_eq!(h.s.sock.ssthresh, 5.0, "NewReno halves the window of 10");
+        assert_eq!(h.s.counters.fast_recovery_episodes, 1);
+        assert_eq!(h.s.counters.retransmitted_segments, 1);
+        assert!(h.kinds().contains(&"recovery_enter"));
+        // PRR: while the pipe is above ssthresh, about ssthresh/prior_cwnd = 1/2
+        // segment goes out per segment delivered.
+        let mut new = 0;
+        for i in 4..10 {
+            new += h.ack(22 + i, 0, &[(1, i + 1)]).len();
+        }
+        assert!((2..=4).contains(&new), "sent {new} for 6 delivered");
+        // The retransmission arrives: everything up to snd_nxt is acked, recovery ends
+        // with cwnd = ssthresh.
+        let high = h.s.high_seq / MSS;
+        h.ack(60, high, &[]);
+        assert_eq!(h.s.state, CaState::Open);
+        // cwnd = ssthresh, plus the additive increase of the exit ACK (as in Linux,
+        // where `tcp_cong_avoid` runs on the ACK that ends recovery).
+        assert!(h.s.sock.cwnd >= 5.0 && h.s.sock.cwnd < 6.0, "{}", h.s.sock.cwnd);
+        assert!(h.kinds().contains(&"recovery_exit"));
+    }
+
+    #[test]
+    fn rto_sets_the_loss_window_and_backs_off() {
+        let mut h = harness("newreno", |_| {});
+        // No ACK at all: the initial RTO (1 s) fires.
+        let sent = h.run_timers_until(1000 * MS);
+        assert_eq!(sent, vec![0], "go-back-N from the first unacknowledged segment");
+        assert_eq!(h.s.state, CaState::Loss);
+        assert_eq!(h.s.sock.cwnd, 1.0);
+        assert_eq!(h.s.sock.ssthresh, 5.0);
+        assert_eq!(h.s.counters.rto_events, 1);
+        // The next timeout is twice as long.
+        assert_eq!(h.run_timers_until(2999 * MS), Vec::<u64>::new());
+        assert_eq!(h.run_timers_until(3000 * MS), vec![0]);
+        assert_eq!(h.s.counters.rto_events, 2);
+        // ACKs in the loss state slow-start and retransmit in order.
+        assert_eq!(h.ack(3020, 1, &[]), vec![1, 2]);
+        assert_eq!(h.s.sock.cwnd, 2.0);
+    }
+
+    #[test]
+    fn without_sack_dupacks_and_partial_acks_retransmit_each_hole() {
+        let mut h = harness("newreno", |c| c.sack = false);
+        // Segments 0 and 5 lost: three duplicate ACKs for 0. The first two each
+        // release one new segment (limited transmit, RFC 3042).
+        assert_eq!(h.ack(20, 0, &[]), vec![10]);
+        assert_eq!(h.ack(21, 0, &[]), vec![11]);
+        assert_eq!(h.ack(22, 0, &[]).first(), Some(&0), "fast retransmit on the third duplicate");
+        assert_eq!(h.s.state, CaState::Recovery);
+        // The retransmission fills the first hole: a partial ACK up to 5 (RFC 6582)
+        // retransmits segment 5 at once.
+        let sent = h.ack(45, 5, &[]);
+        assert_eq!(sent.first(), Some(&5));
+        assert_eq!(h.s.state, CaState::Recovery, "still below the recovery point");
+        assert_eq!(h.s.counters.fast_recovery_episodes, 1);
+    }
+
+    #[test]
+    fn dsack_of_every_retransmission_undoes_the_reduction() {
+        let mut h = harness("newreno", |_| {});
+        h.ack(20, 0, &[(1, 2)]);
+        h.ack(21, 0, &[(1, 3)]);
+        h.ack(22, 0, &[(1, 4)]);
+        assert_eq!(h.s.sock.ssthresh, 5.0);
+        // Segment 0 was only delayed: its original and its retransmission both arrive,
+        // and the receiver reports the duplicate.
+        h.ack(23, 4, &[]);
+        h.ack_full(40, 4, &[(0, 1)], true);
+        assert_eq!(h.s.counters.spurious_retransmissions, 1);
+        assert_eq!(h.s.counters.undos, 0, "undone when recovery ends, not under PRR");
+        let high = h.s.high_seq / MSS;
+        h.ack(41, high, &[]);
+        assert_eq!(h.s.counters.undos, 1);
+        assert_eq!(h.s.state, CaState::Open);
+        assert_eq!(h.s.sock.ssthresh, f64::INFINITY, "ssthresh restored");
+        assert!(h.s.sock.cwnd >= 10.0, "cwnd restored to at least its prior value, got {}", h.s.sock.cwnd);
+    }
+
+    #[test]
+    fn dsack_after_a_timeout_undoes_at_once_and_reopens() {
+        let mut h = harness("newreno", |_| {});
+        assert_eq!(h.run_timers_until(1000 * MS), vec![0]);
+        assert_eq!(h.s.state, CaState::Loss);
+        // The original of segment 0 was only late: the whole window is acked, then
+        // the retransmission is reported as a duplicate.
+        h.ack(1010, 10, &[]);
+        h.ack_full(1011, 10, &[(0, 1)], true);
+        assert_eq!(h.s.counters.undos, 1);
+        assert_eq!(h.s.state, CaState::Open);
+        assert!(h.s.sock.cwnd >= 10.0, "{}", h.s.sock.cwnd);
+    }
+
+    #[test]
+    fn receive_window_limits_sending() {
+        let mut h = harness("newreno", |_| {});
+        h.now = 20 * MS;
+        let mut a = Ack::new(2 * MSS, 0, (10 * MSS) as u32);
+        a.dsack = false;
+        let sent = h.io(|s, io| s.on_ack(&a, io));
+        assert_eq!(sent, vec![10, 11], "una 2 + rwnd 10 allows up to segment 11");
+    }
+
+    #[test]
+    fn pacing_spaces_transmissions() {
+        let mut h = harness("newreno", |c| c.pacing = true);
+        // Without an RTT sample the first window goes at once; afterwards segments are
+        // spaced by size / (2 cwnd / srtt) in slow start.
+        let sent = h.ack(20, 2, &[]);
+        assert_eq!(sent.len(), 1, "one segment now, the rest on the pacing timer");
+        let later = h.run_timers_until(21 * MS);
+        assert!(!later.is_empty() && later.len() < 4, "{later:?}");
+        // 12 segments of 1052 B per 20 ms doubled: about 20 ms / 24 per segment.
+        let gap = h.s.next_send_time - h.now;
+        assert!(gap > 0 && gap < 2 * MS, "{gap}");
+    }
+
+    #[test]
+    fn growth_needs_a_full_window() {
+        let mut h = harness("newreno", |c| c.snd_buf = 4 * MSS);
+        // The application keeps only 4 segments in the buffer: not cwnd-limited, so
+        // ACKs do not grow the window.
+        assert_eq!(h.s.sb.packets_out, 4);
+        h.ack(20, 2, &[]);
+        h.ack(40, 4, &[]);
+        assert_eq!(h.s.sock.cwnd, 10.0);
     }
 }

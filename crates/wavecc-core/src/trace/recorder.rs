@@ -98,13 +98,14 @@ impl Sampler {
         Self { interval, flows: Default::default(), queues: Default::default(), cc: Default::default(), scratch: Vec::new() }
     }
 
-    /// Appends one flow row and resets the flow's interval accumulators.
-    pub fn flow_row(&mut self, now: Time, flow: u32, delivered_bytes: u64, acc: &mut FlowSampler, st: FlowState) {
+    /// Appends one flow row for the interval of length `dt` ending at `now` and
+    /// resets the flow's interval accumulators.
+    pub fn flow_row(&mut self, now: Time, dt: Time, flow: u32, delivered_bytes: u64, acc: &mut FlowSampler, st: FlowState) {
         let f = &mut self.flows;
         let bytes = delivered_bytes - acc.bytes_at_last_sample;
         f.t_s.push(to_secs(now));
         f.flow.push(flow);
-        f.goodput_mbps.push(bytes as f64 * 8.0 / to_secs(self.interval) / 1e6);
+        f.goodput_mbps.push(bytes as f64 * 8.0 / to_secs(dt) / 1e6);
         f.cwnd_segments.push(st.cwnd_segments);
         f.ssthresh_segments.push(st.ssthresh_segments);
         f.inflight_bytes.push(st.inflight_bytes);
@@ -149,10 +150,12 @@ mod tests {
         let mut acc = FlowSampler::default();
         acc.record_rtt(20_000_000);
         acc.record_rtt(30_000_000);
-        s.flow_row(100_000_000, 0, 12_500_000, &mut acc, FlowState::NONE);
-        s.flow_row(200_000_000, 0, 12_500_000, &mut acc, FlowState::NONE);
-        assert_eq!(s.flows.goodput_mbps, vec![1000.0, 0.0]);
-        assert_eq!(s.flows.rtt_samples, vec![2, 0]);
+        s.flow_row(100_000_000, 100_000_000, 0, 12_500_000, &mut acc, FlowState::NONE);
+        s.flow_row(200_000_000, 100_000_000, 0, 12_500_000, &mut acc, FlowState::NONE);
+        // A final, shorter interval is rated over its own length.
+        s.flow_row(210_000_000, 10_000_000, 0, 13_750_000, &mut acc, FlowState::NONE);
+        assert_eq!(s.flows.goodput_mbps, vec![1000.0, 0.0, 1000.0]);
+        assert_eq!(s.flows.rtt_samples, vec![2, 0, 0]);
         assert_eq!(s.flows.rtt_mean_ms[0], 25.0);
         assert!(s.flows.rtt_mean_ms[1].is_nan());
     }

@@ -1,0 +1,45 @@
+"""wavecc: a fast simulator of TCP congestion control over 5G mmWave networks.
+
+The simulation, the scenario schema and its validation live in the Rust core
+(`wavecc._core`); this package loads scenarios, applies overrides, runs them and
+turns the results into DataFrames, files and figures.
+
+Only the core is imported eagerly. Everything else is imported on first use (PEP 562)
+so that `wavecc.bench_child`, which imports `wavecc._core`, keeps pandas and matplotlib
+out of the process whose peak memory the benchmark reports, and so that
+`wavecc scenarios list` starts instantly.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from ._core import ConfigError, __version__
+
+if TYPE_CHECKING:
+    from .config import apply_overrides, load_scenario
+    from .result import Result
+    from .runner import run
+
+# Public name -> the submodule that defines it.
+_LAZY = {
+    "load_scenario": "config",
+    "apply_overrides": "config",
+    "run": "runner",
+    "Result": "result",
+}
+
+__all__ = ["ConfigError", "Result", "__version__", "apply_overrides", "load_scenario", "run"]
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _LAZY:
+        raise AttributeError(f"module 'wavecc' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))

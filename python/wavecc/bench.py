@@ -1,0 +1,138 @@
+"""The standard benchmark: how fast the simulator runs and how much memory it needs.
+
+Each case runs in a fresh child process (`wavecc.bench_child`) so that its peak
+resident memory, read from `os.wait4`'s rusage, belongs to that case alone: a
+process's peak never goes down, so cases sharing one would hide each other.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from . import _core
+from ._core import ConfigError
+from .config import resolve, to_json
+
+
+class CaseFailed(RuntimeError):
+    """A benchmark child process exited with an error."""
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    scenario: str
+    cca: str
+    overrides: tuple[str, ...] = ()
+
+
+# The cases named in the issue that introduced `wavecc bench`: a single bulk flow over
+# the 1 Gb/s, 20 ms RTT dumbbell for 60 simulated seconds.
+CASES = (
+    Case("cubic-1g-20ms-60s", "dumbbell-1g", "cubic", ("duration_s=60",)),
+    Case("newreno-1g-20ms-60s", "dumbbell-1g", "newreno", ("duration_s=60",)),
+    Case(
+        "cubic-1g-20ms-60s-loss1e-7",
+        "dumbbell-1g",
+        "cubic",
+        ("duration_s=60", "path.loss.per_byte=1e-7"),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class Measurement:
+    case: str
+    sim_time_s: float
+    # The core's own timing of the simulation, without interpreter start-up.
+    wall_time_s: float
+    events: int
+    peak_rss_mb: float
+
+    @property
+    def sim_per_wall(self) -> float:
+        return self.sim_time_s / self.wall_time_s
+
+    @property
+    def events_per_s(self) -> float:
+        return self.events / self.wall_time_s
+
+    def as_dict(self) -> dict[str, float | int | str]:
+        return {
+            "case": self.case,
+            "sim_time_s": self.sim_time_s,
+            "wall_time_s": self.wall_time_s,
+            "sim_s_per_wall_s": self.sim_per_wall,
+            "events": self.events,
+            "events_per_s": self.events_per_s,
+            "peak_rss_mb": self.peak_rss_mb,
+        }
+
+
+def select(names: Iterable[str] | None) -> list[Case]:
+    """The cases called `names`, in the order given; all of them for None."""
+    if names is None:
+        return list(CASES)
+    by_name = {case.name: case for case in CASES}
+    unknown = [name for name in names if name not in by_name]
+    if unknown or not names:
+        what = f"unknown bench case '{unknown[0]}'" if unknown else "no bench case named"
+        raise ConfigError(f"{what} (cases: {', '.join(by_name)})")
+    return [by_name[name] for name in names]
+
+
+def config_json(case: Case, duration_s: float | None = None) -> str:
+    """The validated config of a case, as JSON; `duration_s` shortens it (for tests).
+    Validating here, in the parent, reports a bad config as a ConfigError rather than
+    as a failed child."""
+    config = resolve(case.scenario, cca=case.cca, overrides=case.overrides)
+    if duration_s is not None:
+        config["duration_s"] = duration_s
+    text = to_json(config)
+    _core.validate(text)
+    return text
+
+
+def measure(case: Case, duration_s: float | None = None) -> Measurement:
+    """Runs one case in a child process and measures it."""
+    text = config_json(case, duration_s)
+    # -P keeps the working directory off the child's sys.path, so a `wavecc` folder
+    # there (such as the source tree's, which has no compiled core) cannot shadow the
+    # installed package.
+    command = [sys.executable, "-P", "-m", "wavecc.bench_child"]
+    with tempfile.TemporaryFile() as stderr:
+        child = subprocess.Popen(
+            command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr
+        )
+        # A child that died early breaks the pipe; its exit status and stderr say why.
+        with contextlib.suppress(BrokenPipeError):
+            child.stdin.write(text.encode())
+        with contextlib.suppress(BrokenPipeError):
+            child.stdin.close()
+        output = child.stdout.read()
+        child.stdout.close()
+        # Reaping the child ourselves is the only way to get its own rusage; tell
+        # Popen so that it does not try to reap it again.
+        _, status, usage = os.wait4(child.pid, 0)
+        child.returncode = os.waitstatus_to_exitcode(status)
+        if child.returncode != 0:
+            stderr.seek(0)
+            lines = stderr.read().decode(errors="replace").strip().splitlines()
+            reason = lines[-1] if lines else f"exit code {child.returncode}"
+            raise CaseFailed(f"bench case {case.name} failed: {reason}")
+    summary = json.loads(output)["summary"]
+    return Measurement(
+        case=case.name,
+        sim_time_s=summary["sim_time_s"],
+        wall_time_s=summary["wall_time_s"],
+        events=summary["events"],
+        # Linux reports ru_maxrss in KiB.
+        peak_rss_mb=usage.ru_maxrss / 1024,
+    )

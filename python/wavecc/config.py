@@ -1,0 +1,184 @@
+"""Scenario configs on the Python side: loading, overrides, and the hand-over to the core.
+
+A config is a plain dict shaped like the scenario TOML. Python never checks it against
+the schema: the core does (`_core.validate`), so the schema lives in one place. What this
+module does check is what only it can: that files exist and parse, that override strings
+are well formed, and that the dict can become JSON at all.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import os
+import re
+import tomllib
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any, Union
+
+from . import _core
+from ._core import ConfigError
+
+Config = dict[str, Any]
+ConfigSource = Union[Config, str, "os.PathLike[str]"]
+
+
+def load_scenario(path_or_id: str | os.PathLike[str]) -> Config:
+    """Loads a scenario from a TOML file, or a built-in scenario by its id.
+
+    An existing file wins over a built-in of the same name; a name that looks like a
+    path (it has a directory separator or a `.toml` suffix) is never taken for an id,
+    so a mistyped file name reports the missing file rather than an unknown id.
+    """
+    path = Path(path_or_id)
+    if path.is_file() or _looks_like_path(str(path_or_id)):
+        return _load_file(path)
+    return _load_builtin(str(path_or_id))
+
+
+def _looks_like_path(text: str) -> bool:
+    return len(Path(text).parts) > 1 or text.endswith(".toml")
+
+
+def _load_file(path: Path) -> Config:
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such scenario file") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {e.start})") from None
+    except OSError as e:
+        raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
+    try:
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        # The message already ends with "(at line L, column C)".
+        raise ConfigError(f"{path}: invalid TOML: {e}") from None
+
+
+def _load_builtin(scenario_id: str) -> Config:
+    ids = [sid for sid, _ in _core.builtin_scenarios()]
+    if scenario_id not in ids:
+        raise ConfigError(
+            f"unknown scenario '{scenario_id}': not a file, and not a built-in "
+            f"(built-ins: {', '.join(ids)})"
+        )
+    return tomllib.loads(_core.builtin_scenario(scenario_id))
+
+
+def apply_overrides(config: Config, overrides: Iterable[str]) -> Config:
+    """Returns a deep copy of `config` with each `dotted.key=value` override applied.
+
+    The value is read as a TOML value (`5`, `1e-7`, `true`, `"text"`, `[1, 2]`,
+    `{cca = "cubic"}`); anything that is not one is taken as a bare string, so
+    `flows.0.cca=newreno` needs no quotes. Missing tables on the way are created; an
+    integer path segment indexes a list (`flows.0.cca`, or `flows[0].cca` as the core's
+    error messages write it) and must be in range.
+    """
+    result = copy.deepcopy(config)
+    for text in overrides:
+        keys, value = _parse_override(text)
+        _assign(result, keys, value, text)
+    return result
+
+
+def _parse_override(text: str) -> tuple[list[str], Any]:
+    dotted, sep, raw = text.partition("=")
+    # The core's errors spell list indices `flows[0].cca`; accept that spelling too.
+    dotted = re.sub(r"\[(\d+)\]", r".\1", dotted)
+    keys = [key.strip() for key in dotted.split(".")]
+    if not sep or not all(keys):
+        raise ConfigError(f"bad override '{text}': expected dotted.key=value")
+    return keys, _parse_value(raw)
+
+
+def _parse_value(raw: str) -> Any:
+    try:
+        parsed = tomllib.loads("v = " + raw)
+    except tomllib.TOMLDecodeError:
+        return raw.strip()
+    # Text with a newline could smuggle in further keys; then it is no single value.
+    return parsed["v"] if parsed.keys() == {"v"} else raw.strip()
+
+
+def _assign(config: Config, keys: list[str], value: Any, text: str) -> None:
+    node: Any = config
+    for depth, key in enumerate(keys):
+        last = depth == len(keys) - 1
+        where = ".".join(keys[: depth + 1])
+        if isinstance(node, list):
+            if not (key.isascii() and key.isdigit() and int(key) < len(node)):
+                raise ConfigError(
+                    f"bad override '{text}': '{where}' is not an index of a list of {len(node)}"
+                )
+            key = int(key)
+        elif not isinstance(node, dict):
+            parent = ".".join(keys[:depth])
+            raise ConfigError(f"bad override '{text}': '{parent}' is a {_kind(node)}, not a table")
+        if last:
+            node[key] = value
+        else:
+            if isinstance(node, dict) and key not in node:
+                node[key] = {}
+            node = node[key]
+
+
+def _kind(value: Any) -> str:
+    return {bool: "boolean", int: "number", float: "number", str: "string"}.get(
+        type(value), type(value).__name__
+    )
+
+
+def resolve(
+    config: ConfigSource,
+    *,
+    cca: str | None = None,
+    seed: int | None = None,
+    overrides: Iterable[str] = (),
+) -> Config:
+    """The config a run will use: loaded if it is a path or a built-in id, copied if it
+    is a dict, then with `overrides` applied, `cca` set on every flow and `seed` set.
+
+    `cca` and `seed` come last because they are the most specific requests.
+    """
+    base = config if isinstance(config, dict) else load_scenario(config)
+    result = apply_overrides(base, overrides)
+    flows = result.get("flows")
+    if cca is not None and isinstance(flows, list):
+        for flow in flows:
+            if isinstance(flow, dict):
+                flow["cca"] = cca
+    if seed is not None:
+        result["seed"] = seed
+    return result
+
+
+def to_json(config: Config) -> str:
+    """The JSON text the core reads. JSON has no inf or NaN, and TOML dates have no
+    JSON form; such a value is reported by its key path instead of failing in json."""
+    bad = _first_unrepresentable(config, "")
+    if bad is not None:
+        path, value = bad
+        raise ConfigError(
+            f"{path or 'config'}: {value!r} is not a finite number, string, boolean, "
+            "list or table, so it cannot be passed to the core"
+        )
+    return json.dumps(config, allow_nan=False)
+
+
+def _first_unrepresentable(value: Any, path: str) -> tuple[str, Any] | None:
+    if isinstance(value, dict):
+        children = ((f"{path}.{k}" if path else str(k), v) for k, v in value.items())
+    elif isinstance(value, list):
+        children = ((f"{path}.{i}" if path else str(i), v) for i, v in enumerate(value))
+    elif isinstance(value, (str, bool, int)) or (isinstance(value, float) and math.isfinite(value)):
+        return None
+    else:
+        return path, value
+    for child_path, child in children:
+        bad = _first_unrepresentable(child, child_path)
+        if bad is not None:
+            return bad
+    return None

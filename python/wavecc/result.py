@@ -1,0 +1,87 @@
+"""The result of one run: the summary, the effective config and the traces as DataFrames,
+and how they are written to disk."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import plot
+from .atomic import atomic_directory
+
+# The traces a run returns, in the order the core defines them (`trace::RunOutput`).
+TABLES = ("flows", "queues", "cc", "events")
+FIGURE = "figure.png"
+
+
+@dataclass(frozen=True, eq=False)
+class Result:
+    """One run. `summary` and `config` are plain dicts (JSON-shaped); the traces are
+    DataFrames with the core's column names. Non-finite floats reach Python as NaN:
+    e.g. `ssthresh_segments` is NaN while it is still infinite, before the first loss."""
+
+    summary: dict[str, Any]
+    config: dict[str, Any]
+    flows: pd.DataFrame
+    queues: pd.DataFrame
+    cc: pd.DataFrame
+    events: pd.DataFrame
+
+    @classmethod
+    def from_core(cls, output_json: str, config: dict[str, Any]) -> Result:
+        """Builds a Result from the JSON text `_core.run` returns."""
+        output = json.loads(output_json)
+        frames = {table: _frame(output[table]) for table in TABLES}
+        return cls(summary=output["summary"], config=config, **frames)
+
+    @property
+    def name(self) -> str:
+        return self.summary["name"]
+
+    def save(self, directory: str | os.PathLike[str], figure: bool = True) -> Path:
+        """Writes summary.json, config.json, one Parquet file per trace and (unless
+        `figure` is false) figure.png into `directory`, replacing it whole; nothing is
+        left behind if any part fails. Returns the directory."""
+        directory = Path(directory)
+        with atomic_directory(directory) as staging:
+            _write_json(staging / "summary.json", self.summary)
+            _write_json(staging / "config.json", self.config)
+            for table in TABLES:
+                getattr(self, table).to_parquet(staging / f"{table}.parquet", index=False)
+            if figure:
+                self.plot(staging / FIGURE)
+        return directory
+
+    def plot(self, path: str | os.PathLike[str]) -> Path:
+        """Draws goodput, cwnd and RTT over time, one line per flow, into `path` (PNG)."""
+        path = Path(path)
+        plot.time_series(self, path)
+        return path
+
+    def __repr__(self) -> str:
+        return (
+            f"Result(name={self.name!r}, flows={len(self.summary['flows'])}, "
+            f"sim_time_s={self.summary['sim_time_s']})"
+        )
+
+
+def _frame(columns: dict[str, list[Any]]) -> pd.DataFrame:
+    return pd.DataFrame({name: _column(values) for name, values in columns.items()})
+
+
+def _column(values: list[Any]) -> Any:
+    """serde_json writes NaN and infinities as null, and only floats can be non-finite,
+    so a null anywhere marks a float column: restore it as NaN."""
+    if any(v is None for v in values):
+        return np.array(values, dtype=np.float64)
+    return values
+
+
+def _write_json(path: Path, value: Any) -> None:
+    path.write_text(json.dumps(value, indent=2) + "\n", encoding="utf-8")

@@ -1,0 +1,29 @@
+"""Running one scenario through the core."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+
+from . import _core
+from .config import ConfigSource, resolve, to_json
+from .result import Result
+
+
+def run(
+    config: ConfigSource,
+    *,
+    cca: str | None = None,
+    seed: int | None = None,
+    overrides: Iterable[str] = (),
+) -> Result:
+    """Runs a scenario and returns its Result.
+
+    `config` is a config dict, a path to a TOML file or a built-in scenario id;
+    `overrides` are `dotted.key=value` strings; `cca` sets the algorithm of every flow
+    and `seed` the top-level seed. A config the core rejects raises `ConfigError`
+    before anything runs. The input dict is never modified.
+    """
+    config_json = to_json(resolve(config, cca=cca, seed=seed, overrides=overrides))
+    effective = json.loads(_core.validate(config_json))
+    return Result.from_core(_core.run(config_json), effective)

@@ -188,7 +188,7 @@ fn secs(t: Time) -> f64 {
 }
 
 fn ms_to_time(ms: f64) -> Time {
-    (ms * 1e6).round() as Time
+    crate::engine::from_secs(ms * 1e-3)
 }
 
 /// One congestion-avoidance epoch: the cubic curve fixed at its first ACK.

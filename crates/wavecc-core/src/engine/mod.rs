@@ -2,9 +2,11 @@
 //! timers and seeded per-component random streams.
 
 mod queue;
+mod ring;
 mod rng;
 mod time;
 
 pub use queue::{EventQueue, Timer};
+pub use ring::Ring;
 pub use rng::{Rng, RngExt, RngStreams};
 pub use time::{from_secs, fs_per_byte, to_secs, tx_time, Time, NS_PER_S};

@@ -7,8 +7,7 @@
 //! head packet.
 
 use super::{LossModel, Packet};
-use crate::engine::{fs_per_byte, tx_time, Time};
-use std::collections::VecDeque;
+use crate::engine::{fs_per_byte, tx_time, Ring, Time};
 
 /// Drop-tail limit on packets waiting for the serialiser (the packet being
 /// serialised does not count, as in ns-3's queues).
@@ -49,11 +48,12 @@ pub struct Link {
     limit: QueueLimit,
     /// When the serialiser finishes the last accepted packet.
     busy_until: Time,
-    /// (transmission start, size) of accepted packets not yet being serialised.
-    waiting: VecDeque<(Time, u32)>,
-    waiting_bytes: u64,
     /// Accepted packets with the time each reaches the far end, in FIFO order.
-    pipe: VecDeque<(Time, Packet)>,
+    pipe: Ring<(Time, Packet)>,
+    /// Index in `pipe` of the first packet not yet being serialised: the waiting
+    /// packets are the pipe's tail, so no second queue is needed.
+    first_waiting: usize,
+    waiting_bytes: u64,
     loss: Option<LossModel>,
     /// Only packets for which this returns true are exposed to `loss`.
     loss_applies: fn(&Packet) -> bool,
@@ -68,9 +68,9 @@ impl Link {
             delay,
             limit,
             busy_until: 0,
-            waiting: VecDeque::new(),
+            pipe: Ring::default(),
+            first_waiting: 0,
             waiting_bytes: 0,
-            pipe: VecDeque::new(),
             loss: None,
             loss_applies: |_| true,
             stats: LinkStats::default(),
@@ -86,15 +86,24 @@ impl Link {
         self
     }
 
+    /// When the packet that reaches the far end at `arrival` began serialisation.
+    fn tx_start(&self, arrival: Time, size: u16) -> Time {
+        arrival - self.delay - tx_time(size as u64, self.fs_per_byte)
+    }
+
     /// Releases waiting packets whose transmission has started by `now`.
     fn advance(&mut self, now: Time) {
-        while let Some(&(start, size)) = self.waiting.front() {
-            if start > now {
+        while let Some(&(arrival, pkt)) = self.pipe.get(self.first_waiting) {
+            if self.tx_start(arrival, pkt.size) > now {
                 break;
             }
-            self.waiting.pop_front();
-            self.waiting_bytes -= size as u64;
+            self.first_waiting += 1;
+            self.waiting_bytes -= pkt.size as u64;
         }
+    }
+
+    fn waiting_packets(&self) -> u32 {
+        (self.pipe.len() - self.first_waiting) as u32
     }
 
     /// Offers `pkt` to the queue at `now`.
@@ -102,7 +111,7 @@ impl Link {
         self.advance(now);
         let full = match self.limit {
             QueueLimit::Bytes(b) => self.waiting_bytes + pkt.size as u64 > b,
-            QueueLimit::Packets(p) => self.waiting.len() as u32 >= p,
+            QueueLimit::Packets(p) => self.waiting_packets() >= p,
             QueueLimit::Unlimited => false,
         };
         // A packet that finds the serialiser idle starts at once and never waits.
@@ -112,13 +121,15 @@ impl Link {
             return Verdict::Overflow;
         }
         self.busy_until = start + tx_time(pkt.size as u64, self.fs_per_byte);
-        if start > now {
-            self.waiting.push_back((start, pkt.size as u32));
-            self.waiting_bytes += pkt.size as u64;
-            self.stats.max_bytes = self.stats.max_bytes.max(self.waiting_bytes);
-        }
         let was_idle = self.pipe.is_empty();
         self.pipe.push_back((self.busy_until + self.delay, pkt));
+        if start > now {
+            self.waiting_bytes += pkt.size as u64;
+            self.stats.max_bytes = self.stats.max_bytes.max(self.waiting_bytes);
+        } else {
+            // In service at once: it never waits (and nothing before it does).
+            self.first_waiting = self.pipe.len();
+        }
         self.stats.enqueued += 1;
         Verdict::Accepted { was_idle }
     }
@@ -135,6 +146,12 @@ impl Link {
             return None;
         }
         let (_, pkt) = self.pipe.pop_front().expect("head exists");
+        // The head has arrived, so it has been serialised: if `advance` had not yet
+        // released it, release it now.
+        match self.first_waiting {
+            0 => self.waiting_bytes -= pkt.size as u64,
+            _ => self.first_waiting -= 1,
+        }
         self.stats.dequeued += 1;
         if let Some(loss) = &mut self.loss {
             if (self.loss_applies)(&pkt) && loss.drops(pkt.size as u32) {
@@ -148,7 +165,7 @@ impl Link {
     /// Queue occupancy at `now`: (bytes, packets) waiting for the serialiser.
     pub fn occupancy(&mut self, now: Time) -> (u64, u32) {
         self.advance(now);
-        (self.waiting_bytes, self.waiting.len() as u32)
+        (self.waiting_bytes, self.waiting_packets())
     }
 
     /// Packets accepted but not yet out of the far end (queue + serialiser + wire).
@@ -200,6 +217,19 @@ mod tests {
         assert!(matches!(l.enqueue(12_000_000, pkt(1500)), Verdict::Accepted { .. }));
         assert_eq!(l.stats.dropped_overflow, 1);
         assert_eq!(l.stats.max_bytes, 3000);
+    }
+
+    #[test]
+    fn a_packet_popped_before_any_occupancy_check_leaves_the_queue_count() {
+        // Two packets wait behind a third; all arrive and are popped without any
+        // enqueue or occupancy call in between: the queue must read empty after.
+        let mut l = Link::new("l", 1e6, 0, QueueLimit::Bytes(10_000));
+        for _ in 0..3 {
+            l.enqueue(0, pkt(1000));
+        }
+        while l.pop_arrived(1_000_000_000).is_some() {}
+        assert_eq!(l.occupancy(1_000_000_000), (0, 0));
+        assert!(matches!(l.enqueue(1_000_000_000, pkt(1000)), Verdict::Accepted { was_idle: true }));
     }
 
     #[test]

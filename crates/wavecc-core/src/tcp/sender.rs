@@ -261,6 +261,9 @@ impl Sender {
     /// `dupthresh` duplicate ACKs and again on each partial ACK (RFC 6582).
     fn detect_losses(&mut self, advanced: bool, io: &mut Io) -> u32 {
         let (flow, now) = (self.flow, io.now);
+        if self.sb.sacked_out + self.sb.reno_sacked == 0 && !(advanced && self.state == CaState::Recovery) {
+            return 0; // nothing above a hole has been reported: nothing can be lost
+        }
         if self.cfg.sack {
             return self.sb.mark_lost(self.cfg.dupthresh, |s| io.log.log(now, flow, "loss_detected", "sack", Some(s.seq)));
         }
@@ -354,6 +357,9 @@ impl Sender {
     }
 
     fn adjust_window(&mut self, rs: &RateSample, advanced: bool, io: &mut Io) {
+        // Again after `on_ack` and the state machine: HyStart may have set ssthresh,
+        // which decides whether the flow counts as cwnd-limited (as in Linux, where
+        // `tcp_is_cwnd_limited` is read after `pkts_acked`).
         self.sync_sock(io.now);
         if self.cc.cong_control(&mut self.sock, rs) {
         } else if self.state == CaState::Recovery {

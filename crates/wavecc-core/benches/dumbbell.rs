@@ -1,0 +1,32 @@
+//! Simulation speed on the built-in 1 Gb/s, 20 ms dumbbell. Criterion reports the
+//! throughput in "elements" per second, where one element is one simulated second:
+//! the figure is simulated seconds per wall second. `wavecc bench` measures the full
+//! 60 s cases with peak memory; this is the quick, statistically careful view.
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use wavecc_core::scenario::builtin;
+use wavecc_core::Config;
+
+const SIM_SECONDS: f64 = 10.0;
+
+fn dumbbell(cca: &str, per_byte: f64) -> Config {
+    let mut cfg = Config::from_toml(builtin::get("dumbbell-1g").unwrap()).unwrap();
+    cfg.duration_s = SIM_SECONDS;
+    cfg.flows[0].cca = cca.into();
+    cfg.path.loss.per_byte = per_byte;
+    cfg
+}
+
+fn bench(c: &mut Criterion) {
+    let mut group = c.benchmark_group("dumbbell-1g-10s");
+    group.sample_size(10);
+    group.throughput(Throughput::Elements(SIM_SECONDS as u64));
+    for (name, cca, loss) in [("cubic", "cubic", 0.0), ("newreno", "newreno", 0.0), ("cubic-loss1e-7", "cubic", 1e-7)] {
+        let cfg = dumbbell(cca, loss);
+        group.bench_function(name, |b| b.iter(|| wavecc_core::run(&cfg)));
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);

@@ -71,16 +71,28 @@ class Result:
         )
 
 
+# Column types of the core's traces (`trace::FlowTrace` and siblings) that are not
+# floats. JSON cannot type an empty list, so without this an empty table (a run with
+# no events, say) would get other column types, and other Parquet schemas, than a
+# full one.
+_INTEGER_COLUMNS = frozenset(
+    {"flow", "rtt_samples", "retransmits", "bytes", "packets", "drops_overflow", "drops_random", "seq"}
+)
+_STRING_COLUMNS = frozenset({"ca_state", "queue", "var", "kind", "detail"})
+
+
 def _frame(columns: dict[str, list[Any]]) -> pd.DataFrame:
-    return pd.DataFrame({name: _column(values) for name, values in columns.items()})
+    return pd.DataFrame({name: _column(name, values) for name, values in columns.items()})
 
 
-def _column(values: list[Any]) -> Any:
+def _column(name: str, values: list[Any]) -> pd.Series:
     """serde_json writes NaN and infinities as null, and only floats can be non-finite,
     so a null anywhere marks a float column: restore it as NaN."""
-    if any(v is None for v in values):
-        return np.array(values, dtype=np.float64)
-    return values
+    if name in _STRING_COLUMNS:
+        return pd.Series(values, dtype="str")
+    if name in _INTEGER_COLUMNS:
+        return pd.Series(values, dtype=np.int64)
+    return pd.Series(np.array([np.nan if v is None else v for v in values], dtype=np.float64))
 
 
 def _write_json(path: Path, value: Any) -> None:

@@ -67,6 +67,13 @@ def test_the_traces_are_dataframes_with_the_core_columns(dumbbell):
     assert set(flows["ca_state"]) <= {"open", "disorder", "recovery", "loss"}
 
 
+def test_an_empty_trace_keeps_the_column_types_of_a_full_one(dumbbell):
+    quiet = wavecc.run("dumbbell-1g", overrides=["duration_s=0.5", "trace.events=false"])
+    assert len(quiet.events) == 0 and len(dumbbell.events) > 0
+    assert dict(quiet.events.dtypes) == dict(dumbbell.events.dtypes)
+    assert quiet.events["kind"].dtype == "str" and quiet.events["seq"].dtype == "int64"
+
+
 def test_the_config_is_the_effective_one(dumbbell):
     config = dumbbell.config
     assert config["name"] == "dumbbell-1g"

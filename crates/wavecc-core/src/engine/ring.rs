@@ -101,6 +101,19 @@ impl<T: Copy> Ring<T> {
     }
 }
 
+impl<T: Copy> std::ops::Index<usize> for Ring<T> {
+    type Output = T;
+    fn index(&self, i: usize) -> &T {
+        self.get(i).expect("ring index out of range")
+    }
+}
+
+impl<T: Copy> std::ops::IndexMut<usize> for Ring<T> {
+    fn index_mut(&mut self, i: usize) -> &mut T {
+        self.get_mut(i).expect("ring index out of range")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,7 +5,7 @@
 
 use super::rate::TxState;
 use super::ranges::RangeSet;
-use std::collections::VecDeque;
+use crate::engine::Ring;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SegInfo {
@@ -28,7 +28,7 @@ impl SegInfo {
 
 #[derive(Debug, Default)]
 pub struct Scoreboard {
-    segs: VecDeque<SegInfo>,
+    segs: Ring<SegInfo>,
     pub packets_out: u32,
     pub sacked_out: u32,
     pub lost_out: u32,
@@ -168,7 +168,8 @@ impl Scoreboard {
     /// Marks the first segment not yet lost as lost (fast retransmit without SACK,
     /// and RFC 6582's retransmission on a partial ACK). Returns its sequence number.
     pub fn mark_head_lost(&mut self) -> Option<u64> {
-        let s = self.segs.iter_mut().find(|s| !s.sacked)?;
+        let i = (0..self.segs.len()).find(|&i| !self.get(i).sacked)?;
+        let s = self.segs.get_mut(i).expect("in range");
         if s.lost {
             return None;
         }
@@ -181,10 +182,12 @@ impl Scoreboard {
     /// After a retransmission timeout every un-SACKed segment is lost and no
     /// retransmission is in flight any more (Linux `tcp_enter_loss`).
     pub fn mark_all_lost(&mut self) {
-        for s in self.segs.iter_mut().filter(|s| !s.sacked) {
-            s.lost = true;
-            s.retrans = false;
-        }
+        self.segs.for_each_mut(|s| {
+            if !s.sacked {
+                s.lost = true;
+                s.retrans = false;
+            }
+        });
         self.lost_out = self.packets_out - self.sacked_out;
         self.retrans_out = 0;
         self.loss_cursor = self.segs.len();

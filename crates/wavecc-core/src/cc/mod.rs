@@ -49,6 +49,23 @@ pub enum CwndEvent {
     CompleteRecovery,
 }
 
+/// How the socket responds to a loss detected by duplicate ACKs or SACK. This is
+/// the one place where the Reno family differs in recovery rather than in window
+/// rules, so the algorithm chooses it and the socket carries it out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LossResponse {
+    /// Fast retransmit and fast recovery until everything outstanding at the loss is
+    /// acknowledged: PRR with SACK, RFC 6582 partial ACKs without (NewReno and all
+    /// modern algorithms).
+    FastRecovery,
+    /// RFC 5681 Reno: fast recovery ends at the first ACK that advances, so each
+    /// further hole in the window waits for its own duplicate ACKs and reduction.
+    RenoRecovery,
+    /// Tahoe: no fast recovery; every loss sets the loss window (1 segment) and slow
+    /// starts again from the lost segment, as after a timeout but without back-off.
+    SlowStart,
+}
+
 /// Read-only cross-layer information from the radio, when the scenario exposes it.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct LinkHints {
@@ -198,6 +215,11 @@ pub trait CongestionControl: Send {
         false
     }
 
+    /// How the socket recovers from a loss detected by duplicate ACKs or SACK.
+    fn loss_response(&self) -> LossResponse {
+        LossResponse::FastRecovery
+    }
+
     /// Internal state for the traces: (variable, value) pairs, e.g. ("w_max", 812.0).
     fn state(&self, _out: &mut Vec<(&'static str, f64)>) {}
 }
@@ -229,6 +251,8 @@ pub struct Algorithm {
 /// Every algorithm a scenario can name.
 pub const ALGORITHMS: &[Algorithm] = &[
     Algorithm { name: "newreno", summary: newreno::SUMMARY, build: newreno::build },
+    Algorithm { name: "reno", summary: newreno::RENO_SUMMARY, build: newreno::build_reno },
+    Algorithm { name: "tahoe", summary: newreno::TAHOE_SUMMARY, build: newreno::build_tahoe },
     Algorithm { name: "cubic", summary: cubic::SUMMARY, build: cubic::build },
 ];
 

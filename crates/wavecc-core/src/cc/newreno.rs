@@ -1,4 +1,6 @@
-//! NewReno: RFC 5681 window growth with RFC 6582 recovery, as Linux `tcp_reno`.
+//! NewReno: RFC 5681 window growth with RFC 6582 recovery, as Linux `tcp_reno`;
+//! and its ancestors Reno (RFC 5681 recovery) and Tahoe (no fast recovery), which
+//! share its window rules and differ only in the [`LossResponse`] the socket applies.
 //!
 //! Slow start adds one segment per acknowledged segment up to ssthresh, congestion
 //! avoidance one segment per RTT, and a loss halves the window. The socket runs the
@@ -6,11 +8,15 @@
 //! the threshold it recovers to. Two parameters select ns-3's `TcpNewReno` readings,
 //! which differ from Linux and matter when validating against the seeds' ns-3 runs.
 
-use super::{CongestionControl, Socket, additive_increase, parse_params, slow_start};
+use super::{CongestionControl, LossResponse, Socket, additive_increase, parse_params, slow_start};
 use serde::Deserialize;
 
 pub const SUMMARY: &str =
     "NewReno (RFC 5681 + RFC 6582, Linux tcp_reno): +1 segment per RTT, halve on loss";
+pub const RENO_SUMMARY: &str =
+    "Reno (RFC 5681): NewReno's window rules; fast recovery ends at the first partial ACK";
+pub const TAHOE_SUMMARY: &str =
+    "Tahoe (Jacobson 1988): NewReno's window rules; every loss restarts slow start from 1";
 
 /// What the window is halved from on a loss.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -57,11 +63,25 @@ const MIN_SSTHRESH: f64 = 2.0;
 
 pub struct NewReno {
     params: Params,
+    name: &'static str,
+    response: LossResponse,
+}
+
+fn build_variant(params: &serde_json::Value, name: &'static str, response: LossResponse) -> Result<Box<dyn CongestionControl>, String> {
+    let params = parse_params::<Params>(params)?;
+    Ok(Box::new(NewReno { params, name, response }))
 }
 
 pub fn build(params: &serde_json::Value) -> Result<Box<dyn CongestionControl>, String> {
-    let params = parse_params::<Params>(params)?;
-    Ok(Box::new(NewReno { params }))
+    build_variant(params, "newreno", LossResponse::FastRecovery)
+}
+
+pub fn build_reno(params: &serde_json::Value) -> Result<Box<dyn CongestionControl>, String> {
+    build_variant(params, "reno", LossResponse::RenoRecovery)
+}
+
+pub fn build_tahoe(params: &serde_json::Value) -> Result<Box<dyn CongestionControl>, String> {
+    build_variant(params, "tahoe", LossResponse::SlowStart)
 }
 
 impl NewReno {
@@ -91,7 +111,11 @@ impl NewReno {
 
 impl CongestionControl for NewReno {
     fn name(&self) -> &'static str {
-        "newreno"
+        self.name
+    }
+
+    fn loss_response(&self) -> LossResponse {
+        self.response
     }
 
     fn ssthresh(&mut self, sock: &Socket) -> f64 {

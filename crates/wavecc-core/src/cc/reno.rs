@@ -13,17 +13,16 @@
 //! above it are repaired by a new fast retransmit (three more duplicate ACKs, which is
 //! a new loss event and halves ssthresh again) or by the retransmission timeout.
 //! NewReno (RFC 6582) stays in recovery until the recovery point is acknowledged and
-//! retransmits the next hole on each partial ACK. Without a socket switch for Reno's
-//! recovery (e.g. `recovery = "reno"`, see the module's report) this algorithm runs
-//! under the socket's NewReno / SACK recovery and behaves exactly as `newreno` with
-//! its default parameters; the switch only makes sense with SACK off, since RFC 5681
-//! Reno knows nothing of SACK.
+//! retransmits the next hole on each partial ACK. This algorithm asks the socket for
+//! Reno's recovery through [`CongestionControl::loss_response`]
+//! ([`LossResponse::RenoRecovery`]); everything else is `newreno` with its default
+//! parameters. RFC 5681 Reno knows nothing of SACK: with SACK on, the socket's
+//! reading of "first partial ACK" decides how much SACK still helps.
 
-use super::{CongestionControl, Socket, additive_increase, parse_params, slow_start};
+use super::{CongestionControl, LossResponse, Socket, additive_increase, parse_params, slow_start};
 use serde::Deserialize;
 
-pub const SUMMARY: &str =
-    "Reno (RFC 5681): +1 segment per RTT, halve on loss; Reno fast recovery needs the socket's switch";
+pub const SUMMARY: &str = "Reno (RFC 5681): +1 segment per RTT, halve on loss; fast recovery ends at the first partial ACK";
 
 /// Reno has no parameters; the table exists so that unknown keys are rejected.
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -47,6 +46,11 @@ impl CongestionControl for Reno {
 
     fn ssthresh(&mut self, sock: &Socket) -> f64 {
         (sock.cwnd / 2.0).max(MIN_SSTHRESH)
+    }
+
+    /// Reno's fast recovery: the socket leaves it at the first ACK that advances.
+    fn loss_response(&self) -> LossResponse {
+        LossResponse::RenoRecovery
     }
 
     fn cong_avoid(&mut self, sock: &mut Socket, acked: u32) {
@@ -109,6 +113,11 @@ mod tests {
     fn unknown_parameters_are_rejected() {
         let err = build(&json!({ "beta": 0.5 })).err().unwrap();
         assert!(err.contains("beta"), "{err}");
-        assert_eq!(reno().name(), "reno");
+    }
+
+    #[test]
+    fn asks_the_socket_for_reno_recovery() {
+        let cc = reno();
+        assert_eq!((cc.name(), cc.loss_response()), ("reno", LossResponse::RenoRecovery));
     }
 }

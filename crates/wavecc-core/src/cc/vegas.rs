@@ -26,7 +26,10 @@
 //! down, RTTs in whole microseconds plus one) are not reproduced. Where Linux, ns-3
 //! and the paper differ, [`Params`] documents the default and offers the other reading.
 
-use super::{CaState, CongestionControl, CwndEvent, RateSample, Socket, additive_increase, parse_params, slow_start};
+use super::{
+    CaState, CongestionControl, CwndEvent, RateSample, Socket, additive_increase, parse_params,
+    slow_start,
+};
 use serde::Deserialize;
 
 pub const SUMMARY: &str =
@@ -157,6 +160,12 @@ impl RttRounds {
         self.end_seq = snd_nxt;
         self.round_min = f64::INFINITY;
         self.samples = 0;
+    }
+
+    /// Where the current round ends (for tests of the algorithms built on this).
+    #[cfg(test)]
+    pub fn end_seq(&self) -> u64 {
+        self.end_seq
     }
 
     /// One RTT sample (Linux `tcp_vegas_pkts_acked`). Non-positive samples are
@@ -338,13 +347,15 @@ mod tests {
     }
 
     /// A connection at `cwnd`/`ssthresh` with 100 segments sent, Vegas initialised
-    /// (the first round ends when the ACK passes segment 100) and baseRTT 100 ms.
+    /// (the first round ends when the ACK passes segment 100), baseRTT 100 ms from an
+    /// earlier sample.
     fn setup(params: serde_json::Value, cwnd: f64, ssthresh: f64) -> (Vegas, Socket) {
         let mut cc = vegas(params);
         let mut s = Socket::new(MSS, cwnd, ssthresh);
         s.snd_nxt = 100 * SEG;
         cc.init(&mut s);
         cc.on_ack(&mut s, &rtt(0.1));
+        cc.rtt.restart_round(s.snd_nxt); // the base sample stays out of the first round
         (cc, s)
     }
 
@@ -402,15 +413,15 @@ mod tests {
 
     #[test]
     fn linux_diff_basis_divides_by_the_base_rtt() {
-        // RTT 110 ms, cwnd 20: the paper's diff is 20 x 10 / 110 = 1.82 < 2 (grow),
-        // Linux's 20 x 10 / 100 = 2 (hold).
+        // RTT 110.5 ms, cwnd 20: the paper's diff is 20 x 10.5 / 110.5 = 1.90 < 2
+        // (grow), Linux's 20 x 10.5 / 100 = 2.1 (hold).
         let (mut cc, mut s) = setup(json!({}), 20.0, 10.0);
-        round(&mut cc, &mut s, &[0.11; 3], 1);
+        round(&mut cc, &mut s, &[0.1105; 3], 1);
         assert_eq!(s.cwnd, 21.0);
         let (mut cc, mut s) = setup(json!({ "diff_basis": "base_rtt" }), 20.0, 10.0);
-        round(&mut cc, &mut s, &[0.11; 3], 1);
+        round(&mut cc, &mut s, &[0.1105; 3], 1);
         assert_eq!(s.cwnd, 20.0);
-        assert!(close(cc.diff, 2.0));
+        assert!(close(cc.diff, 2.1));
     }
 
     #[test]
@@ -420,7 +431,12 @@ mod tests {
         let (mut cc, mut s) = setup(json!({}), 40.0, f64::INFINITY);
         round(&mut cc, &mut s, &[0.11; 3], 2);
         let expected = 4000.0 / 110.0 + 1.0;
-        assert!(close(s.cwnd, expected) && close(s.ssthresh, expected), "{} {}", s.cwnd, s.ssthresh);
+        assert!(
+            close(s.cwnd, expected) && close(s.ssthresh, expected),
+            "{} {}",
+            s.cwnd,
+            s.ssthresh
+        );
         assert!(close(cc.target, 4000.0 / 110.0));
         assert!(!s.in_slow_start());
     }
@@ -446,11 +462,27 @@ mod tests {
     }
 
     #[test]
-    fn too_few_rtt_samples_fall_back_to_reno() {
-        // setup's sample plus one makes 2 < 3: Reno adds 2/20 for 2 segments instead
-        // of Vegas' +1 (RTT 105 ms would give diff 0.95 < 2).
+    fn a_round_ends_only_when_the_ack_passes_its_end() {
+        // The round started with snd_nxt at segment 100: an ACK up to exactly that
+        // byte does not end it (Linux `after(ack, beg_snd_nxt)`), one byte more does.
         let (mut cc, mut s) = setup(json!({}), 20.0, 10.0);
-        round(&mut cc, &mut s, &[0.105], 2);
+        for r in [0.105; 3] {
+            cc.on_ack(&mut s, &rtt(r));
+        }
+        s.snd_una = 100 * SEG;
+        cc.cong_avoid(&mut s, 1);
+        assert_eq!(s.cwnd, 20.0);
+        s.snd_una = 100 * SEG + 1;
+        cc.cong_avoid(&mut s, 1);
+        assert_eq!(s.cwnd, 21.0); // diff = 20 x 5 / 105 < 2
+    }
+
+    #[test]
+    fn too_few_rtt_samples_fall_back_to_reno() {
+        // 2 samples < 3: Reno adds 2/20 for 2 segments instead of Vegas' +1 (RTT
+        // 105 ms would give diff 0.95 < 2).
+        let (mut cc, mut s) = setup(json!({}), 20.0, 10.0);
+        round(&mut cc, &mut s, &[0.105, 0.105], 2);
         assert!(close(s.cwnd, 20.1), "{}", s.cwnd);
         assert_eq!(cc.diff, 0.0); // no Vegas adjustment ran
         // The round was still consumed: the next one starts afresh.
@@ -466,7 +498,10 @@ mod tests {
         assert_eq!((cc.rtt.base_rtt, cc.last_min_rtt), (0.09, 0.11));
         let mut state = Vec::new();
         cc.state(&mut state);
-        assert!(state.contains(&("base_rtt_ms", 90.0)) && state.contains(&("min_rtt_ms", 110.0)), "{state:?}");
+        assert!(
+            state.contains(&("base_rtt_ms", 90.0)) && state.contains(&("min_rtt_ms", 110.0)),
+            "{state:?}"
+        );
         // diff = 21 x 20 / 110 (cwnd grew to 21 in the first round).
         assert!(state.iter().any(|&(k, v)| k == "diff" && close(v, 420.0 / 110.0)), "{state:?}");
     }

@@ -7,7 +7,7 @@
 use super::rate::{PendingSample, RateSampler};
 use super::{Io, RttEstimator, Scoreboard};
 use crate::app::Source;
-use crate::cc::{CaState, CongestionControl, CwndEvent, RateSample, Socket};
+use crate::cc::{CaState, CongestionControl, CwndEvent, LossResponse, RateSample, Socket};
 use crate::engine::{fs_per_byte, to_secs, tx_time, Time, Timer};
 use crate::net::{Ack, Body, Packet, SackBlock, Segment, HEADER_BYTES};
 use crate::trace::{FlowSampler, FlowState, RttStats};
@@ -268,7 +268,12 @@ impl Sender {
             return self.sb.mark_lost(self.cfg.dupthresh, |s| io.log.log(now, flow, "loss_detected", "sack", Some(s.seq)));
         }
         let fast_retransmit = self.sb.reno_sacked >= self.cfg.dupthresh && matches!(self.state, CaState::Open | CaState::Disorder);
-        let partial_ack = advanced && self.state == CaState::Recovery && self.snd_una < self.high_seq;
+        // RFC 6582: a partial ACK exposes the next hole. Reno leaves recovery instead
+        // and waits for that hole's own duplicate ACKs.
+        let partial_ack = advanced
+            && self.state == CaState::Recovery
+            && self.snd_una < self.high_seq
+            && self.cc.loss_response() == LossResponse::FastRecovery;
         if fast_retransmit || partial_ack {
             if let Some(seq) = self.sb.mark_head_lost() {
                 io.log.log(now, flow, "loss_detected", "dupack", Some(seq));
@@ -281,7 +286,8 @@ impl Sender {
     /// The congestion state machine (Linux `tcp_fastretrans_alert`, simplified to
     /// what SACK/PRR and RFC 6582 need).
     fn update_state(&mut self, advanced: bool, io: &mut Io) {
-        if matches!(self.state, CaState::Recovery | CaState::Loss) && self.snd_una >= self.high_seq {
+        let reno_exit = advanced && self.state == CaState::Recovery && self.cc.loss_response() == LossResponse::RenoRecovery;
+        if matches!(self.state, CaState::Recovery | CaState::Loss) && (self.snd_una >= self.high_seq || reno_exit) {
             self.end_episode(io);
         }
         if matches!(self.state, CaState::Open | CaState::Disorder) {
@@ -304,6 +310,11 @@ impl Sender {
         self.save_for_undo();
         self.sync_sock(io.now);
         self.sock.ssthresh = self.cc.ssthresh(&self.sock).max(2.0);
+        if self.cc.loss_response() == LossResponse::SlowStart {
+            self.counters.fast_recovery_episodes += 1;
+            io.log.log(io.now, self.flow, "recovery_enter", "slow_start", Some(self.snd_una));
+            return self.restart_from_loss_window(io);
+        }
         self.high_seq = self.snd_nxt;
         self.prr = Prr { delivered: 0, out: 0, prior_cwnd: (self.sock.cwnd as u64).max(1) };
         self.counters.fast_recovery_episodes += 1;
@@ -414,14 +425,21 @@ impl Sender {
             self.undo.marker = None;
         }
         self.cc.cwnd_event(&mut self.sock, CwndEvent::Loss);
+        self.rtt.back_off();
+        self.restart_from_loss_window(io);
+        self.send(io);
+    }
+
+    /// Everything not SACKed counts as lost, cwnd drops to the loss window of one
+    /// segment and slow start resends from the oldest hole (go-back-N): after a
+    /// timeout, and on every loss for Tahoe.
+    fn restart_from_loss_window(&mut self, io: &mut Io) {
         self.sb.mark_all_lost();
         self.sb.reno_sacked = 0;
         self.sock.cwnd = 1.0;
         self.set_state(CaState::Loss, io);
         self.high_seq = self.snd_nxt;
-        self.rtt.back_off();
         self.next_send_time = io.now;
-        self.send(io);
     }
 
     pub fn on_pace_timer(&mut self, io: &mut Io) {
@@ -718,6 +736,41 @@ mod tests {
         assert_eq!(sent.first(), Some(&5));
         assert_eq!(h.s.state, CaState::Recovery, "still below the recovery point");
         assert_eq!(h.s.counters.fast_recovery_episodes, 1);
+    }
+
+    #[test]
+    fn reno_leaves_recovery_at_the_first_partial_ack() {
+        let mut h = harness("reno", |c| c.sack = false);
+        for t in 20..23 {
+            h.ack(t, 0, &[]);
+        }
+        assert_eq!(h.s.state, CaState::Recovery);
+        // Segments 0 and 5 were lost: the ACK for the retransmitted 0 stops at 5.
+        let sent = h.ack(45, 5, &[]);
+        assert_eq!(h.s.state, CaState::Open, "Reno exits instead of retransmitting 5");
+        assert!(!sent.contains(&5));
+        assert_eq!(h.s.sock.ssthresh, 5.0);
+        // Segment 5 needs three duplicate ACKs of its own, and a second halving.
+        for t in 46..49 {
+            h.ack(t, 5, &[]);
+        }
+        assert_eq!(h.s.state, CaState::Recovery);
+        assert_eq!(h.s.counters.fast_recovery_episodes, 2);
+        assert!(h.s.sock.ssthresh < 5.0);
+    }
+
+    #[test]
+    fn tahoe_restarts_slow_start_from_one_segment() {
+        let mut h = harness("tahoe", |_| {});
+        h.ack(20, 0, &[(1, 2)]);
+        h.ack(21, 0, &[(1, 3)]);
+        let sent = h.ack(22, 0, &[(1, 4)]);
+        assert_eq!(sent, vec![0], "one segment: the loss window");
+        assert_eq!(h.s.state, CaState::Loss);
+        assert_eq!(h.s.sock.cwnd, 1.0);
+        assert_eq!(h.s.sock.ssthresh, 5.0);
+        assert_eq!((h.s.counters.rto_events, h.s.counters.fast_recovery_episodes), (0, 1));
+        assert_eq!(h.s.rtt.rto(), 200 * MS, "the minimum RTO, not backed off");
     }
 
     #[test]

@@ -1,0 +1,945 @@
+//! BBR v1 (Cardwell et al., "BBR: Congestion-Based Congestion Control", ACM Queue
+//! 2016), behaving like Linux `net/ipv4/tcp_bbr.c`.
+//!
+//! BBR models the path instead of reacting to loss: the bottleneck bandwidth
+//! (BtlBw, the windowed maximum of delivery-rate samples over 10 round trips) and the
+//! round-trip propagation time (RTprop, the minimum RTT over 10 s). It paces at
+//! `pacing_gain x BtlBw` and caps the data in flight at `cwnd_gain x BtlBw x RTprop`
+//! plus a small quantization budget. Four modes set the gains:
+//! - STARTUP: both gains 2/ln 2, doubling the rate each round, until three rounds
+//!   bring less than 25% more bandwidth ("full pipe");
+//! - DRAIN: pacing gain ln 2 / 2 until the data in flight is down to one BDP;
+//! - PROBE_BW: cwnd gain 2 and an eight-phase pacing-gain cycle
+//!   [1.25, 0.75, 1, 1, 1, 1, 1, 1], one phase per RTprop, starting at a random phase
+//!   other than 0.75;
+//! - PROBE_RTT: when RTprop has not been refreshed for 10 s, cwnd 4 segments for at
+//!   least 200 ms and one round, to let the queue drain and measure RTprop again.
+//!
+//! The algorithm takes full control of the window through `cong_control` (the socket
+//! then applies neither PRR nor `cong_avoid`): packet conservation for the first
+//! round of fast recovery, slow start back to the target after it, and the window
+//! from before the loss restored on leaving recovery or the RTO loss state.
+//!
+//! Written in floating point from the paper and the behaviour of Linux
+//! `tcp_bbr.c` (the version with ACK-aggregation provisioning and the long-term
+//! bandwidth "policer" estimator, which are both on in Linux). Bandwidth is kept in
+//! segments per second, times in seconds; windows stay whole segments, as Linux's
+//! (the BDP is rounded up, the quantization budget rounds to an even count). Where
+//! ns-3's `TcpBbr` (which the seeds ran, in its mmWave-module version) differs,
+//! parameters give its reading: `quantization = "ns3"`, `extra_acked_gain = 0`,
+//! `lt_bw = false`, `cycle_rand = 6`.
+//!
+//! What the socket does not expose, and how this file gets it:
+//! - Linux's `tp->delivered_mstamp` (time of the last delivery): the time of the
+//!   last ACK that delivered something.
+//! - Linux's cumulative `tp->lost`: the sum of `rs.losses`, plus the segments in
+//!   flight at an RTO (which marks them all lost).
+//! - Linux's `tp->app_limited` at a `TxStart`: the socket reports `TxStart` only when
+//!   nothing is in flight, which with an open receive window means the application
+//!   had nothing to send, so every `TxStart` counts as a restart from idle.
+//! - Linux's PROBE_RTT marks the connection application-limited so that its low
+//!   rate samples neither update the bandwidth filter nor count as rounds without
+//!   growth. The algorithm cannot mark the socket, so it remembers the range of
+//!   `delivered` counts over which Linux's mark would hold and treats the samples of
+//!   segments sent then (`rs.prior_delivered` in that range) as application-limited.
+//! - The pacing layer's earliest departure time (Linux `bbr_packets_in_net_at_edt`):
+//!   the socket exposes none, so the estimate is taken at "now" (no scheduled
+//!   departure pending), plus the TSO goal while the pacing gain is above 1, as Linux.
+//! - Linux's `is_ack_delayed` hint (a lone runt segment's ACK): never set for bulk
+//!   full-sized segments, so an expired RTprop is always replaced by the new sample.
+
+use super::bbr_filter::MaxFilter;
+use super::{CaState, CongestionControl, CwndEvent, RateSample, Socket, parse_params};
+use crate::engine::{Time, from_secs};
+use serde::Deserialize;
+
+pub const SUMMARY: &str = "BBR v1 (Cardwell et al. 2016, Linux tcp_bbr): model-based pacing at \
+     the max-filtered bottleneck bandwidth, cwnd = 2 BDP, STARTUP/DRAIN/PROBE_BW/PROBE_RTT";
+
+/// How the target window is padded above `gain x BDP` (Linux `bbr_quantization_budget`).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Quantization {
+    /// Linux without segmentation offload (the simulator sends one segment at a
+    /// time): 3 x the TSO goal at its minimum (`bbr_min_tso_segs`: 1 segment below
+    /// 1.2 Mb/s of pacing, else 2), rounded up to an even count, + 2 in the 1.25
+    /// phase. The default.
+    LinuxNoTso,
+    /// Linux with TSO autosizing: the goal is about 1 ms of data at the pacing rate
+    /// (`sk_pacing_rate >> 10` bytes, at most 64 KB and 127 segments, at least the
+    /// minimum above): a host with a TSO-capable NIC.
+    LinuxTso,
+    /// ns-3 `TcpBbr`: a send quantum of 1 segment (+3), no even rounding, + 2 in the
+    /// 1.25 phase; no TSO goal in the in-flight estimates.
+    Ns3,
+}
+
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Params {
+    /// STARTUP pacing and cwnd gain, and DRAIN's cwnd gain: 2/ln 2 = 2.885, the
+    /// smallest gain that doubles the delivery rate every round (Linux 739/256 = 2.887,
+    /// ns-3 2.89).
+    pub high_gain: f64,
+    /// DRAIN pacing gain: ln 2 / 2 = 0.347 (= 1/high_gain; Linux 88/256 = 0.344),
+    /// which drains STARTUP's queue in about one round.
+    pub drain_gain: f64,
+    /// PROBE_BW cwnd gain: 2 (Linux `bbr_cwnd_gain`), room for delayed and
+    /// stretched ACKs.
+    pub cwnd_gain: f64,
+    /// BtlBw max-filter window in rounds: 10 (Linux `bbr_bw_rtts` = cycle length + 2).
+    pub bw_window_rounds: u32,
+    /// RTprop min-filter window in seconds: 10 (Linux `bbr_min_rtt_win_sec`).
+    pub min_rtt_window_s: f64,
+    /// Least time at the minimum window in PROBE_RTT, ms: 200 (Linux
+    /// `bbr_probe_rtt_mode_ms`); 0 disables PROBE_RTT.
+    pub probe_rtt_duration_ms: f64,
+    /// Smallest window and PROBE_RTT's window, segments: 4 (Linux
+    /// `bbr_cwnd_min_target`: two delayed-ACKed pairs in flight).
+    pub min_cwnd: f64,
+    /// Pacing runs this fraction below `gain x BtlBw`: 0.01 (Linux
+    /// `bbr_pacing_margin_percent`), to keep the bottleneck queue small.
+    pub pacing_margin: f64,
+    /// STARTUP's bandwidth must grow by this factor per round to continue: 1.25
+    /// (Linux `bbr_full_bw_thresh`).
+    pub full_bw_threshold: f64,
+    /// Rounds without that growth before the pipe counts as full: 3 (Linux
+    /// `bbr_full_bw_cnt`).
+    pub full_bw_rounds: u32,
+    /// Seed of the per-connection generator that picks the PROBE_BW starting phase
+    /// (Linux draws it from `prandom`; here each run is reproducible from its seed).
+    pub cycle_seed: u64,
+    /// The starting phase is drawn uniformly from the last `cycle_rand` phases before
+    /// the cycle wraps: with 7 (Linux `bbr_cycle_rand`) any phase but 0.75; 6 is
+    /// ns-3's `GetValue (0, 6)`, which also never starts in phase 2. In 1..=7.
+    pub cycle_rand: u32,
+    /// Padding of the target window; see [`Quantization`].
+    pub quantization: Quantization,
+    /// Gain on the ACK-aggregation estimate added to the target window once the
+    /// pipe is full: 1 (Linux `bbr_extra_acked_gain`); 0 turns provisioning off, as in
+    /// older Linux and the ns-3 mmWave module's `TcpBbr`.
+    pub extra_acked_gain: f64,
+    /// The aggregation max filter keeps two buckets of this many rounds: 5 (Linux
+    /// `bbr_extra_acked_win_rtts`).
+    pub extra_acked_window_rounds: u32,
+    /// Aggregation provisioning is capped at BtlBw x this time, ms: 100 (Linux
+    /// `bbr_extra_acked_max_us`).
+    pub extra_acked_max_ms: f64,
+    /// Long-term bandwidth estimation (Linux's token-bucket policer detector): two
+    /// consecutive 4-16 round intervals with at least 20% loss and consistent
+    /// delivery rates make BBR pace at their average rate for 48 rounds. On, as
+    /// Linux; ns-3 has no such estimator.
+    pub lt_bw: bool,
+}
+
+impl Default for Params {
+    fn default() -> Self {
+        let ln2 = std::f64::consts::LN_2;
+        Self {
+            high_gain: 2.0 / ln2,
+            drain_gain: ln2 / 2.0,
+            cwnd_gain: 2.0,
+            bw_window_rounds: 10,
+            min_rtt_window_s: 10.0,
+            probe_rtt_duration_ms: 200.0,
+            min_cwnd: 4.0,
+            pacing_margin: 0.01,
+            full_bw_threshold: 1.25,
+            full_bw_rounds: 3,
+            cycle_seed: 0,
+            cycle_rand: 7,
+            quantization: Quantization::LinuxNoTso,
+            extra_acked_gain: 1.0,
+            extra_acked_window_rounds: 5,
+            extra_acked_max_ms: 100.0,
+            lt_bw: true,
+        }
+    }
+}
+
+impl Params {
+    /// Rejects values that make the algorithm meaningless, naming the key and range.
+    fn validate(&self) -> Result<(), String> {
+        type Check = (&'static str, f64, fn(f64) -> bool, &'static str);
+        let checks: [Check; 14] = [
+            ("high_gain", self.high_gain, |v| v > 1.0, "> 1"),
+            ("drain_gain", self.drain_gain, |v| v > 0.0 && v < 1.0, "in (0, 1)"),
+            ("cwnd_gain", self.cwnd_gain, |v| v >= 1.0, ">= 1"),
+            ("bw_window_rounds", self.bw_window_rounds.into(), |v| v >= 1.0, ">= 1"),
+            ("min_rtt_window_s", self.min_rtt_window_s, |v| v > 0.0, "> 0"),
+            ("probe_rtt_duration_ms", self.probe_rtt_duration_ms, |v| v >= 0.0, ">= 0"),
+            ("min_cwnd", self.min_cwnd, |v| v >= 1.0, ">= 1"),
+            ("pacing_margin", self.pacing_margin, |v| (0.0..1.0).contains(&v), "in [0, 1)"),
+            ("full_bw_threshold", self.full_bw_threshold, |v| v > 1.0, "> 1"),
+            ("full_bw_rounds", self.full_bw_rounds.into(), |v| v >= 1.0, ">= 1"),
+            ("cycle_rand", self.cycle_rand.into(), |v| (1.0..=7.0).contains(&v), "in 1..=7"),
+            ("extra_acked_gain", self.extra_acked_gain, |v| v >= 0.0, ">= 0"),
+            ("extra_acked_window_rounds", self.extra_acked_window_rounds.into(), |v| v >= 1.0, ">= 1"),
+            ("extra_acked_max_ms", self.extra_acked_max_ms, |v| v >= 0.0, ">= 0"),
+        ];
+        match checks.iter().find(|(_, v, ok, _)| !ok(*v)) {
+            Some((key, value, _, range)) => Err(format!("{key} = {value}: must be {range}")),
+            None => Ok(()),
+        }
+    }
+}
+
+/// PROBE_BW pacing gains (Linux `bbr_pacing_gain`): probe, drain what the probe
+/// queued, then cruise for six phases.
+const PACING_GAIN_CYCLE: [f64; 8] = [1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0];
+const CYCLE_LEN: usize = PACING_GAIN_CYCLE.len();
+/// Below this pacing rate (bit/s) the TSO goal is 1 segment, else at least 2
+/// (Linux `bbr_min_tso_rate`).
+const MIN_TSO_RATE_BPS: f64 = 1.2e6;
+/// Largest TSO burst in bytes (Linux `GSO_MAX_SIZE - 1 - MAX_TCP_HEADER`, x86-64).
+const GSO_MAX_BYTES: f64 = 65536.0 - 1.0 - 320.0;
+/// Largest TSO goal in segments (Linux: 0x7F).
+const MAX_TSO_SEGS: f64 = 127.0;
+/// The ACK-aggregation epoch restarts after this many segments (Linux
+/// `bbr_ack_epoch_acked_reset_thresh`), and never counts past `0xFFFFF`.
+const ACK_EPOCH_RESET: f64 = (1u32 << 20) as f64;
+/// Long-term estimator (Linux `bbr_lt_*`): interval length in rounds, loss ratio
+/// that makes an interval lossy (50/256, about 20%), consistency of two intervals'
+/// rates (1/8 relative or 4 kbit/s absolute), rounds spent on the long-term rate.
+const LT_INTVL_MIN_RTTS: u32 = 4;
+const LT_LOSS_THRESH: f64 = 50.0 / 256.0;
+const LT_BW_RATIO: f64 = 1.0 / 8.0;
+const LT_BW_DIFF_BPS: f64 = 4000.0;
+const LT_BW_MAX_RTTS: u32 = 48;
+
+/// BBR's modes (Linux `enum bbr_mode`, same numbering in the traces).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    Startup,
+    Drain,
+    ProbeBw,
+    ProbeRtt,
+}
+
+impl Mode {
+    fn code(self) -> f64 {
+        match self {
+            Mode::Startup => 0.0,
+            Mode::Drain => 1.0,
+            Mode::ProbeBw => 2.0,
+            Mode::ProbeRtt => 3.0,
+        }
+    }
+}
+
+/// Linux's `state >= TCP_CA_Recovery`.
+fn recovering(s: CaState) -> bool {
+    matches!(s, CaState::Recovery | CaState::Loss)
+}
+
+fn secs(t: Time) -> f64 {
+    t as f64 * 1e-9
+}
+
+/// Long-term ("LT") bandwidth estimator state (Linux `lt_*` fields).
+#[derive(Clone, Debug, Default)]
+struct LongTerm {
+    /// An interval is being sampled (from the first loss on).
+    is_sampling: bool,
+    /// Rounds in the current interval, or rounds spent using `bw`.
+    rtt_cnt: u32,
+    /// Pace at `bw` instead of the max filter: a policer was detected.
+    use_bw: bool,
+    /// Rate of the last interval, or the policed rate; segments/s, 0 for none.
+    bw: f64,
+    /// Start of the current interval: time, delivered and lost counts.
+    last_stamp: Time,
+    last_delivered: u64,
+    last_lost: u64,
+}
+
+pub struct Bbr {
+    p: Params,
+    /// splitmix64 state for the PROBE_BW starting phase.
+    rng: u64,
+    mode: Mode,
+    mss: u32,
+    /// Max filter of delivery-rate samples (segments/s) keyed by round count.
+    bw: MaxFilter,
+    /// RTprop estimate in seconds and when it was last set.
+    min_rtt: Option<f64>,
+    min_rtt_stamp: Time,
+    /// Packet-timed rounds: a round ends when a segment sent after it began is
+    /// delivered (`rs.prior_delivered` reaches `next_rtt_delivered`).
+    round_count: u64,
+    next_rtt_delivered: u64,
+    round_start: bool,
+    pacing_gain: f64,
+    cwnd_gain: f64,
+    full_bw: f64,
+    full_bw_cnt: u32,
+    full_bw_reached: bool,
+    cycle_idx: usize,
+    cycle_stamp: Time,
+    /// When PROBE_RTT may end (None until in flight first falls to `min_cwnd`).
+    probe_rtt_done_stamp: Option<Time>,
+    probe_rtt_round_done: bool,
+    /// `delivered` range over which Linux's PROBE_RTT app-limited mark holds.
+    probe_rtt_app_limited: Option<(u64, u64)>,
+    prev_ca_state: CaState,
+    packet_conservation: bool,
+    /// The window to restore after recovery or PROBE_RTT.
+    prior_cwnd: f64,
+    idle_restart: bool,
+    has_seen_rtt: bool,
+    /// Time of the last ACK that delivered data (Linux `tp->delivered_mstamp`).
+    delivered_stamp: Time,
+    /// Cumulative segments marked lost (Linux `tp->lost`).
+    lost: u64,
+    /// The window this algorithm last set, and the last target, for traces and to
+    /// undo the socket's reset of cwnd to ssthresh at the end of recovery.
+    last_cwnd: f64,
+    target_cwnd: f64,
+    ack_epoch_stamp: Time,
+    ack_epoch_acked: f64,
+    extra_acked: [f64; 2],
+    extra_acked_win_rtts: u32,
+    extra_acked_idx: usize,
+    lt: LongTerm,
+}
+
+pub fn build(params: &serde_json::Value) -> Result<Box<dyn CongestionControl>, String> {
+    let p = parse_params::<Params>(params)?;
+    p.validate()?;
+    Ok(Box::new(Bbr::new(p)))
+}
+
+impl Bbr {
+    fn new(p: Params) -> Self {
+        Self {
+            rng: p.cycle_seed,
+            mode: Mode::Startup,
+            mss: 0,
+            bw: MaxFilter::new(0, 0.0),
+            min_rtt: None,
+            min_rtt_stamp: 0,
+            round_count: 0,
+            next_rtt_delivered: 0,
+            round_start: false,
+            pacing_gain: p.high_gain,
+            cwnd_gain: p.high_gain,
+            full_bw: 0.0,
+            full_bw_cnt: 0,
+            full_bw_reached: false,
+            cycle_idx: 0,
+            cycle_stamp: 0,
+            probe_rtt_done_stamp: None,
+            probe_rtt_round_done: false,
+            probe_rtt_app_limited: None,
+            prev_ca_state: CaState::Open,
+            packet_conservation: false,
+            prior_cwnd: 0.0,
+            idle_restart: false,
+            has_seen_rtt: false,
+            delivered_stamp: 0,
+            lost: 0,
+            last_cwnd: 0.0,
+            target_cwnd: 0.0,
+            ack_epoch_stamp: 0,
+            ack_epoch_acked: 0.0,
+            extra_acked: [0.0; 2],
+            extra_acked_win_rtts: 0,
+            extra_acked_idx: 0,
+            lt: LongTerm::default(),
+            p,
+        }
+    }
+
+    /// splitmix64: a small deterministic generator, one per connection.
+    fn next_random(&mut self) -> u64 {
+        self.rng = self.rng.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.rng;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    fn max_bw(&self) -> f64 {
+        self.bw.get()
+    }
+
+    /// The bandwidth BBR paces at: the policed long-term rate when one was
+    /// detected, else the max filter (Linux `bbr_bw`).
+    fn bw(&self) -> f64 {
+        if self.lt.use_bw { self.lt.bw } else { self.max_bw() }
+    }
+
+    /// `gain x bw` in bit/s of payload, less the pacing margin (Linux
+    /// `bbr_rate_bytes_per_sec`, which applies the margin to every conversion).
+    fn rate_bps(&self, sock: &Socket, bw: f64, gain: f64) -> f64 {
+        bw * sock.mss as f64 * 8.0 * gain * (1.0 - self.p.pacing_margin)
+    }
+
+    /// Linux `bbr_init_pacing_rate_from_rtt`: high_gain x cwnd / SRTT, with 1 ms
+    /// standing in for SRTT before the first RTT sample.
+    fn init_pacing_rate(&mut self, sock: &mut Socket) {
+        let rtt = if sock.srtt_s > 0.0 {
+            self.has_seen_rtt = true;
+            sock.srtt_s
+        } else {
+            1e-3
+        };
+        sock.pacing_rate_bps = self.rate_bps(sock, sock.cwnd / rtt, self.p.high_gain);
+    }
+
+    /// Linux `bbr_set_pacing_rate`: until the pipe is full the rate only rises, so
+    /// that the initial rate holds until the estimate overtakes it.
+    fn set_pacing_rate(&mut self, sock: &mut Socket, bw: f64, gain: f64) {
+        let rate = self.rate_bps(sock, bw, gain);
+        if !self.has_seen_rtt && sock.srtt_s > 0.0 {
+            self.init_pacing_rate(sock);
+        }
+        if self.full_bw_reached || rate > sock.pacing_rate_bps {
+            sock.pacing_rate_bps = rate;
+        }
+    }
+
+    /// Segments per TSO burst (Linux `bbr_tso_segs_goal`, see [`Quantization`]).
+    fn tso_segs_goal(&self, sock: &Socket) -> f64 {
+        let min_segs = if sock.pacing_rate_bps < MIN_TSO_RATE_BPS { 1.0 } else { 2.0 };
+        match self.p.quantization {
+            Quantization::LinuxTso => {
+                let bytes = (sock.pacing_rate_bps / 8.0 / 1024.0).min(GSO_MAX_BYTES);
+                (bytes / sock.mss as f64).floor().max(min_segs).min(MAX_TSO_SEGS)
+            }
+            Quantization::LinuxNoTso | Quantization::Ns3 => min_segs,
+        }
+    }
+
+    /// `ceil(gain x bw x RTprop)` segments; the initial window while no RTT is known
+    /// (Linux `bbr_bdp`, whose `TCP_INIT_CWND` is the configured initial window
+    /// here). Floating-point noise below 1e-9 segment is not rounded up.
+    fn bdp(&self, sock: &Socket, bw: f64, gain: f64) -> f64 {
+        match self.min_rtt {
+            None => sock.initial_cwnd,
+            Some(rtt) => (bw * rtt * gain - 1e-9).ceil().max(0.0),
+        }
+    }
+
+    /// Linux `bbr_quantization_budget`: room for the bursts the end hosts hold, an
+    /// even window against delayed ACKs, and 2 more segments in the 1.25 phase so
+    /// that probing raises the data in flight above the BDP even when it is small.
+    fn quantization_budget(&self, sock: &Socket, cwnd: f64) -> f64 {
+        let mut cwnd = match self.p.quantization {
+            Quantization::Ns3 => cwnd + 3.0,
+            Quantization::LinuxNoTso | Quantization::LinuxTso => {
+                ((cwnd + 3.0 * self.tso_segs_goal(sock)) / 2.0).ceil() * 2.0
+            }
+        };
+        if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
+            cwnd += 2.0;
+        }
+        cwnd
+    }
+
+    /// Target data in flight for `gain` (Linux `bbr_inflight`).
+    fn inflight(&self, sock: &Socket, bw: f64, gain: f64) -> f64 {
+        self.quantization_budget(sock, self.bdp(sock, bw, gain))
+    }
+
+    /// Linux `bbr_packets_in_net_at_edt` with no departure scheduled ahead of now:
+    /// the data in flight, plus the next TSO burst while the gain raises it.
+    fn in_net_at_edt(&self, sock: &Socket, in_flight: u32) -> f64 {
+        let next_burst = match self.p.quantization {
+            Quantization::Ns3 => 0.0,
+            _ if self.pacing_gain > 1.0 => self.tso_segs_goal(sock),
+            _ => 0.0,
+        };
+        in_flight as f64 + next_burst
+    }
+
+    /// Extra window for ACK aggregation once the pipe is full (Linux
+    /// `bbr_ack_aggregation_cwnd`).
+    fn ack_aggregation_cwnd(&self) -> f64 {
+        if self.p.extra_acked_gain <= 0.0 || !self.full_bw_reached {
+            return 0.0;
+        }
+        let cap = (self.bw() * self.p.extra_acked_max_ms * 1e-3).floor();
+        (self.p.extra_acked_gain * self.extra_acked[0].max(self.extra_acked[1])).floor().min(cap)
+    }
+
+    /// Linux `bbr_save_cwnd`: the window before a loss or PROBE_RTT, unless one of
+    /// those has already cut it, in which case the larger of the two.
+    fn save_cwnd(&mut self, cwnd: f64) {
+        if !recovering(self.prev_ca_state) && self.mode != Mode::ProbeRtt {
+            self.prior_cwnd = cwnd;
+        } else {
+            self.prior_cwnd = self.prior_cwnd.max(cwnd);
+        }
+    }
+
+    fn advance_cycle_phase(&mut self) {
+        self.cycle_idx = (self.cycle_idx + 1) % CYCLE_LEN;
+        self.cycle_stamp = self.delivered_stamp;
+    }
+
+    /// Linux `bbr_reset_probe_bw_mode`: start the cycle at a random phase, never
+    /// the 0.75 one (with `cycle_rand <= 7`).
+    fn enter_probe_bw(&mut self) {
+        self.mode = Mode::ProbeBw;
+        let r = (self.next_random() % u64::from(self.p.cycle_rand)) as usize;
+        self.cycle_idx = CYCLE_LEN - 1 - r;
+        self.advance_cycle_phase();
+    }
+
+    /// Linux `bbr_reset_mode`: back to STARTUP unless the pipe was found full.
+    fn reset_mode(&mut self) {
+        if self.full_bw_reached {
+            self.enter_probe_bw();
+        } else {
+            self.mode = Mode::Startup;
+        }
+    }
+
+    /// Whether the sample of this ACK counts as application-limited: the socket's
+    /// flag, or the segment was sent under PROBE_RTT's mark (see the module doc).
+    fn sample_app_limited(&mut self, rs: &RateSample) -> bool {
+        let Some((start, end)) = self.probe_rtt_app_limited else { return rs.is_app_limited };
+        let valid = rs.interval_s > 0.0;
+        let marked = valid && (start..=end).contains(&rs.prior_delivered);
+        // Linux clears the mark once more than `end` is delivered, so segments sent
+        // after that start above `end`: once they come back the range is done with.
+        if valid && rs.prior_delivered > end && self.mode != Mode::ProbeRtt {
+            self.probe_rtt_app_limited = None;
+        }
+        rs.is_app_limited || marked
+    }
+
+    /// Linux `tp->app_limited = delivered + in_flight` in PROBE_RTT: segments sent
+    /// from now until that much is delivered give application-limited samples.
+    fn mark_probe_rtt_app_limited(&mut self, sock: &Socket) {
+        let end = (sock.delivered + u64::from(sock.in_flight)).max(1);
+        self.probe_rtt_app_limited = Some(match self.probe_rtt_app_limited {
+            Some((start, old_end)) => (start, old_end.max(end)),
+            None => (sock.delivered, end),
+        });
+    }
+
+    /// Rounds, the long-term estimator and the BtlBw filter (Linux `bbr_update_bw`).
+    fn update_bw(&mut self, sock: &Socket, rs: &RateSample, bw: Option<f64>, app_limited: bool) {
+        self.round_start = false;
+        let Some(bw) = bw else { return };
+        if rs.prior_delivered >= self.next_rtt_delivered {
+            self.next_rtt_delivered = sock.delivered;
+            self.round_count += 1;
+            self.round_start = true;
+            self.packet_conservation = false;
+        }
+        self.lt_bw_sampling(sock, rs.losses, app_limited);
+        // An app-limited sample measures the application, not the path: it may only
+        // raise the estimate.
+        if !app_limited || bw >= self.max_bw() {
+            self.bw.update(u64::from(self.p.bw_window_rounds), self.round_count, bw);
+        }
+    }
+
+    /// Windowed max of the data ACKed beyond what BtlBw explains since the epoch
+    /// began (Linux `bbr_update_ack_aggregation`), in two buckets of
+    /// `extra_acked_window_rounds` rounds.
+    fn update_ack_aggregation(&mut self, sock: &Socket, rs: &RateSample, valid: bool) {
+        if self.p.extra_acked_gain <= 0.0 || rs.acked_sacked == 0 || !valid {
+            return;
+        }
+        if self.round_start {
+            self.extra_acked_win_rtts = (self.extra_acked_win_rtts + 1).min(31);
+            if self.extra_acked_win_rtts >= self.p.extra_acked_window_rounds {
+                self.extra_acked_win_rtts = 0;
+                self.extra_acked_idx ^= 1;
+                self.extra_acked[self.extra_acked_idx] = 0.0;
+            }
+        }
+        let epoch = secs(self.delivered_stamp.saturating_sub(self.ack_epoch_stamp));
+        let mut expected = (self.bw() * epoch).floor();
+        let acked = f64::from(rs.acked_sacked);
+        // ACKs slower than expected (or a very long epoch) start a new epoch.
+        if self.ack_epoch_acked <= expected || self.ack_epoch_acked + acked >= ACK_EPOCH_RESET {
+            self.ack_epoch_acked = 0.0;
+            self.ack_epoch_stamp = self.delivered_stamp;
+            expected = 0.0;
+        }
+        self.ack_epoch_acked = (self.ack_epoch_acked + acked).min(ACK_EPOCH_RESET - 1.0);
+        let extra = (self.ack_epoch_acked - expected).min(sock.cwnd);
+        let bucket = &mut self.extra_acked[self.extra_acked_idx];
+        *bucket = bucket.max(extra);
+    }
+
+    /// Linux `bbr_is_next_cycle_phase`: a phase lasts one RTprop, except that 1.25
+    /// also waits until in flight reaches 1.25 BDP (or a loss shows it will not fit)
+    /// and 0.75 ends as soon as in flight is down to one BDP.
+    fn is_next_cycle_phase(&self, sock: &Socket, rs: &RateSample) -> bool {
+        let elapsed = secs(self.delivered_stamp.saturating_sub(self.cycle_stamp));
+        let full_length = self.min_rtt.is_some_and(|m| elapsed > m);
+        if self.pacing_gain == 1.0 {
+            return full_length;
+        }
+        let in_flight = self.in_net_at_edt(sock, rs.prior_in_flight);
+        let bw = self.max_bw();
+        if self.pacing_gain > 1.0 {
+            full_length && (rs.losses > 0 || in_flight >= self.inflight(sock, bw, self.pacing_gain))
+        } else {
+            full_length || in_flight <= self.inflight(sock, bw, 1.0)
+        }
+    }
+
+    /// Linux `bbr_check_full_bw_reached`: once per non-app-limited round, the pipe
+    /// is full after `full_bw_rounds` rounds without `full_bw_threshold` growth.
+    fn check_full_bw_reached(&mut self, app_limited: bool) {
+        if self.full_bw_reached || !self.round_start || app_limited {
+            return;
+        }
+        if self.max_bw() >= self.full_bw * self.p.full_bw_threshold {
+            self.full_bw = self.max_bw();
+            self.full_bw_cnt = 0;
+            return;
+        }
+        self.full_bw_cnt += 1;
+        self.full_bw_reached = self.full_bw_cnt >= self.p.full_bw_rounds;
+    }
+
+    /// Linux `bbr_check_drain`: STARTUP -> DRAIN once the pipe is full (ssthresh
+    /// records the BDP, as Linux), DRAIN -> PROBE_BW once in flight is down to it.
+    fn check_drain(&mut self, sock: &mut Socket) {
+        if self.mode == Mode::Startup && self.full_bw_reached {
+            self.mode = Mode::Drain;
+            sock.ssthresh = self.inflight(sock, self.max_bw(), 1.0);
+        }
+        if self.mode == Mode::Drain
+            && self.in_net_at_edt(sock, sock.in_flight) <= self.inflight(sock, self.max_bw(), 1.0)
+        {
+            self.enter_probe_bw();
+        }
+    }
+
+    /// Linux `bbr_check_probe_rtt_done`: leave PROBE_RTT once its time is up,
+    /// restoring the window and restarting the RTprop clock.
+    fn check_probe_rtt_done(&mut self, sock: &mut Socket) {
+        if !self.probe_rtt_done_stamp.is_some_and(|d| sock.now > d) {
+            return;
+        }
+        self.min_rtt_stamp = sock.now;
+        sock.cwnd = sock.cwnd.max(self.prior_cwnd);
+        self.reset_mode();
+    }
+
+    /// RTprop filter and PROBE_RTT (Linux `bbr_update_min_rtt`).
+    fn update_min_rtt(&mut self, sock: &mut Socket, rs: &RateSample) {
+        let expired = sock.now > self.min_rtt_stamp + from_secs(self.p.min_rtt_window_s);
+        if let Some(rtt) = rs.rtt_s
+            && (self.min_rtt.is_none_or(|m| rtt <= m) || expired)
+        {
+            self.min_rtt = Some(rtt);
+            self.min_rtt_stamp = sock.now;
+        }
+        if self.p.probe_rtt_duration_ms > 0.0 && expired && !self.idle_restart && self.mode != Mode::ProbeRtt {
+            self.mode = Mode::ProbeRtt;
+            self.save_cwnd(sock.cwnd);
+            self.probe_rtt_done_stamp = None;
+        }
+        if self.mode == Mode::ProbeRtt {
+            self.mark_probe_rtt_app_limited(sock);
+            if self.probe_rtt_done_stamp.is_none() && f64::from(sock.in_flight) <= self.p.min_cwnd {
+                self.probe_rtt_done_stamp = Some(sock.now + from_secs(self.p.probe_rtt_duration_ms * 1e-3));
+                self.probe_rtt_round_done = false;
+                self.next_rtt_delivered = sock.delivered;
+            } else if self.probe_rtt_done_stamp.is_some() {
+                if self.round_start {
+                    self.probe_rtt_round_done = true;
+                }
+                if self.probe_rtt_round_done {
+                    self.check_probe_rtt_done(sock);
+                }
+            }
+        }
+        // A restart from idle ends with the first ACK of new data.
+        if rs.acked_sacked > 0 {
+            self.idle_restart = false;
+        }
+    }
+
+    /// Linux `bbr_update_gains`.
+    fn update_gains(&mut self) {
+        (self.pacing_gain, self.cwnd_gain) = match self.mode {
+            Mode::Startup => (self.p.high_gain, self.p.high_gain),
+            Mode::Drain => (self.p.drain_gain, self.p.high_gain),
+            Mode::ProbeBw if self.lt.use_bw => (1.0, self.p.cwnd_gain),
+            Mode::ProbeBw => (PACING_GAIN_CYCLE[self.cycle_idx], self.p.cwnd_gain),
+            Mode::ProbeRtt => (1.0, 1.0),
+        };
+    }
+
+    /// Linux `bbr_set_cwnd_to_recover_or_restore`: deduct losses; on the first
+    /// ACK of fast recovery cut the window to what is in flight and conserve
+    /// packets for one round; on leaving recovery or the loss state restore the
+    /// window from before. Returns the window and whether conservation holds.
+    fn recover_or_restore(&mut self, sock: &Socket, rs: &RateSample, acked: f64) -> (f64, bool) {
+        let (prev, state) = (self.prev_ca_state, sock.ca_state);
+        let in_flight = f64::from(sock.in_flight);
+        let mut cwnd = sock.cwnd;
+        if rs.losses > 0 {
+            cwnd = (cwnd - f64::from(rs.losses)).max(1.0);
+        }
+        if state == CaState::Recovery && prev != CaState::Recovery {
+            self.packet_conservation = true;
+            self.next_rtt_delivered = sock.delivered; // the round starts now
+            cwnd = in_flight + acked;
+        } else if recovering(prev) && !recovering(state) {
+            cwnd = cwnd.max(self.prior_cwnd);
+            self.packet_conservation = false;
+        }
+        self.prev_ca_state = state;
+        if self.packet_conservation { (cwnd.max(in_flight + acked), true) } else { (cwnd, false) }
+    }
+
+    /// Linux `bbr_set_cwnd`: slow-start towards the target (by the segments
+    /// acknowledged), or snap down to it once the pipe is full; at least
+    /// `min_cwnd`; `min_cwnd` at most in PROBE_RTT.
+    fn set_cwnd(&mut self, sock: &mut Socket, rs: &RateSample, bw: f64) {
+        let acked = f64::from(rs.acked_sacked);
+        let mut cwnd = sock.cwnd;
+        if acked > 0.0 {
+            let (recovered, conserving) = self.recover_or_restore(sock, rs, acked);
+            cwnd = recovered;
+            if !conserving {
+                let bdp = self.bdp(sock, bw, self.cwnd_gain) + self.ack_aggregation_cwnd();
+                let target = self.quantization_budget(sock, bdp);
+                self.target_cwnd = target;
+                if self.full_bw_reached {
+                    cwnd = (cwnd + acked).min(target);
+                } else if cwnd < target || (sock.delivered as f64) < sock.initial_cwnd {
+                    cwnd += acked;
+                }
+                cwnd = cwnd.max(self.p.min_cwnd);
+            }
+        }
+        sock.cwnd = cwnd;
+        if self.mode == Mode::ProbeRtt {
+            sock.cwnd = sock.cwnd.min(self.p.min_cwnd);
+        }
+    }
+
+    /// Starts a long-term sampling interval now (Linux
+    /// `bbr_reset_lt_bw_sampling_interval`).
+    fn reset_lt_interval(&mut self, sock: &Socket) {
+        self.lt.last_stamp = self.delivered_stamp;
+        self.lt.last_delivered = sock.delivered;
+        self.lt.last_lost = self.lost;
+        self.lt.rtt_cnt = 0;
+    }
+
+    fn reset_lt(&mut self, sock: &Socket) {
+        self.lt.bw = 0.0;
+        self.lt.use_bw = false;
+        self.lt.is_sampling = false;
+        self.reset_lt_interval(sock);
+    }
+
+    /// Linux `bbr_lt_bw_interval_done`: two consecutive lossy intervals with rates
+    /// within 1/8 (or 4 kbit/s) of each other mean a policer; pace at their mean.
+    fn lt_interval_done(&mut self, sock: &Socket, bw: f64) {
+        if self.lt.bw > 0.0 {
+            let diff = (bw - self.lt.bw).abs();
+            if diff <= LT_BW_RATIO * self.lt.bw || self.rate_bps(sock, diff, 1.0) <= LT_BW_DIFF_BPS {
+                self.lt.bw = (bw + self.lt.bw) / 2.0;
+                self.lt.use_bw = true;
+                self.pacing_gain = 1.0;
+                self.lt.rtt_cnt = 0;
+                return;
+            }
+        }
+        self.lt.bw = bw;
+        self.reset_lt_interval(sock);
+    }
+
+    /// Linux `bbr_lt_bw_sampling`: from the first loss on, measure the delivery rate
+    /// over intervals of 4-16 rounds that end on a loss; see [`Params::lt_bw`].
+    fn lt_bw_sampling(&mut self, sock: &Socket, losses: u32, app_limited: bool) {
+        if !self.p.lt_bw {
+            return;
+        }
+        if self.lt.use_bw {
+            if self.mode == Mode::ProbeBw && self.round_start {
+                self.lt.rtt_cnt += 1;
+                if self.lt.rtt_cnt >= LT_BW_MAX_RTTS {
+                    self.reset_lt(sock);
+                    self.enter_probe_bw();
+                }
+            }
+            return;
+        }
+        // Wait for a loss: a policer's bucket is empty by then.
+        if !self.lt.is_sampling {
+            if losses == 0 {
+                return;
+            }
+            self.reset_lt_interval(sock);
+            self.lt.is_sampling = true;
+        }
+        if app_limited {
+            self.reset_lt(sock);
+            return;
+        }
+        if self.round_start {
+            self.lt.rtt_cnt += 1;
+        }
+        if self.lt.rtt_cnt < LT_INTVL_MIN_RTTS {
+            return;
+        }
+        if self.lt.rtt_cnt > 4 * LT_INTVL_MIN_RTTS {
+            self.reset_lt(sock);
+            return;
+        }
+        if losses == 0 {
+            return;
+        }
+        let lost = (self.lost - self.lt.last_lost) as f64;
+        let delivered = (sock.delivered - self.lt.last_delivered) as f64;
+        if delivered == 0.0 || lost < LT_LOSS_THRESH * delivered {
+            return;
+        }
+        let t = secs(self.delivered_stamp.saturating_sub(self.lt.last_stamp));
+        if t < 1e-3 {
+            return; // Linux measures in ms and waits for at least one
+        }
+        self.lt_interval_done(sock, delivered / t);
+    }
+
+    /// Linux `bbr_update_model`.
+    fn update_model(&mut self, sock: &mut Socket, rs: &RateSample) {
+        let bw = (rs.interval_s > 0.0 && rs.delivered > 0).then(|| rs.delivered as f64 / rs.interval_s);
+        let app_limited = self.sample_app_limited(rs);
+        self.update_bw(sock, rs, bw, app_limited);
+        self.update_ack_aggregation(sock, rs, bw.is_some());
+        if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(sock, rs) {
+            self.advance_cycle_phase();
+        }
+        self.check_full_bw_reached(app_limited);
+        self.check_drain(sock);
+        self.update_min_rtt(sock, rs);
+        self.update_gains();
+    }
+}
+
+impl CongestionControl for Bbr {
+    fn name(&self) -> &'static str {
+        "bbr"
+    }
+
+    /// Linux `bbr_init`: STARTUP, no bandwidth yet, RTprop from the socket's
+    /// minimum RTT if any, ssthresh infinite, pacing from the initial window.
+    fn init(&mut self, sock: &mut Socket) {
+        let p = self.p.clone();
+        *self = Self::new(p);
+        self.mss = sock.mss;
+        sock.ssthresh = f64::INFINITY;
+        self.min_rtt = sock.min_rtt_s.is_finite().then_some(sock.min_rtt_s);
+        self.min_rtt_stamp = sock.now;
+        self.delivered_stamp = sock.now;
+        self.ack_epoch_stamp = sock.now;
+        self.reset_lt(sock);
+        self.init_pacing_rate(sock);
+        self.last_cwnd = sock.cwnd;
+    }
+
+    /// Linux `bbr_ssthresh`: remember the window for after recovery and leave
+    /// ssthresh as it is (infinite, or the BDP recorded on leaving STARTUP). BBR
+    /// does not reduce on loss beyond what `cong_control` does.
+    fn ssthresh(&mut self, sock: &Socket) -> f64 {
+        self.save_cwnd(sock.cwnd);
+        sock.ssthresh
+    }
+
+    /// Never called: `cong_control` takes over every ACK.
+    fn cong_avoid(&mut self, _sock: &mut Socket, _acked: u32) {}
+
+    /// Linux `bbr_main`: update the model and state, then pacing rate and window.
+    fn cong_control(&mut self, sock: &mut Socket, rs: &RateSample) -> bool {
+        if rs.acked_sacked > 0 {
+            self.delivered_stamp = sock.now;
+        }
+        self.lost += u64::from(rs.losses);
+        self.update_model(sock, rs);
+        let bw = self.bw();
+        self.set_pacing_rate(sock, bw, self.pacing_gain);
+        self.set_cwnd(sock, rs, bw);
+        self.last_cwnd = sock.cwnd;
+        true
+    }
+
+    /// Linux `bbr_set_state`: an RTO ends the round for the long-term estimator and
+    /// restarts full-pipe detection (not its verdict).
+    fn set_state(&mut self, sock: &mut Socket, new: CaState) {
+        if new == CaState::Loss {
+            self.prev_ca_state = CaState::Loss;
+            self.full_bw = 0.0;
+            self.round_start = true;
+            self.lt_bw_sampling(sock, 1, false);
+        }
+    }
+
+    fn cwnd_event(&mut self, sock: &mut Socket, event: CwndEvent) {
+        match event {
+            // Linux `bbr_cwnd_event`: restarting from idle, pace at BtlBw rather than
+            // above it, and finish a PROBE_RTT whose time is up.
+            CwndEvent::TxStart => {
+                self.idle_restart = true;
+                self.ack_epoch_stamp = sock.now;
+                self.ack_epoch_acked = 0.0;
+                match self.mode {
+                    Mode::ProbeBw => self.set_pacing_rate(sock, self.bw(), 1.0),
+                    Mode::ProbeRtt => self.check_probe_rtt_done(sock),
+                    _ => {}
+                }
+            }
+            // The RTO marks everything in flight lost (Linux `tp->lost`).
+            CwndEvent::Loss => self.lost += u64::from(sock.in_flight),
+            // The socket has just set cwnd to ssthresh, which Linux skips for an
+            // algorithm with `cong_control` (`tcp_end_cwnd_reduction`): put back the
+            // window BBR had, so that the restore on this ACK starts from it.
+            CwndEvent::CompleteRecovery => sock.cwnd = self.last_cwnd.max(1.0),
+        }
+    }
+
+    /// Linux `bbr_undo_cwnd`: a spurious loss restarts full-pipe detection and the
+    /// long-term estimator; the window stays.
+    fn undo_cwnd(&mut self, sock: &Socket) -> f64 {
+        self.full_bw = 0.0;
+        self.full_bw_cnt = 0;
+        self.reset_lt(sock);
+        sock.cwnd
+    }
+
+    fn needs_pacing(&self) -> bool {
+        true
+    }
+
+    /// `mode`: 0 STARTUP, 1 DRAIN, 2 PROBE_BW, 3 PROBE_RTT. `btlbw_mbps` is the
+    /// bandwidth BBR paces at (the long-term rate while `lt_use_bw` is 1), in Mb/s
+    /// of payload; `rtprop_ms` is 0 before the first RTT sample.
+    fn state(&self, out: &mut Vec<(&'static str, f64)>) {
+        let flag = |b: bool| f64::from(u8::from(b));
+        let mbps = |bw: f64| bw * f64::from(self.mss) * 8.0 / 1e6;
+        out.extend([
+            ("mode", self.mode.code()),
+            ("btlbw_mbps", mbps(self.bw())),
+            ("max_bw_mbps", mbps(self.max_bw())),
+            ("rtprop_ms", self.min_rtt.map_or(0.0, |r| r * 1e3)),
+            ("pacing_gain", self.pacing_gain),
+            ("cwnd_gain", self.cwnd_gain),
+            ("cycle_index", self.cycle_idx as f64),
+            ("full_bw_reached", flag(self.full_bw_reached)),
+            ("full_bw_count", f64::from(self.full_bw_cnt)),
+            ("round_count", self.round_count as f64),
+            ("target_cwnd", self.target_cwnd),
+            ("prior_cwnd", self.prior_cwnd),
+            ("packet_conservation", flag(self.packet_conservation)),
+            ("extra_acked", self.extra_acked[0].max(self.extra_acked[1])),
+            ("lt_use_bw", flag(self.lt.use_bw)),
+            ("lt_bw_mbps", mbps(self.lt.bw)),
+        ]);
+    }
+}

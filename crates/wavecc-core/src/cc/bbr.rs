@@ -34,9 +34,11 @@
 //!   last ACK that delivered something.
 //! - Linux's cumulative `tp->lost`: the sum of `rs.losses`, plus the segments in
 //!   flight at an RTO (which marks them all lost).
-//! - Linux's `tp->app_limited` at a `TxStart`: the socket reports `TxStart` only when
-//!   nothing is in flight, which with an open receive window means the application
-//!   had nothing to send, so every `TxStart` counts as a restart from idle.
+//! - Linux's `tp->app_limited` at a `TxStart`: the socket reports `TxStart` when
+//!   nothing is in flight. In the Open or Disorder state that means the application
+//!   (with an open receive window) had nothing to send: a restart from idle. After a
+//!   timeout, or in recovery, the pipe is empty because everything was marked lost,
+//!   which Linux does not count as application-limited: no restart then.
 //! - Linux's PROBE_RTT marks the connection application-limited so that its low
 //!   rate samples neither update the bandwidth filter nor count as rounds without
 //!   growth. The algorithm cannot mark the socket, so it remembers the range of
@@ -47,6 +49,9 @@
 //!   departure pending), plus the TSO goal while the pacing gain is above 1, as Linux.
 //! - Linux's `is_ack_delayed` hint (a lone runt segment's ACK): never set for bulk
 //!   full-sized segments, so an expired RTprop is always replaced by the new sample.
+//!
+//! The pacing rate written to the socket is in payload bits per second (segments x
+//! MSS), as Linux's is in `mss_cache` bytes.
 
 use super::bbr_filter::MaxFilter;
 use super::{CaState, CongestionControl, CwndEvent, RateSample, Socket, parse_params};
@@ -70,7 +75,8 @@ pub enum Quantization {
     /// minimum above): a host with a TSO-capable NIC.
     LinuxTso,
     /// ns-3 `TcpBbr`: a send quantum of 1 segment (+3), no even rounding, + 2 in the
-    /// 1.25 phase; no TSO goal in the in-flight estimates.
+    /// 1.25 phase; no TSO goal in the in-flight estimates. (The BDP is still rounded
+    /// up to whole segments; ns-3 truncates its byte count.)
     Ns3,
 }
 
@@ -174,7 +180,8 @@ impl Params {
             ("full_bw_rounds", self.full_bw_rounds.into(), |v| v >= 1.0, ">= 1"),
             ("cycle_rand", self.cycle_rand.into(), |v| (1.0..=7.0).contains(&v), "in 1..=7"),
             ("extra_acked_gain", self.extra_acked_gain, |v| v >= 0.0, ">= 0"),
-            ("extra_acked_window_rounds", self.extra_acked_window_rounds.into(), |v| v >= 1.0, ">= 1"),
+            ("extra_acked_window_rounds", self.extra_acked_window_rounds.into(),
+                |v| v >= 1.0, ">= 1"),
             ("extra_acked_max_ms", self.extra_acked_max_ms, |v| v >= 0.0, ">= 0"),
         ];
         match checks.iter().find(|(_, v, ok, _)| !ok(*v)) {
@@ -618,7 +625,7 @@ impl Bbr {
     /// Linux `bbr_check_probe_rtt_done`: leave PROBE_RTT once its time is up,
     /// restoring the window and restarting the RTprop clock.
     fn check_probe_rtt_done(&mut self, sock: &mut Socket) {
-        if !self.probe_rtt_done_stamp.is_some_and(|d| sock.now > d) {
+        if self.probe_rtt_done_stamp.is_none_or(|d| sock.now <= d) {
             return;
         }
         self.min_rtt_stamp = sock.now;
@@ -635,7 +642,8 @@ impl Bbr {
             self.min_rtt = Some(rtt);
             self.min_rtt_stamp = sock.now;
         }
-        if self.p.probe_rtt_duration_ms > 0.0 && expired && !self.idle_restart && self.mode != Mode::ProbeRtt {
+        let probe_rtt_on = self.p.probe_rtt_duration_ms > 0.0;
+        if probe_rtt_on && expired && !self.idle_restart && self.mode != Mode::ProbeRtt {
             self.mode = Mode::ProbeRtt;
             self.save_cwnd(sock.cwnd);
             self.probe_rtt_done_stamp = None;
@@ -643,7 +651,8 @@ impl Bbr {
         if self.mode == Mode::ProbeRtt {
             self.mark_probe_rtt_app_limited(sock);
             if self.probe_rtt_done_stamp.is_none() && f64::from(sock.in_flight) <= self.p.min_cwnd {
-                self.probe_rtt_done_stamp = Some(sock.now + from_secs(self.p.probe_rtt_duration_ms * 1e-3));
+                let duration = from_secs(self.p.probe_rtt_duration_ms * 1e-3);
+                self.probe_rtt_done_stamp = Some(sock.now + duration);
                 self.probe_rtt_round_done = false;
                 self.next_rtt_delivered = sock.delivered;
             } else if self.probe_rtt_done_stamp.is_some() {
@@ -743,7 +752,8 @@ impl Bbr {
     fn lt_interval_done(&mut self, sock: &Socket, bw: f64) {
         if self.lt.bw > 0.0 {
             let diff = (bw - self.lt.bw).abs();
-            if diff <= LT_BW_RATIO * self.lt.bw || self.rate_bps(sock, diff, 1.0) <= LT_BW_DIFF_BPS {
+            let similar = diff <= LT_BW_RATIO * self.lt.bw;
+            if similar || self.rate_bps(sock, diff, 1.0) <= LT_BW_DIFF_BPS {
                 self.lt.bw = (bw + self.lt.bw) / 2.0;
                 self.lt.use_bw = true;
                 self.pacing_gain = 1.0;
@@ -810,7 +820,8 @@ impl Bbr {
 
     /// Linux `bbr_update_model`.
     fn update_model(&mut self, sock: &mut Socket, rs: &RateSample) {
-        let bw = (rs.interval_s > 0.0 && rs.delivered > 0).then(|| rs.delivered as f64 / rs.interval_s);
+        let valid = rs.interval_s > 0.0 && rs.delivered > 0;
+        let bw = valid.then(|| rs.delivered as f64 / rs.interval_s);
         let app_limited = self.sample_app_limited(rs);
         self.update_bw(sock, rs, bw, app_limited);
         self.update_ack_aggregation(sock, rs, bw.is_some());
@@ -885,7 +896,7 @@ impl CongestionControl for Bbr {
         match event {
             // Linux `bbr_cwnd_event`: restarting from idle, pace at BtlBw rather than
             // above it, and finish a PROBE_RTT whose time is up.
-            CwndEvent::TxStart => {
+            CwndEvent::TxStart if !recovering(sock.ca_state) => {
                 self.idle_restart = true;
                 self.ack_epoch_stamp = sock.now;
                 self.ack_epoch_acked = 0.0;
@@ -895,6 +906,7 @@ impl CongestionControl for Bbr {
                     _ => {}
                 }
             }
+            CwndEvent::TxStart => {}
             // The RTO marks everything in flight lost (Linux `tp->lost`).
             CwndEvent::Loss => self.lost += u64::from(sock.in_flight),
             // The socket has just set cwnd to ssthresh, which Linux skips for an
@@ -941,5 +953,698 @@ impl CongestionControl for Bbr {
             ("lt_use_bw", flag(self.lt.use_bw)),
             ("lt_bw_mbps", mbps(self.lt.bw)),
         ]);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    const MSS: u32 = 1000;
+    /// The path of most tests: RTprop 100 ms, BtlBw 400 segments/s, so BDP = 40
+    /// segments, and pacing at gain 1 is 400 x 1000 x 8 x 0.99 = 3.168 Mb/s, above
+    /// 1.2 Mb/s, so the TSO goal is 2 and the quantization budget 3 x 2 = 6.
+    const RTT: f64 = 0.1;
+    const BW: f64 = 400.0;
+    /// 2/ln 2 and ln 2 / 2.
+    const HIGH_GAIN: f64 = 2.885_390_081_777_926_8;
+    const DRAIN_GAIN: f64 = 0.346_573_590_279_972_64;
+
+    fn close(a: f64, b: f64, tol: f64) -> bool {
+        (a - b).abs() <= tol
+    }
+
+    fn bbr(params: serde_json::Value) -> (Bbr, Socket) {
+        let p = parse_params::<Params>(&params).unwrap();
+        p.validate().unwrap();
+        let mut cc = Bbr::new(p);
+        let mut s = Socket::new(MSS, 10.0, f64::INFINITY);
+        s.pacing = cc.needs_pacing();
+        cc.init(&mut s);
+        (cc, s)
+    }
+
+    /// One ACK `dt` seconds after the previous one, as the socket would report it.
+    #[derive(Clone, Copy)]
+    struct Ack {
+        dt: f64,
+        acked: u32,
+        /// Delivery-rate sample in segments/s (over 1 s), or no valid sample.
+        bw: Option<f64>,
+        rtt: Option<f64>,
+        losses: u32,
+        app_limited: bool,
+        /// Segments in flight after the ACK (unchanged when None).
+        in_flight: Option<u32>,
+        /// The acknowledged segment was sent after the current round began, which
+        /// ends the round; otherwise it was sent before.
+        new_round: bool,
+    }
+
+    impl Default for Ack {
+        fn default() -> Self {
+            Self {
+                dt: 0.01,
+                acked: 1,
+                bw: Some(BW),
+                rtt: Some(RTT),
+                losses: 0,
+                app_limited: false,
+                in_flight: None,
+                new_round: true,
+            }
+        }
+    }
+
+    fn ack(cc: &mut Bbr, s: &mut Socket, a: Ack) {
+        s.now += from_secs(a.dt);
+        let prior_in_flight = s.in_flight;
+        let prior_delivered =
+            if a.new_round { s.delivered } else { cc.next_rtt_delivered.saturating_sub(1) };
+        s.delivered += u64::from(a.acked);
+        if let Some(f) = a.in_flight {
+            s.in_flight = f;
+        }
+        if let Some(r) = a.rtt {
+            s.srtt_s = r;
+            s.min_rtt_s = s.min_rtt_s.min(r);
+        }
+        let rs = RateSample {
+            acked_sacked: a.acked,
+            losses: a.losses,
+            rtt_s: a.rtt,
+            prior_in_flight,
+            delivered: a.bw.map_or(0, |b| b as u64),
+            interval_s: if a.bw.is_some() { 1.0 } else { 0.0 },
+            prior_delivered,
+            is_app_limited: a.app_limited,
+        };
+        assert!(cc.cong_control(s, &rs), "BBR takes over every ACK");
+    }
+
+    fn acks(cc: &mut Bbr, s: &mut Socket, n: usize, a: Ack) {
+        for _ in 0..n {
+            ack(cc, s, a);
+        }
+    }
+
+    /// STARTUP with samples of `bw` until the pipe is full (round 1 sets full_bw,
+    /// rounds 2-4 bring no growth), then DRAIN until in flight falls to the BDP:
+    /// PROBE_BW.
+    fn probe_bw_at(bw: f64, params: serde_json::Value) -> (Bbr, Socket) {
+        let (mut cc, mut s) = bbr(params);
+        s.in_flight = 200;
+        acks(&mut cc, &mut s, 4, Ack { bw: Some(bw), ..Ack::default() });
+        assert_eq!(cc.mode, Mode::Drain);
+        let bdp = (bw * RTT) as u32;
+        ack(&mut cc, &mut s, Ack { bw: Some(bw), in_flight: Some(bdp), ..Ack::default() });
+        assert_eq!(cc.mode, Mode::ProbeBw);
+        (cc, s)
+    }
+
+    /// PROBE_BW at 400 segments/s starting in phase 0 (`cycle_rand = 1`: the start
+    /// is always the phase after 7), with ACK-aggregation provisioning off so that
+    /// targets are plain `gain x BDP + budget`.
+    fn probe_bw(extra: serde_json::Value) -> (Bbr, Socket) {
+        let mut params = json!({ "cycle_rand": 1, "extra_acked_gain": 0.0 });
+        params.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        let (cc, s) = probe_bw_at(BW, params);
+        assert_eq!(cc.cycle_idx, 0);
+        (cc, s)
+    }
+
+    /// Moves the gain cycle to `idx` (the rules that move it have their own tests).
+    fn set_phase(cc: &mut Bbr, idx: usize) {
+        cc.cycle_idx = idx;
+        cc.update_gains();
+    }
+
+    fn mbps_pacing(gain: f64, bw: f64) -> f64 {
+        gain * bw * f64::from(MSS) * 8.0 * 0.99
+    }
+
+    #[test]
+    fn init_paces_at_high_gain_times_the_initial_window_per_srtt_or_per_ms() {
+        // No RTT yet: 2.885 x 10 segments / 1 ms x 8000 bit x 0.99 = 228.52 Mb/s.
+        let (cc, s) = bbr(json!({}));
+        assert!(close(s.pacing_rate_bps, 228_522_894.476_811_8, 1e-3), "{}", s.pacing_rate_bps);
+        assert!(cc.needs_pacing() && s.ssthresh.is_infinite() && cc.mode == Mode::Startup);
+        // SRTT 50 ms known at init: 2.885 x 10 / 0.05 x 8000 x 0.99 = 4.570 Mb/s; Linux
+        // also sets an infinite ssthresh whatever the socket started with.
+        let mut cc = Bbr::new(Params::default());
+        let mut s = Socket::new(MSS, 10.0, 64.0);
+        s.srtt_s = 0.05;
+        cc.init(&mut s);
+        assert!(close(s.pacing_rate_bps, 4_570_457.889_536_2, 1e-6), "{}", s.pacing_rate_bps);
+        assert!(s.ssthresh.is_infinite() && cc.has_seen_rtt);
+    }
+
+    #[test]
+    fn startup_uses_gain_2_over_ln2_for_pacing_and_cwnd_and_grows_cwnd_by_acked() {
+        let (mut cc, mut s) = bbr(json!({}));
+        ack(&mut cc, &mut s, Ack { acked: 3, ..Ack::default() });
+        assert_eq!(cc.mode, Mode::Startup);
+        assert_eq!((cc.pacing_gain, cc.cwnd_gain), (HIGH_GAIN, HIGH_GAIN));
+        // Target ceil(2.885 x 40) + 6 = 122: cwnd 10 grows by the 3 segments acked.
+        assert_eq!(cc.target_cwnd, 122.0);
+        assert_eq!(s.cwnd, 13.0);
+    }
+
+    #[test]
+    fn first_rtt_sample_resets_the_initial_pacing_rate_which_only_rises_before_the_pipe_is_full() {
+        let (mut cc, mut s) = bbr(json!({}));
+        // SRTT 100 ms: 2.885 x 10 / 0.1 x 8000 x 0.99 = 2.285 Mb/s; the 50 segments/s
+        // sample would give 1.143 Mb/s, which may not lower it.
+        ack(&mut cc, &mut s, Ack { bw: Some(50.0), ..Ack::default() });
+        assert!(close(s.pacing_rate_bps, 2_285_228.944_768_1, 1e-6), "{}", s.pacing_rate_bps);
+        // 200 segments/s: 4.570 Mb/s, higher, taken.
+        ack(&mut cc, &mut s, Ack { bw: Some(200.0), ..Ack::default() });
+        assert!(close(s.pacing_rate_bps, 4_570_457.889_536_2, 1e-6), "{}", s.pacing_rate_bps);
+    }
+
+    #[test]
+    fn the_pipe_is_full_after_three_rounds_without_25_percent_growth() {
+        let (mut cc, mut s) = bbr(json!({}));
+        s.in_flight = 200;
+        // full_bw: 100, 200 (>= 125), 400 (>= 250); 400 and 450 and 499 stay below 500.
+        for bw in [100.0, 200.0, 400.0, 400.0, 450.0] {
+            ack(&mut cc, &mut s, Ack { bw: Some(bw), ..Ack::default() });
+            // ACKs inside a round do not count.
+            ack(&mut cc, &mut s, Ack { bw: Some(bw), new_round: false, ..Ack::default() });
+        }
+        let state = (cc.mode, cc.full_bw, cc.full_bw_cnt, cc.round_count);
+        assert_eq!(state, (Mode::Startup, 400.0, 2, 5));
+        ack(&mut cc, &mut s, Ack { bw: Some(499.0), ..Ack::default() });
+        assert!(cc.full_bw_reached);
+        assert_eq!(cc.mode, Mode::Drain);
+        assert_eq!((cc.pacing_gain, cc.cwnd_gain), (DRAIN_GAIN, HIGH_GAIN));
+        // Linux records the BDP in ssthresh on leaving STARTUP: ceil(49.9) + 6 = 56.
+        assert_eq!(s.ssthresh, 56.0);
+        assert_eq!(cc.ssthresh(&s), 56.0, "ssthresh() leaves it unchanged");
+    }
+
+    #[test]
+    fn growth_of_exactly_25_percent_restarts_the_count() {
+        let (mut cc, mut s) = bbr(json!({}));
+        s.in_flight = 200;
+        // 125 >= 1.25 x 100 restarts; 156 < 156.25 counts 1; 157 restarts; then 157
+        // three times counts 1, 2, 3.
+        for bw in [100.0, 125.0, 156.0, 157.0, 157.0, 157.0] {
+            ack(&mut cc, &mut s, Ack { bw: Some(bw), ..Ack::default() });
+        }
+        assert_eq!((cc.full_bw, cc.full_bw_cnt, cc.mode), (157.0, 2, Mode::Startup));
+        ack(&mut cc, &mut s, Ack { bw: Some(157.0), ..Ack::default() });
+        assert_eq!(cc.mode, Mode::Drain);
+    }
+
+    #[test]
+    fn app_limited_rounds_do_not_count_towards_a_full_pipe() {
+        let (mut cc, mut s) = bbr(json!({}));
+        s.in_flight = 200;
+        ack(&mut cc, &mut s, Ack::default());
+        acks(&mut cc, &mut s, 5, Ack { app_limited: true, ..Ack::default() });
+        assert_eq!((cc.full_bw_cnt, cc.mode), (0, Mode::Startup));
+        acks(&mut cc, &mut s, 3, Ack::default());
+        assert_eq!(cc.mode, Mode::Drain);
+    }
+
+    #[test]
+    fn drain_ends_when_in_flight_is_down_to_one_bdp() {
+        // On the ACK that enters DRAIN the pacing gain and rate are still STARTUP's:
+        // inflight(400, 1) = 40 + 3 x 2 = 46, and Linux counts the next TSO burst (2)
+        // in flight as well.
+        let (mut cc, mut s) = bbr(json!({}));
+        s.in_flight = 200;
+        acks(&mut cc, &mut s, 3, Ack::default());
+        ack(&mut cc, &mut s, Ack { in_flight: Some(45), ..Ack::default() }); // 47 > 46
+        assert_eq!(cc.mode, Mode::Drain);
+        // In DRAIN the pacing rate, 0.347 x 3.168 = 1.098 Mb/s, is below 1.2 Mb/s: the
+        // TSO goal drops to 1 and inflight(400, 1) to 40 + 3 -> 44.
+        assert!(close(s.pacing_rate_bps, mbps_pacing(DRAIN_GAIN, BW), 1e-6));
+        ack(&mut cc, &mut s, Ack { in_flight: Some(45), ..Ack::default() });
+        assert_eq!(cc.mode, Mode::Drain);
+        ack(&mut cc, &mut s, Ack { in_flight: Some(44), ..Ack::default() });
+        assert_eq!(cc.mode, Mode::ProbeBw);
+        assert_eq!(cc.cwnd_gain, 2.0);
+        // Entering with in flight 44: 44 + 2 <= 46, straight through DRAIN.
+        let (mut cc, mut s) = bbr(json!({}));
+        s.in_flight = 200;
+        acks(&mut cc, &mut s, 3, Ack::default());
+        ack(&mut cc, &mut s, Ack { in_flight: Some(44), ..Ack::default() });
+        assert_eq!(cc.mode, Mode::ProbeBw);
+    }
+
+    #[test]
+    fn probe_bw_starts_at_a_seeded_random_phase_but_never_0_75() {
+        let start = |params: serde_json::Value| probe_bw_at(BW, params).0.cycle_idx;
+        let phases: std::collections::BTreeSet<usize> =
+            (0..200).map(|seed| start(json!({ "cycle_seed": seed }))).collect();
+        assert_eq!(phases.into_iter().collect::<Vec<_>>(), [0, 2, 3, 4, 5, 6, 7]);
+        for seed in [0, 1, 12345] {
+            assert_eq!(start(json!({ "cycle_seed": seed })), start(json!({ "cycle_seed": seed })));
+        }
+        // ns-3's draw (6 phases) never starts in phase 2 either.
+        let ns3: std::collections::BTreeSet<usize> =
+            (0..200).map(|seed| start(json!({ "cycle_seed": seed, "cycle_rand": 6 }))).collect();
+        assert_eq!(ns3.into_iter().collect::<Vec<_>>(), [0, 3, 4, 5, 6, 7]);
+    }
+
+    #[test]
+    fn gain_cycle_probes_to_1_25_bdp_drains_to_1_bdp_then_cruises_one_rtprop_per_phase() {
+        let (mut cc, mut s) = probe_bw(json!({}));
+        assert_eq!(cc.pacing_gain, 1.25);
+        // 1.25 x 400 x 8000 x 0.99 = 3.96 Mb/s.
+        assert!(close(s.pacing_rate_bps, mbps_pacing(1.25, BW), 1e-6), "{}", s.pacing_rate_bps);
+        // Phase 0 needs one RTprop and in flight (+ the TSO goal 2) at
+        // inflight(400, 1.25) = ceil(50) + 6 + 2 (probe phase) = 58.
+        s.in_flight = 60;
+        ack(&mut cc, &mut s, Ack { dt: 0.05, ..Ack::default() }); // not a full RTprop yet
+        assert_eq!(cc.cycle_idx, 0);
+        s.in_flight = 55;
+        ack(&mut cc, &mut s, Ack { dt: 0.06, ..Ack::default() }); // 55 + 2 < 58
+        assert_eq!(cc.cycle_idx, 0);
+        s.in_flight = 56;
+        ack(&mut cc, &mut s, Ack::default()); // 56 + 2 = 58
+        assert_eq!((cc.cycle_idx, cc.pacing_gain), (1, 0.75));
+        assert!(close(s.pacing_rate_bps, mbps_pacing(0.75, BW), 1e-6), "{}", s.pacing_rate_bps);
+        // Phase 1 ends early once in flight is down to inflight(400, 1) = 46.
+        s.in_flight = 47;
+        ack(&mut cc, &mut s, Ack::default());
+        assert_eq!(cc.cycle_idx, 1);
+        s.in_flight = 46;
+        ack(&mut cc, &mut s, Ack::default());
+        assert_eq!((cc.cycle_idx, cc.pacing_gain), (2, 1.0));
+        assert!(close(s.pacing_rate_bps, mbps_pacing(1.0, BW), 1e-6), "{}", s.pacing_rate_bps);
+        // Gain 1: exactly one RTprop is not enough, a little more is.
+        ack(&mut cc, &mut s, Ack { dt: 0.1, ..Ack::default() });
+        assert_eq!(cc.cycle_idx, 2);
+        ack(&mut cc, &mut s, Ack { dt: 0.001, ..Ack::default() });
+        assert_eq!(cc.cycle_idx, 3);
+        for idx in [4, 5, 6, 7, 0] {
+            ack(&mut cc, &mut s, Ack { dt: 0.05, ..Ack::default() });
+            ack(&mut cc, &mut s, Ack { dt: 0.051, ..Ack::default() });
+            assert_eq!(cc.cycle_idx, idx);
+        }
+        assert_eq!(cc.pacing_gain, 1.25);
+    }
+
+    #[test]
+    fn a_loss_ends_the_probe_phase_after_one_rtprop_whatever_is_in_flight() {
+        let (mut cc, mut s) = probe_bw(json!({}));
+        s.in_flight = 10;
+        ack(&mut cc, &mut s, Ack { dt: 0.11, ..Ack::default() });
+        assert_eq!(cc.cycle_idx, 0);
+        ack(&mut cc, &mut s, Ack { losses: 1, ..Ack::default() });
+        assert_eq!(cc.cycle_idx, 1);
+    }
+
+    #[test]
+    fn cwnd_target_is_cwnd_gain_times_bdp_plus_the_quantization_budget() {
+        let (mut cc, mut s) = probe_bw(json!({}));
+        set_phase(&mut cc, 2);
+        // 2 x 400 x 0.1 = 80, + 3 x 2 = 86 (even): a larger window snaps down to it.
+        s.cwnd = 100.0;
+        ack(&mut cc, &mut s, Ack::default());
+        assert_eq!((cc.target_cwnd, s.cwnd), (86.0, 86.0));
+        // A smaller one grows by the segments acknowledged.
+        s.cwnd = 50.0;
+        ack(&mut cc, &mut s, Ack { acked: 2, ..Ack::default() });
+        assert_eq!(s.cwnd, 52.0);
+        // 401 segments/s: ceil(80.2) = 81, + 6 = 87, rounded up to even 88.
+        ack(&mut cc, &mut s, Ack { bw: Some(401.0), ..Ack::default() });
+        assert_eq!(cc.target_cwnd, 88.0);
+        // The probe phase adds 2: 90.
+        set_phase(&mut cc, 0);
+        ack(&mut cc, &mut s, Ack { dt: 0.0, bw: Some(401.0), ..Ack::default() });
+        assert_eq!(cc.target_cwnd, 90.0);
+    }
+
+    #[test]
+    fn quantization_variants() {
+        // ns-3: + 3 segments, no rounding: 80 + 3 = 83, 81 + 3 = 84.
+        let (mut cc, mut s) = probe_bw(json!({ "quantization": "ns3" }));
+        set_phase(&mut cc, 2);
+        ack(&mut cc, &mut s, Ack::default());
+        assert_eq!(cc.target_cwnd, 83.0);
+        ack(&mut cc, &mut s, Ack { bw: Some(401.0), ..Ack::default() });
+        assert_eq!(cc.target_cwnd, 84.0);
+        // Below 1.2 Mb/s of pacing (10 segments/s = 79.2 kb/s) the TSO goal is 1:
+        // ceil(2 x 10 x 0.1) = 2, + 3 = 5, rounded to 6.
+        let (mut cc, mut s) = probe_bw_at(10.0, json!({ "extra_acked_gain": 0.0 }));
+        set_phase(&mut cc, 2);
+        ack(&mut cc, &mut s, Ack { bw: Some(10.0), ..Ack::default() });
+        assert_eq!(cc.target_cwnd, 6.0);
+        // TSO autosizing at 100,000 segments/s (792 Mb/s of pacing at gain 1): 1 ms is
+        // 99 kB, capped at 65,215 B = 65 segments; 2 x 10,000 + 3 x 65 = 20,195 -> 20,196.
+        let (mut cc, mut s) = probe_bw(json!({ "quantization": "linux_tso" }));
+        set_phase(&mut cc, 2);
+        ack(&mut cc, &mut s, Ack { bw: Some(100_000.0), ..Ack::default() });
+        assert_eq!(cc.target_cwnd, 20_196.0);
+    }
+
+    #[test]
+    fn without_an_rtt_the_target_is_the_initial_window_and_the_first_window_always_grows() {
+        let (mut cc, mut s) = bbr(json!({}));
+        // BDP unknown: initial window 10, + 6 = 16.
+        ack(&mut cc, &mut s, Ack { rtt: None, ..Ack::default() });
+        assert_eq!((cc.target_cwnd, s.cwnd), (16.0, 11.0));
+        // Above the target, STARTUP still grows until an initial window is delivered.
+        s.cwnd = 20.0;
+        ack(&mut cc, &mut s, Ack { rtt: None, ..Ack::default() });
+        assert_eq!(s.cwnd, 21.0);
+        s.delivered = 20;
+        ack(&mut cc, &mut s, Ack { rtt: None, ..Ack::default() });
+        assert_eq!(s.cwnd, 21.0);
+    }
+
+    #[test]
+    fn ack_aggregation_adds_the_excess_acked_beyond_btlbw_for_5_to_10_rounds() {
+        let (mut cc, mut s) = probe_bw(json!({ "extra_acked_gain": 1.0 }));
+        set_phase(&mut cc, 2);
+        // A long gap starts a fresh epoch (400 x 0.5 s expected > acked): extra 1.
+        ack(&mut cc, &mut s, Ack { dt: 0.5, new_round: false, ..Ack::default() });
+        (cc.extra_acked, cc.extra_acked_win_rtts) = ([0.0; 2], 0);
+        ack(&mut cc, &mut s, Ack { dt: 0.5, new_round: false, ..Ack::default() });
+        assert_eq!(cc.ack_aggregation_cwnd(), 1.0);
+        // 30 segments 1 ms later: floor(400 x 0.001) = 0 expected, so 31 extra; the
+        // target is 80 + 31 + 6 = 117 -> 118, cwnd 86 grows by 30 to 116.
+        s.cwnd = 86.0;
+        ack(&mut cc, &mut s, Ack { dt: 0.001, acked: 30, new_round: false, ..Ack::default() });
+        assert_eq!((cc.target_cwnd, s.cwnd), (118.0, 116.0));
+        // 30 more: 61 extra, capped at 100 ms of BtlBw = 40: target 126.
+        ack(&mut cc, &mut s, Ack { dt: 0.001, acked: 30, new_round: false, ..Ack::default() });
+        assert_eq!((cc.target_cwnd, s.cwnd), (126.0, 126.0));
+        // Rounds 0.5 s apart add 1 extra each. The burst's bucket survives the switch
+        // at round 5 and is cleared at round 10.
+        for round in 1..=10 {
+            ack(&mut cc, &mut s, Ack { dt: 0.5, ..Ack::default() });
+            let expected = if round < 10 { 40.0 } else { 1.0 };
+            assert_eq!(cc.ack_aggregation_cwnd(), expected, "round {round}");
+        }
+    }
+
+    #[test]
+    fn btlbw_max_filter_forgets_a_sample_after_10_rounds() {
+        let (mut cc, mut s) = bbr(json!({}));
+        s.in_flight = 200;
+        ack(&mut cc, &mut s, Ack { bw: Some(1000.0), ..Ack::default() });
+        // Rounds 2-11: the round-1 sample is still inside the window (11 - 1 = 10).
+        for _ in 2..=11 {
+            ack(&mut cc, &mut s, Ack { bw: Some(500.0), ..Ack::default() });
+            ack(&mut cc, &mut s, Ack { bw: Some(500.0), new_round: false, ..Ack::default() });
+        }
+        assert_eq!((cc.round_count, cc.max_bw()), (11, 1000.0));
+        // Round 12: it has expired.
+        ack(&mut cc, &mut s, Ack { bw: Some(500.0), ..Ack::default() });
+        assert_eq!((cc.round_count, cc.max_bw()), (12, 500.0));
+    }
+
+    #[test]
+    fn app_limited_samples_only_raise_the_estimate() {
+        // 15 rounds of app-limited samples at 100: none enters the filter, so 400
+        // stays however old it is; non-app-limited ones replace it after 10 rounds.
+        let (mut cc, mut s) = probe_bw(json!({}));
+        acks(&mut cc, &mut s, 15, Ack { bw: Some(100.0), app_limited: true, ..Ack::default() });
+        assert_eq!(cc.max_bw(), 400.0);
+        ack(&mut cc, &mut s, Ack { bw: Some(500.0), app_limited: true, ..Ack::default() });
+        assert_eq!(cc.max_bw(), 500.0);
+        let (mut cc, mut s) = probe_bw(json!({}));
+        acks(&mut cc, &mut s, 15, Ack { bw: Some(100.0), ..Ack::default() });
+        assert_eq!(cc.max_bw(), 100.0);
+    }
+
+    /// PROBE_BW (phase 0, no aggregation) with cwnd 86, its target in phase 2; RTT
+    /// samples of 120 ms from now on, so RTprop (100 ms, stamped now) ages.
+    fn aging_rtprop() -> (Bbr, Socket, Time) {
+        let (mut cc, mut s) = probe_bw(json!({}));
+        s.cwnd = 86.0;
+        s.in_flight = 86;
+        (cc.min_rtt_stamp, cc.min_rtt) = (s.now, Some(RTT));
+        let stamp = s.now;
+        // Ten seconds of ACKs, one per second: 10 s is not yet "older than 10 s".
+        acks(&mut cc, &mut s, 10, Ack { dt: 1.0, rtt: Some(0.12), ..Ack::default() });
+        assert_eq!((cc.mode, cc.min_rtt), (Mode::ProbeBw, Some(RTT)));
+        assert_eq!(s.now, stamp + from_secs(10.0));
+        (cc, s, stamp)
+    }
+
+    #[test]
+    fn probe_rtt_after_10_s_without_a_new_minimum_holds_4_segments_for_200_ms_and_a_round() {
+        let (mut cc, mut s, _) = aging_rtprop();
+        let cwnd = s.cwnd;
+        ack(&mut cc, &mut s, Ack { dt: 0.001, rtt: Some(0.12), ..Ack::default() });
+        assert_eq!(cc.mode, Mode::ProbeRtt);
+        assert_eq!(cc.min_rtt, Some(0.12), "the expired estimate takes the new sample");
+        assert_eq!((cc.pacing_gain, cc.cwnd_gain, s.cwnd, cc.prior_cwnd), (1.0, 1.0, 4.0, cwnd));
+        // The 200 ms start once in flight is down to 4.
+        ack(&mut cc, &mut s, Ack { in_flight: Some(5), ..Ack::default() });
+        assert_eq!(cc.probe_rtt_done_stamp, None);
+        ack(&mut cc, &mut s, Ack { in_flight: Some(4), ..Ack::default() });
+        let done = s.now + from_secs(0.2);
+        assert_eq!(cc.probe_rtt_done_stamp, Some(done));
+        // A round ends 100 ms later, but the time is not up; nor at exactly 200 ms.
+        ack(&mut cc, &mut s, Ack { dt: 0.1, ..Ack::default() });
+        assert!(cc.probe_rtt_round_done);
+        ack(&mut cc, &mut s, Ack { dt: 0.1, ..Ack::default() });
+        assert_eq!((cc.mode, s.cwnd), (Mode::ProbeRtt, 4.0));
+        // Just after: back to PROBE_BW (the pipe was full), window restored to 86 and
+        // grown by the segment acked towards the target, 86 + 2 in the probe phase.
+        ack(&mut cc, &mut s, Ack { dt: 0.001, ..Ack::default() });
+        assert_eq!((cc.mode, cc.cycle_idx), (Mode::ProbeBw, 0));
+        assert_eq!(cc.min_rtt_stamp, s.now, "the RTprop clock restarts");
+        assert_eq!(s.cwnd, 87.0);
+    }
+
+    #[test]
+    fn probe_rtt_lasts_at_least_one_round() {
+        let (mut cc, mut s, _) = aging_rtprop();
+        // Entering with 4 in flight starts the 200 ms and a round at once.
+        ack(&mut cc, &mut s, Ack { dt: 0.001, in_flight: Some(4), ..Ack::default() });
+        assert!(cc.probe_rtt_done_stamp.is_some());
+        acks(&mut cc, &mut s, 3, Ack { dt: 0.1, new_round: false, ..Ack::default() });
+        assert_eq!(cc.mode, Mode::ProbeRtt, "300 ms but no round yet");
+        ack(&mut cc, &mut s, Ack::default());
+        assert_eq!(cc.mode, Mode::ProbeBw);
+    }
+
+    #[test]
+    fn probe_rtt_samples_are_app_limited_and_startup_resumes_after_it() {
+        // STARTUP kept going by app-limited rounds for 10 s, RTprop stamped at 0.01 s.
+        let (mut cc, mut s) = bbr(json!({ "extra_acked_gain": 0.0 }));
+        s.in_flight = 200;
+        ack(&mut cc, &mut s, Ack::default());
+        let idle = Ack { dt: 1.0, rtt: Some(0.12), app_limited: true, ..Ack::default() };
+        acks(&mut cc, &mut s, 10, idle);
+        assert_eq!((cc.mode, cc.full_bw, cc.full_bw_cnt), (Mode::Startup, 400.0, 0));
+        let cwnd = s.cwnd;
+        ack(&mut cc, &mut s, Ack { in_flight: Some(4), app_limited: true, ..Ack::default() });
+        assert_eq!(cc.mode, Mode::ProbeRtt);
+        // Rounds whose samples the socket does not mark: Linux's PROBE_RTT mark makes
+        // them app-limited, so three of them do not declare the pipe full.
+        acks(&mut cc, &mut s, 3, Ack { dt: 0.1, ..Ack::default() });
+        assert_eq!((cc.full_bw_cnt, cc.full_bw_reached), (0, false));
+        assert_eq!(cc.mode, Mode::Startup, "PROBE_RTT done; the pipe is not known to be full");
+        assert_eq!(s.cwnd, cwnd + 1.0, "restored, then one segment acked");
+        // Segments sent after the mark lapsed are counted again.
+        let end = cc.probe_rtt_app_limited.unwrap().1;
+        s.delivered = end + 1;
+        ack(&mut cc, &mut s, Ack::default());
+        assert_eq!((cc.full_bw_cnt, cc.probe_rtt_app_limited), (1, None));
+    }
+
+    #[test]
+    fn a_restart_from_idle_paces_at_btlbw_and_skips_probe_rtt() {
+        let (mut cc, mut s, _) = aging_rtprop();
+        set_phase(&mut cc, 0);
+        cc.cwnd_event(&mut s, CwndEvent::TxStart);
+        assert!(close(s.pacing_rate_bps, mbps_pacing(1.0, BW), 1e-6), "{}", s.pacing_rate_bps);
+        // RTprop expires on the first ACK after the restart: it is refreshed, but no
+        // PROBE_RTT, and the next ACK finds a fresh estimate.
+        ack(&mut cc, &mut s, Ack { dt: 0.001, rtt: Some(0.12), ..Ack::default() });
+        assert_eq!((cc.mode, cc.min_rtt, cc.min_rtt_stamp), (Mode::ProbeBw, Some(0.12), s.now));
+        ack(&mut cc, &mut s, Ack { rtt: Some(0.12), ..Ack::default() });
+        assert_eq!(cc.mode, Mode::ProbeBw);
+    }
+
+    #[test]
+    fn an_empty_pipe_after_a_timeout_is_not_a_restart_from_idle() {
+        let (mut cc, mut s) = probe_bw(json!({}));
+        let pacing = s.pacing_rate_bps;
+        s.ca_state = CaState::Loss;
+        cc.cwnd_event(&mut s, CwndEvent::TxStart);
+        assert!(!cc.idle_restart && s.pacing_rate_bps == pacing);
+        s.ca_state = CaState::Open;
+        cc.cwnd_event(&mut s, CwndEvent::TxStart);
+        assert!(cc.idle_restart && s.pacing_rate_bps < pacing);
+    }
+
+    #[test]
+    fn recovery_conserves_packets_for_one_round_then_slow_starts_and_restores_on_exit() {
+        let (mut cc, mut s) = probe_bw(json!({}));
+        set_phase(&mut cc, 2);
+        (s.cwnd, s.in_flight) = (86.0, 86);
+        // Loss detected (the socket's order): ssthresh, then the state change.
+        assert_eq!(cc.ssthresh(&s), 46.0, "ssthresh stays the BDP recorded at DRAIN");
+        assert_eq!(cc.prior_cwnd, 86.0);
+        cc.set_state(&mut s, CaState::Recovery);
+        s.ca_state = CaState::Recovery;
+        // First ACK: 3 lost, 1 SACKed, 80 left in flight: cwnd = 80 + 1 = 81.
+        let within = Ack { new_round: false, ..Ack::default() };
+        ack(&mut cc, &mut s, Ack { losses: 3, in_flight: Some(80), ..within });
+        assert!(cc.packet_conservation);
+        assert_eq!(s.cwnd, 81.0);
+        // Within the round: no more than what left the network (81 in flight, 2 acked),
+        // and the window is kept when less is in flight (75 + 2).
+        s.in_flight = 81;
+        ack(&mut cc, &mut s, Ack { acked: 2, in_flight: Some(79), ..within });
+        assert_eq!(s.cwnd, 81.0);
+        ack(&mut cc, &mut s, Ack { acked: 2, in_flight: Some(75), ..within });
+        assert_eq!(s.cwnd, 81.0);
+        // A loss comes off the window, 81 - 1 = 80 (76 + 2 in flight is less) ...
+        ack(&mut cc, &mut s, Ack { acked: 2, losses: 1, in_flight: Some(76), ..within });
+        assert_eq!(s.cwnd, 80.0);
+        // ... but it never goes below in flight + acked: max(80 - 1, 79 + 2) = 81.
+        ack(&mut cc, &mut s, Ack { acked: 2, losses: 1, in_flight: Some(79), ..within });
+        assert_eq!(s.cwnd, 81.0);
+        // The round ends: slow start towards the target, 81 + 2.
+        ack(&mut cc, &mut s, Ack { acked: 2, in_flight: Some(78), ..Ack::default() });
+        assert!(!cc.packet_conservation);
+        assert_eq!(s.cwnd, 83.0);
+        // Recovery ends. The socket sets cwnd = ssthresh (46) when it is finite, which
+        // Linux does not do for BBR: the completion event puts back 83.
+        s.cwnd = s.ssthresh;
+        cc.cwnd_event(&mut s, CwndEvent::CompleteRecovery);
+        assert_eq!(s.cwnd, 83.0);
+        cc.set_state(&mut s, CaState::Open);
+        s.ca_state = CaState::Open;
+        // Exit: max(83, saved 86) = 86, then min(86 + 1, target 86).
+        ack(&mut cc, &mut s, Ack::default());
+        assert_eq!(s.cwnd, 86.0);
+    }
+
+    #[test]
+    fn rto_restarts_from_one_segment_and_restores_the_saved_window_on_leaving_loss() {
+        let (mut cc, mut s) = probe_bw(json!({}));
+        set_phase(&mut cc, 2);
+        (s.cwnd, s.in_flight) = (86.0, 86);
+        cc.full_bw = 400.0;
+        // The socket's timeout: ssthresh, cwnd_event(Loss), cwnd = 1, set_state(Loss).
+        assert!(cc.ssthresh(&s) == s.ssthresh && cc.prior_cwnd == 86.0);
+        cc.cwnd_event(&mut s, CwndEvent::Loss);
+        s.cwnd = 1.0;
+        s.in_flight = 0;
+        cc.set_state(&mut s, CaState::Loss);
+        s.ca_state = CaState::Loss;
+        assert_eq!((cc.full_bw, cc.full_bw_reached, cc.lost), (0.0, true, 86));
+        // In Loss: grow by acked towards the target, but never below 4.
+        ack(&mut cc, &mut s, Ack { in_flight: Some(0), ..Ack::default() });
+        assert_eq!(s.cwnd, 4.0);
+        ack(&mut cc, &mut s, Ack { acked: 2, ..Ack::default() });
+        assert_eq!(s.cwnd, 6.0);
+        // A second timeout inside the episode keeps the larger saved window.
+        assert!(cc.ssthresh(&s) == s.ssthresh && cc.prior_cwnd == 86.0);
+        // Back to Open: max(6, 86), then min(86 + 1, 86).
+        s.ca_state = CaState::Open;
+        ack(&mut cc, &mut s, Ack::default());
+        assert_eq!(s.cwnd, 86.0);
+    }
+
+    #[test]
+    fn undo_restarts_full_pipe_detection_and_keeps_the_window() {
+        let (mut cc, mut s) = bbr(json!({}));
+        (cc.full_bw, cc.full_bw_cnt, s.cwnd) = (400.0, 2, 30.0);
+        cc.lt.is_sampling = true;
+        assert_eq!(cc.undo_cwnd(&s), 30.0);
+        assert_eq!((cc.full_bw, cc.full_bw_cnt, cc.lt.is_sampling), (0.0, 0, false));
+    }
+
+    /// `n` rounds 100 ms apart, each acknowledging `acked` segments and losing `losses`.
+    fn lossy_rounds(cc: &mut Bbr, s: &mut Socket, n: usize, acked: u32, losses: u32) {
+        acks(cc, s, n, Ack { dt: 0.1, acked, losses, ..Ack::default() });
+    }
+
+    #[test]
+    fn long_term_estimator_detects_a_policer_and_paces_at_its_rate_for_48_rounds() {
+        let (mut cc, mut s) = probe_bw(json!({}));
+        // The first loss starts sampling (round 1). Rounds 2-4: 60 lost of 240
+        // delivered (25% > 19.5%) over 0.3 s: 800 segments/s.
+        lossy_rounds(&mut cc, &mut s, 4, 80, 20);
+        assert!(cc.lt.is_sampling && !cc.lt.use_bw && close(cc.lt.bw, 800.0, 1e-9), "{}", cc.lt.bw);
+        // Rounds 5-8: 72 lost of 280 over 0.4 s: 700, within 1/8 of 800 (the 100
+        // segments/s apart are far above the 4 kbit/s absolute criterion): policed,
+        // at the mean 750.
+        lossy_rounds(&mut cc, &mut s, 4, 70, 18);
+        assert!(cc.lt.use_bw && close(cc.bw(), 750.0, 1e-9), "{}", cc.bw());
+        assert_eq!(cc.pacing_gain, 1.0);
+        // 1 x 750 x 8000 x 0.99 = 5.94 Mb/s, while the max filter still says 400.
+        assert!(close(s.pacing_rate_bps, mbps_pacing(1.0, 750.0), 1e-3), "{}", s.pacing_rate_bps);
+        assert_eq!(cc.max_bw(), 400.0);
+        // No gain cycling meanwhile: even the probe phase paces at gain 1.
+        set_phase(&mut cc, 0);
+        assert_eq!(cc.pacing_gain, 1.0);
+        acks(&mut cc, &mut s, 47, Ack::default());
+        assert!(cc.lt.use_bw);
+        ack(&mut cc, &mut s, Ack::default());
+        assert!(!cc.lt.use_bw && cc.bw() == 400.0);
+    }
+
+    #[test]
+    fn long_term_estimator_needs_heavy_loss_and_consistent_rates_and_can_be_turned_off() {
+        // 10 lost per 80 (12.5% < 19.5%), or the estimator off: nothing measured.
+        for (params, losses) in [(json!({}), 10), (json!({ "lt_bw": false }), 20)] {
+            let (mut cc, mut s) = probe_bw(params);
+            lossy_rounds(&mut cc, &mut s, 20, 80, losses);
+            assert!(!cc.lt.use_bw && cc.lt.bw == 0.0);
+        }
+        // 800 then 600 (60 lost of 240 over 0.4 s): 200 apart, more than 1/8 of 800:
+        // not a policer; 600 becomes the reference for the next interval.
+        let (mut cc, mut s) = probe_bw(json!({}));
+        lossy_rounds(&mut cc, &mut s, 4, 80, 20);
+        lossy_rounds(&mut cc, &mut s, 4, 60, 15);
+        assert!(!cc.lt.use_bw && close(cc.lt.bw, 600.0, 1e-9), "{}", cc.lt.bw);
+        // At low rates 4 kbit/s suffices: 6 segments over 3 s (2/s), then 10 over 4 s
+        // (2.5/s), 0.5 segment/s = 3.96 kbit/s apart (more than 1/8): policed at 2.25.
+        let (mut cc, mut s) = probe_bw(json!({}));
+        for acked in [2, 2, 2, 2, 3, 2, 2, 3] {
+            ack(&mut cc, &mut s, Ack { dt: 1.0, acked, losses: 1, ..Ack::default() });
+        }
+        assert!(cc.lt.use_bw && close(cc.lt.bw, 2.25, 1e-9), "{}", cc.lt.bw);
+    }
+
+    #[test]
+    fn state_exports_the_model() {
+        let (mut cc, s) = probe_bw(json!({}));
+        cc.mss = s.mss;
+        let mut out = Vec::new();
+        cc.state(&mut out);
+        let get = |k: &str| out.iter().find(|(n, _)| *n == k).map(|(_, v)| *v).unwrap();
+        assert_eq!(get("mode"), 2.0);
+        assert!(close(get("btlbw_mbps"), 3.2, 1e-12)); // 400 x 1000 x 8
+        assert!(close(get("rtprop_ms"), 100.0, 1e-9));
+        assert_eq!((get("pacing_gain"), get("cwnd_gain"), get("cycle_index")), (1.25, 2.0, 0.0));
+        assert_eq!((get("full_bw_reached"), get("round_count")), (1.0, 5.0));
+    }
+
+    #[test]
+    fn impossible_parameters_are_rejected_with_the_key_and_range() {
+        for (params, needle) in [
+            (json!({ "high_gain": 1.0 }), "high_gain = 1: must be > 1"),
+            (json!({ "drain_gain": 1.5 }), "drain_gain = 1.5: must be in (0, 1)"),
+            (json!({ "cwnd_gain": 0.5 }), "cwnd_gain = 0.5: must be >= 1"),
+            (json!({ "bw_window_rounds": 0 }), "bw_window_rounds = 0"),
+            (json!({ "min_cwnd": 0.5 }), "min_cwnd = 0.5"),
+            (json!({ "pacing_margin": 1.0 }), "pacing_margin = 1: must be in [0, 1)"),
+            (json!({ "full_bw_threshold": 1.0 }), "full_bw_threshold"),
+            (json!({ "cycle_rand": 0 }), "cycle_rand = 0: must be in 1..=7"),
+            (json!({ "cycle_rand": 8 }), "cycle_rand = 8"),
+            (json!({ "probe_rtt_duration_ms": -1.0 }), "probe_rtt_duration_ms"),
+            (json!({ "quantization": "tso" }), "linux_no_tso"),
+            (json!({ "gain": 2.0 }), "gain"),
+        ] {
+            let err = build(&params).err().expect("an error");
+            assert!(err.contains(needle), "{params}: {err}");
+        }
+        assert!(build(&json!({})).is_ok());
     }
 }

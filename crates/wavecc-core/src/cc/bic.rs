@@ -19,8 +19,8 @@
 //! Linux then divides its ACK count by the measured segments per ACK (`delayed_ack`,
 //! kept from the days when the count was of ACKs) although `tcp_cong_avoid_ai` now
 //! counts segments, so with the usual delayed ACKs (2 segments each) the growth per
-//! RTT doubles: half the distance, at most 32 segments, 0.4 per RTT near `W_max`,
-//! which is the paper's search. `ack_ratio_scaling = false` gives the design rates
+//! RTT doubles: half the distance, at most 32 segments (the paper's B = 2 and `Smax`),
+//! 0.4 per RTT near `W_max`. `ack_ratio_scaling = false` gives the design rates
 //! (a quarter of the distance, at most 16) at any ACK ratio, as ns-3 `TcpBic` does.
 //!
 //! Written in floating point from the paper and the behaviour of Linux `tcp_bic.c`
@@ -33,7 +33,7 @@ use super::{CaState, CongestionControl, CwndEvent, RateSample, Socket, parse_par
 use serde::Deserialize;
 
 pub const SUMMARY: &str = "BIC TCP (Xu et al. 2004, Linux tcp_bic): binary search towards the last \
-     maximum, max probing above it, x0.8 on loss, Reno below 14 segments";
+     maximum, max probing above it, x0.8 on loss, Reno up to 14 segments";
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -62,8 +62,9 @@ pub struct Params {
     /// (Linux caps `cnt` at 20: 5%), before the ACK-ratio scaling.
     pub no_loss_growth: f64,
     /// Linux's delayed-ACK compensation: divide the segments needed per increment by
-    /// the measured segments per ACK (EWMA, weight 1/16, from 2). On as Linux; off
-    /// for ns-3 and the design rates.
+    /// the measured segments per ACK (EWMA, weight 1/16, from 2, over every ACK in
+    /// the Open state of the segments it acknowledges cumulatively, 0 for a duplicate
+    /// ACK, as Linux `bictcp_acked`). On as Linux; off for ns-3 and the design rates.
     pub ack_ratio_scaling: bool,
     /// Search distance `(W_max - cwnd) / B` in whole segments, rounded down from
     /// integer windows, as Linux's u32 arithmetic (ns-3 computes it in floating point
@@ -126,6 +127,9 @@ pub struct Bic {
     w_max: Option<f64>,
     /// Segments per ACK in the Open state (Linux `delayed_ack / 16`).
     ack_ratio: f64,
+    /// `snd_una` at the previous ACK, to count the segments an ACK acknowledges
+    /// cumulatively (Linux's `pkts_acked`; SACKed segments do not count).
+    prev_una: u64,
     /// Segments acknowledged per segment of growth at the last avoidance ACK (Linux
     /// `cnt`), and the growth per RTT it means (`cwnd / cnt`); 0 before any.
     cnt: f64,
@@ -140,7 +144,14 @@ pub fn build(params: &serde_json::Value) -> Result<Box<dyn CongestionControl>, S
 
 impl Bic {
     fn new(p: Params) -> Self {
-        Self { p, w_max: None, ack_ratio: INITIAL_ACK_RATIO, cnt: 0.0, increase_per_rtt: 0.0 }
+        Self {
+            p,
+            w_max: None,
+            ack_ratio: INITIAL_ACK_RATIO,
+            prev_una: 0,
+            cnt: 0.0,
+            increase_per_rtt: 0.0,
+        }
     }
 
     /// Linux `bictcp_reset`: at init and on RTO.
@@ -198,8 +209,9 @@ impl CongestionControl for Bic {
         "bic"
     }
 
-    fn init(&mut self, _sock: &mut Socket) {
+    fn init(&mut self, sock: &mut Socket) {
         self.reset();
+        self.prev_una = sock.snd_una;
     }
 
     /// Records `W_max` (with fast convergence), then `beta cwnd`, or half of it up to
@@ -223,10 +235,14 @@ impl CongestionControl for Bic {
         sock.cwnd += f64::from(acked) / self.cnt;
     }
 
-    /// Tracks segments per ACK in the Open state (Linux `bictcp_acked`).
-    fn on_ack(&mut self, sock: &mut Socket, rs: &RateSample) {
-        if sock.ca_state == CaState::Open && rs.acked_sacked > 0 {
-            self.ack_ratio += (f64::from(rs.acked_sacked) - self.ack_ratio) * ACK_RATIO_GAIN;
+    /// Tracks segments per ACK in the Open state (Linux `bictcp_acked`, which sees
+    /// every ACK, duplicates included, before the state machine runs on it).
+    fn on_ack(&mut self, sock: &mut Socket, _rs: &RateSample) {
+        let acked_bytes = sock.snd_una.saturating_sub(self.prev_una);
+        self.prev_una = sock.snd_una;
+        if sock.ca_state == CaState::Open {
+            let segments = (acked_bytes as f64 / f64::from(sock.mss.max(1))).ceil();
+            self.ack_ratio += (segments - self.ack_ratio) * ACK_RATIO_GAIN;
         }
     }
 
@@ -299,12 +315,17 @@ mod tests {
         assert!(close(per_rtt(json!({}), 1000.0, 960.0), 20.0, 1e-9));
         // cwnd 800: distance 200 -> 50 > 16: max_increment, doubled: 32 (Smax).
         assert!(close(per_rtt(json!({}), 1000.0, 800.0), 32.0, 1e-9));
+        // cwnd 900: 100 / 4 = 25, just above the cap: 32 again, not 50.
+        assert!(close(per_rtt(json!({}), 1000.0, 900.0), 32.0, 1e-9));
+        // cwnd 936: 64 / 4 = 16, at the cap: the search step itself, 32.
+        assert!(close(per_rtt(json!({}), 1000.0, 936.0), 32.0, 1e-9));
     }
 
     #[test]
     fn design_rates_are_a_quarter_of_the_distance_capped_at_16() {
         assert!(close(per_rtt(DESIGN(), 1000.0, 960.0), 10.0, 1e-9));
         assert!(close(per_rtt(DESIGN(), 1000.0, 800.0), 16.0, 1e-9));
+        assert!(close(per_rtt(DESIGN(), 1000.0, 900.0), 16.0, 1e-9));
         // Paper constants: B = 2, Smax = 32: the midpoint, 20, and 32.
         let paper =
             json!({ "ack_ratio_scaling": false, "search_divisor": 2.0, "max_increment": 32.0 });
@@ -426,23 +447,43 @@ mod tests {
     fn ack_ratio_follows_segments_per_ack_in_the_open_state_only() {
         let mut cc = bic(json!({}));
         let mut s = after_loss(&mut cc, 1000.0, 960.0);
-        let rs = |n| RateSample { acked_sacked: n, ..RateSample::default() };
-        cc.on_ack(&mut s, &rs(4)); // 2 + (4 - 2) / 16
+        // An ACK advancing snd_una by `segments` (SACKed segments in the sample do
+        // not count: Linux's pkts_acked is cumulative).
+        let ack = |cc: &mut Bic, s: &mut Socket, segments: u64| {
+            s.snd_una += segments * u64::from(s.mss);
+            cc.on_ack(s, &RateSample { acked_sacked: 3, ..RateSample::default() });
+        };
+        ack(&mut cc, &mut s, 4); // 2 + (4 - 2) / 16
         assert!(close(cc.ack_ratio, 2.125, 1e-12));
         s.ca_state = CaState::Recovery;
-        cc.on_ack(&mut s, &rs(1));
+        ack(&mut cc, &mut s, 1);
         assert!(close(cc.ack_ratio, 2.125, 1e-12));
         // Per-segment ACKs bring it to 1: the step falls back to a quarter (10).
         s.ca_state = CaState::Open;
         for _ in 0..400 {
-            cc.on_ack(&mut s, &rs(1));
+            ack(&mut cc, &mut s, 1);
         }
         assert!(close(cc.ack_ratio, 1.0, 1e-9), "{}", cc.ack_ratio);
         cc.cong_avoid(&mut s, 1);
         assert!(close(cc.increase_per_rtt, 10.0, 1e-6), "{}", cc.increase_per_rtt);
-        // Dup ACKs acknowledge nothing and leave it alone.
-        cc.on_ack(&mut s, &rs(0));
-        assert!(close(cc.ack_ratio, 1.0, 1e-9));
+        // A duplicate ACK still in the Open state is a sample of 0: 1 - 1/16.
+        ack(&mut cc, &mut s, 0);
+        assert!(close(cc.ack_ratio, 0.9375, 1e-9), "{}", cc.ack_ratio);
+        // A partial last segment counts as one.
+        s.snd_una += 100;
+        cc.on_ack(&mut s, &RateSample::default());
+        assert!(close(cc.ack_ratio, 0.9375 + 0.0625 / 16.0, 1e-9), "{}", cc.ack_ratio);
+    }
+
+    #[test]
+    fn ack_counting_starts_from_snd_una_at_init() {
+        let mut cc = bic(json!({}));
+        let mut s = Socket::new(1400, 100.0, f64::INFINITY);
+        s.snd_una = 1_400_000;
+        cc.init(&mut s);
+        s.snd_una += 2 * 1400; // a delayed ACK of 2 segments: 2 + (2 - 2) / 16
+        cc.on_ack(&mut s, &RateSample::default());
+        assert_eq!(cc.ack_ratio, 2.0);
     }
 
     #[test]

@@ -8,8 +8,11 @@
 //! ([`Socket`], [`RateSample`]) plus read-only cross-layer [`LinkHints`], and nothing
 //! of the network. Adding an algorithm is one file here plus one line in [`ALGORITHMS`].
 
-mod newreno;
 mod cubic;
+mod newreno;
+mod vegas;
+mod westwood;
+mod yeah;
 
 use crate::engine::Time;
 use serde::de::DeserializeOwned;
@@ -254,6 +257,9 @@ pub const ALGORITHMS: &[Algorithm] = &[
     Algorithm { name: "reno", summary: newreno::RENO_SUMMARY, build: newreno::build_reno },
     Algorithm { name: "tahoe", summary: newreno::TAHOE_SUMMARY, build: newreno::build_tahoe },
     Algorithm { name: "cubic", summary: cubic::SUMMARY, build: cubic::build },
+    Algorithm { name: "vegas", summary: vegas::SUMMARY, build: vegas::build },
+    Algorithm { name: "westwood", summary: westwood::SUMMARY, build: westwood::build },
+    Algorithm { name: "yeah", summary: yeah::SUMMARY, build: yeah::build },
 ];
 
 pub fn names() -> Vec<&'static str> {

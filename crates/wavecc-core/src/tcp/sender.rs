@@ -418,13 +418,15 @@ impl Sender {
         // A new reduction unless this timeout continues an unfinished episode.
         let continuing = matches!(self.state, CaState::Recovery | CaState::Loss) && self.high_seq > self.snd_una;
         self.sync_sock(io.now);
+        // As Linux `tcp_enter_loss`, the algorithm hears of the loss (ssthresh and
+        // CA_EVENT_LOSS) only when this timeout starts a new episode.
         if !continuing {
             self.save_for_undo();
             self.sock.ssthresh = self.cc.ssthresh(&self.sock).max(2.0);
+            self.cc.cwnd_event(&mut self.sock, CwndEvent::Loss);
         } else {
             self.undo.marker = None;
         }
-        self.cc.cwnd_event(&mut self.sock, CwndEvent::Loss);
         self.rtt.back_off();
         self.restart_from_loss_window(io);
         self.send(io);
@@ -517,8 +519,10 @@ impl Sender {
 
     fn transmit(&mut self, seq: u64, len: u32, retransmit: Option<usize>, io: &mut Io) {
         let now = io.now;
+        // Linux: CA_EVENT_TX_START when nothing is in flight (`tcp_transmit_skb`);
+        // the rate sampler restarts its clocks when nothing is outstanding at all.
         let pipe_was_empty = self.sb.packets_out == 0;
-        if pipe_was_empty {
+        if self.sb.in_flight() == 0 {
             self.sync_sock(now);
             self.cc.cwnd_event(&mut self.sock, CwndEvent::TxStart);
         }

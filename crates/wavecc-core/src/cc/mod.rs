@@ -8,8 +8,13 @@
 //! ([`Socket`], [`RateSample`]) plus read-only cross-layer [`LinkHints`], and nothing
 //! of the network. Adding an algorithm is one file here plus one line in [`ALGORITHMS`].
 
+mod bbr;
+mod bbr_filter;
+mod bic;
 mod cubic;
+mod highspeed;
 mod newreno;
+mod scalable;
 mod vegas;
 mod westwood;
 mod yeah;
@@ -256,10 +261,14 @@ pub const ALGORITHMS: &[Algorithm] = &[
     Algorithm { name: "newreno", summary: newreno::SUMMARY, build: newreno::build },
     Algorithm { name: "reno", summary: newreno::RENO_SUMMARY, build: newreno::build_reno },
     Algorithm { name: "tahoe", summary: newreno::TAHOE_SUMMARY, build: newreno::build_tahoe },
+    Algorithm { name: "highspeed", summary: highspeed::SUMMARY, build: highspeed::build },
     Algorithm { name: "cubic", summary: cubic::SUMMARY, build: cubic::build },
+    Algorithm { name: "scalable", summary: scalable::SUMMARY, build: scalable::build },
     Algorithm { name: "vegas", summary: vegas::SUMMARY, build: vegas::build },
     Algorithm { name: "westwood", summary: westwood::SUMMARY, build: westwood::build },
     Algorithm { name: "yeah", summary: yeah::SUMMARY, build: yeah::build },
+    Algorithm { name: "bic", summary: bic::SUMMARY, build: bic::build },
+    Algorithm { name: "bbr", summary: bbr::SUMMARY, build: bbr::build },
 ];
 
 pub fn names() -> Vec<&'static str> {

@@ -194,13 +194,19 @@ impl Sender {
                 newest_sent = Some(newest_sent.map_or(s.tx.sent_time, |t: Time| t.max(s.tx.sent_time)));
             }
         };
+        let mut counted_by_dupacks = 0;
         if advanced {
-            self.sb.ack_through(ack.ack, |s| {
+            let dupacks = self.sb.reno_sacked;
+            let popped = self.sb.ack_through(ack.ack, |s| {
                 if !s.sacked {
                     on_delivered(s)
                 }
             });
             self.snd_una = ack.ack;
+            // Without SACK each duplicate ACK already counted one delivered segment;
+            // the cumulative ACK delivers only the rest, at least the hole it filled
+            // (Linux `tcp_remove_reno_sacks`). Settled below, once the closure is done.
+            counted_by_dupacks = dupacks.min(popped.saturating_sub(1) as u32);
         }
         let mut dsack = None;
         if self.cfg.sack {
@@ -217,6 +223,8 @@ impl Sender {
             self.rate.delivered += 1;
             delivered += 1;
         }
+        delivered -= counted_by_dupacks;
+        self.rate.delivered -= counted_by_dupacks as u64;
 
         let rtt = oldest_sent.map(|t| now - t).or_else(|| {
             // Timestamps disambiguate retransmissions (RFC 7323).
@@ -496,7 +504,13 @@ impl Sender {
                 // Nagle (RFC 896): a partial segment waits while data is in flight.
                 let nagle = len < mss && self.sb.packets_out > 0;
                 if len == 0 || nagle {
-                    self.rate.on_app_limited(self.sb.in_flight() as u64);
+                    // App-limited only when the application, not a full send buffer,
+                    // is what stops us: a flow blocked by its buffer keeps the pipe
+                    // full and its samples measure the network (Linux checks when the
+                    // application writes, and autotunes the buffer).
+                    if written < self.snd_una + self.cfg.snd_buf {
+                        self.rate.on_app_limited(self.sb.in_flight() as u64);
+                    }
                     if let Some(t) = self.app.next_write() {
                         self.app_timer.set(t.max(now + 1), io.queue, Event::AppWake(self.flow));
                     }
@@ -743,6 +757,19 @@ mod tests {
     }
 
     #[test]
+    fn without_sack_duplicate_acks_and_the_cumulative_ack_count_each_segment_once() {
+        let mut h = harness("newreno", |c| c.sack = false);
+        // Segment 0 lost, 1..=3 arrive: three duplicate ACKs, three deliveries.
+        for t in 20..23 {
+            h.ack(t, 0, &[]);
+        }
+        assert_eq!(h.s.rate.delivered, 3);
+        // The retransmission fills the hole: the ACK covers 0..=3, one new delivery.
+        h.ack(45, 4, &[]);
+        assert_eq!(h.s.rate.delivered, 4, "segments 0..=3 delivered once each");
+    }
+
+    #[test]
     fn reno_leaves_recovery_at_the_first_partial_ack() {
         let mut h = harness("reno", |c| c.sack = false);
         for t in 20..23 {
@@ -834,6 +861,15 @@ mod tests {
         // 12 segments of 1052 B per 20 ms doubled: about 20 ms / 24 per segment.
         let gap = h.s.next_send_time - h.now;
         assert!(gap > 0 && gap < 2 * MS, "{gap}");
+    }
+
+    #[test]
+    fn a_full_send_buffer_is_not_application_limited() {
+        // Bulk keeps its 4-segment buffer full: buffer-limited, not app-limited.
+        let mut h = harness("newreno", |c| c.snd_buf = 4 * MSS);
+        h.ack(20, 2, &[]);
+        let segs: Vec<bool> = (0..h.s.sb.len()).map(|i| h.s.sb.get(i).tx.app_limited).collect();
+        assert_eq!(segs, vec![false; 4]);
     }
 
     #[test]

@@ -38,6 +38,7 @@ class Case:
 CASES = (
     Case("cubic-1g-20ms-60s", "dumbbell-1g", "cubic", ("duration_s=60",)),
     Case("newreno-1g-20ms-60s", "dumbbell-1g", "newreno", ("duration_s=60",)),
+    Case("bbr-1g-20ms-60s", "dumbbell-1g", "bbr", ("duration_s=60",)),
     Case(
         "cubic-1g-20ms-60s-loss1e-7",
         "dumbbell-1g",

@@ -21,6 +21,7 @@ MEASUREMENT_KEYS = {
     [
         ("cubic-1g-20ms-60s", "cubic", 0.0),
         ("newreno-1g-20ms-60s", "newreno", 0.0),
+        ("bbr-1g-20ms-60s", "bbr", 0.0),
         ("cubic-1g-20ms-60s-loss1e-7", "cubic", 1e-7),
     ],
 )

@@ -168,6 +168,7 @@ impl World {
                 dupthresh: t.dupthresh,
                 snd_buf: t.snd_buf_bytes,
                 pacing: t.pacing,
+                pacing_burst: from_secs(t.pacing_burst_s),
                 undo: t.undo,
             };
             let rtt = RttEstimator::new(t.initial_rto_s, t.min_rto_s, t.max_rto_s);

@@ -54,7 +54,7 @@
 //! MSS), as Linux's is in `mss_cache` bytes.
 
 use super::bbr_filter::MaxFilter;
-use super::{CaState, CongestionControl, CwndEvent, RateSample, Socket, parse_params};
+use super::{CaState, CongestionControl, CwndEvent, RateSample, Socket, ceil_non_negative, floor_non_negative, parse_params};
 use crate::engine::{Time, from_secs};
 use serde::Deserialize;
 
@@ -412,7 +412,7 @@ impl Bbr {
         match self.p.quantization {
             Quantization::LinuxTso => {
                 let bytes = (sock.pacing_rate_bps / 8.0 / 1024.0).min(GSO_MAX_BYTES);
-                (bytes / sock.mss as f64).floor().max(min_segs).min(MAX_TSO_SEGS)
+                floor_non_negative(bytes / sock.mss as f64).max(min_segs).min(MAX_TSO_SEGS)
             }
             Quantization::LinuxNoTso | Quantization::Ns3 => min_segs,
         }
@@ -424,7 +424,7 @@ impl Bbr {
     fn bdp(&self, sock: &Socket, bw: f64, gain: f64) -> f64 {
         match self.min_rtt {
             None => sock.initial_cwnd,
-            Some(rtt) => (bw * rtt * gain - 1e-9).ceil().max(0.0),
+            Some(rtt) => ceil_non_negative(bw * rtt * gain - 1e-9),
         }
     }
 
@@ -435,7 +435,7 @@ impl Bbr {
         let mut cwnd = match self.p.quantization {
             Quantization::Ns3 => cwnd + 3.0,
             Quantization::LinuxNoTso | Quantization::LinuxTso => {
-                ((cwnd + 3.0 * self.tso_segs_goal(sock)) / 2.0).ceil() * 2.0
+                ceil_non_negative((cwnd + 3.0 * self.tso_segs_goal(sock)) / 2.0) * 2.0
             }
         };
         if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
@@ -466,8 +466,8 @@ impl Bbr {
         if self.p.extra_acked_gain <= 0.0 || !self.full_bw_reached {
             return 0.0;
         }
-        let cap = (self.bw() * self.p.extra_acked_max_ms * 1e-3).floor();
-        (self.p.extra_acked_gain * self.extra_acked[0].max(self.extra_acked[1])).floor().min(cap)
+        let cap = floor_non_negative(self.bw() * self.p.extra_acked_max_ms * 1e-3);
+        floor_non_negative(self.p.extra_acked_gain * self.extra_acked[0].max(self.extra_acked[1])).min(cap)
     }
 
     /// Linux `bbr_save_cwnd`: the window before a loss or PROBE_RTT, unless one of
@@ -561,7 +561,7 @@ impl Bbr {
             }
         }
         let epoch = secs(self.delivered_stamp.saturating_sub(self.ack_epoch_stamp));
-        let mut expected = (self.bw() * epoch).floor();
+        let mut expected = floor_non_negative(self.bw() * epoch);
         let acked = f64::from(rs.acked_sacked);
         // ACKs slower than expected (or a very long epoch) start a new epoch.
         if self.ack_epoch_acked <= expected || self.ack_epoch_acked + acked >= ACK_EPOCH_RESET {

@@ -248,6 +248,19 @@ pub fn additive_increase(sock: &mut Socket, w: f64, acked: u32) {
     sock.cwnd += acked as f64 / w.max(1.0);
 }
 
+/// `x.floor()` for the non-negative window and rate values algorithms round
+/// (negative inputs give 0). On baseline x86-64 `f64::floor` is a library call; a
+/// conversion through an integer is a couple of instructions, which matters per ACK.
+pub fn floor_non_negative(x: f64) -> f64 {
+    (x as u64) as f64
+}
+
+/// `x.ceil()` for non-negative values, like [`floor_non_negative`].
+pub fn ceil_non_negative(x: f64) -> f64 {
+    let f = floor_non_negative(x);
+    if f < x { f + 1.0 } else { f }
+}
+
 /// One registered algorithm.
 pub struct Algorithm {
     pub name: &'static str,
@@ -321,6 +334,15 @@ mod tests {
             additive_increase(&mut s, 10.0, 1);
         }
         assert!((s.cwnd - 11.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn fast_rounding_matches_std_for_non_negative_values() {
+        for x in [0.0, 0.4, 1.0, 1.5, 2.999_999, 1e9 + 0.5, 123_456.0] {
+            assert_eq!(floor_non_negative(x), f64::floor(x), "{x}");
+            assert_eq!(ceil_non_negative(x), f64::ceil(x), "{x}");
+        }
+        assert_eq!(ceil_non_negative(-1e-9), 0.0);
     }
 
     #[test]

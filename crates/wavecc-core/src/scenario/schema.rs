@@ -140,6 +140,10 @@ pub struct TcpConfig {
     pub rcv_buf_bytes: u64,
     /// Pace every flow; algorithms that need pacing (BBR) get it regardless.
     pub pacing: bool,
+    /// The pacer releases bursts worth this many seconds at the pacing rate, at most
+    /// 64 KB and at least 2 segments (Linux's TSO autosizing, 1 ms); 0 paces every
+    /// packet on its own (ns-3).
+    pub pacing_burst_s: f64,
     /// Undo a window reduction when D-SACKs show every retransmission was spurious.
     pub undo: bool,
 }
@@ -162,6 +166,7 @@ impl Default for TcpConfig {
             snd_buf_bytes: 6_553_600,
             rcv_buf_bytes: 6_553_600,
             pacing: false,
+            pacing_burst_s: 0.001,
             undo: true,
         }
     }

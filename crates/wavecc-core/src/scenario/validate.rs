@@ -79,6 +79,7 @@ impl Config {
             return Err(ConfigError::invalid("tcp.max_rto_s", format!("must be >= tcp.min_rto_s ({}), got {}", t.min_rto_s, t.max_rto_s)));
         }
         at_least("tcp.dupthresh", t.dupthresh as u64, 1)?;
+        non_negative("tcp.pacing_burst_s", t.pacing_burst_s)?;
         at_least("tcp.ack_every_segments", t.ack_every_segments as u64, 1)?;
         positive("tcp.delayed_ack_timeout_s", t.delayed_ack_timeout_s)?;
         at_least("tcp.snd_buf_bytes", t.snd_buf_bytes, t.mss_bytes as u64)?;

@@ -21,8 +21,15 @@ pub struct SenderConfig {
     pub dupthresh: u32,
     pub snd_buf: u64,
     pub pacing: bool,
+    /// Pacing releases bursts worth this long at the pacing rate (Linux's TSO
+    /// autosizing: about 1 ms, at most 64 KB, at least 2 segments); 0 paces every
+    /// packet on its own, as ns-3 does.
+    pub pacing_burst: Time,
     pub undo: bool,
 }
+
+/// Linux's GSO size limit, the largest burst TSO autosizing builds.
+const MAX_BURST_BYTES: f64 = 65_536.0;
 
 /// Per-flow counters reported in the summary.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -479,6 +486,23 @@ impl Sender {
         w / srtt * if self.sock.in_slow_start() { 2.0 } else { 1.2 }
     }
 
+    /// How far ahead of its schedule the pacer may send: one burst (Linux's
+    /// `tcp_tso_autosize`: `pacing_burst` of data at the pacing rate, capped at 64 KB,
+    /// at least 2 segments), or nothing when every packet is paced.
+    fn pacing_allowance(&self) -> Time {
+        if self.cfg.pacing_burst == 0 {
+            return 0;
+        }
+        let rate = self.pacing_rate_bps();
+        if !rate.is_finite() {
+            return 0;
+        }
+        let segment = (self.cfg.mss + HEADER_BYTES) as f64;
+        let bytes = (rate / 8.0 * to_secs(self.cfg.pacing_burst)).min(MAX_BURST_BYTES).max(2.0 * segment);
+        // The allowance covers the burst but its last packet, which sets the next slot.
+        tx_time((bytes - segment).max(0.0) as u64, fs_per_byte(rate))
+    }
+
     /// Sends what the window, the receive window, the application and pacing allow:
     /// retransmissions of lost segments first (RFC 6675 NextSeg rule 1), then new data.
     pub fn send(&mut self, io: &mut Io) {
@@ -486,12 +510,14 @@ impl Sender {
         let mss = self.cfg.mss as u64;
         // What the application has written by now; it cannot change during this call.
         let written = self.app.written(now, self.snd_una, self.cfg.snd_buf);
+        let allowance = if self.cfg.pacing { self.pacing_allowance() } else { 0 };
         loop {
             let cwnd = (self.sock.cwnd as u32).max(1);
             if self.sb.in_flight() >= cwnd {
                 break;
             }
-            if self.cfg.pacing && now < self.next_send_time {
+            if self.cfg.pacing && now + allowance < self.next_send_time {
+                // Wake when the pacer has caught up, so a whole burst can go.
                 self.pace_timer.set(self.next_send_time, io.queue, Event::Pace(self.flow));
                 break;
             }
@@ -603,7 +629,16 @@ mod tests {
     }
 
     fn harness(cca: &str, tune: impl FnOnce(&mut SenderConfig)) -> Harness {
-        let mut cfg = SenderConfig { mss: MSS as u32, sack: true, timestamps: true, dupthresh: 3, snd_buf: 1 << 30, pacing: false, undo: true };
+        let mut cfg = SenderConfig {
+            mss: MSS as u32,
+            sack: true,
+            timestamps: true,
+            dupthresh: 3,
+            snd_buf: 1 << 30,
+            pacing: false,
+            pacing_burst: 0,
+            undo: true,
+        };
         tune(&mut cfg);
         let flow = crate::Config::from_toml("[[flows]]\n").unwrap().flows[0].clone();
         let app = Source::new(&flow, MSS as u32, from_secs(100.0), RngStreams::new(1).stream("app"));
@@ -861,6 +896,20 @@ mod tests {
         // 12 segments of 1052 B per 20 ms doubled: about 20 ms / 24 per segment.
         let gap = h.s.next_send_time - h.now;
         assert!(gap > 0 && gap < 2 * MS, "{gap}");
+    }
+
+    #[test]
+    fn tso_sized_pacing_sends_bursts() {
+        let mut h = harness("newreno", |c| {
+            c.pacing = true;
+            c.pacing_burst = MS;
+        });
+        // The pacing rate after this ACK is 2 x 12 segments / 20 ms (about 10 Mb/s):
+        // 1 ms of it is less than two segments, so bursts are two segments.
+        let sent = h.ack(20, 2, &[]);
+        assert_eq!(sent.len(), 2, "{sent:?}");
+        let later = h.run_timers_until(h.s.next_send_time);
+        assert_eq!(later.len(), 2, "{later:?}");
     }
 
     #[test]

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from .config import apply_overrides, load_scenario
     from .result import Result
     from .runner import run
+    from .sweep import ResultSet, sweep
 
 # Public name -> the submodule that defines it.
 _LAZY = {
@@ -28,9 +29,20 @@ _LAZY = {
     "apply_overrides": "config",
     "run": "runner",
     "Result": "result",
+    "sweep": "sweep",
+    "ResultSet": "sweep",
 }
 
-__all__ = ["ConfigError", "Result", "__version__", "apply_overrides", "load_scenario", "run"]
+__all__ = [
+    "ConfigError",
+    "Result",
+    "ResultSet",
+    "__version__",
+    "apply_overrides",
+    "load_scenario",
+    "run",
+    "sweep",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -37,7 +37,7 @@ def test_each_case_is_what_its_name_says(name, cca, per_byte):
 
 def test_all_cases_run_by_default():
     assert [case.name for case in bench.select(None)] == [case.name for case in bench.CASES]
-    assert len(bench.CASES) == 3
+    assert len(bench.CASES) == 4
 
 
 def test_bench_json_measures_a_short_case(cli):

@@ -1,0 +1,390 @@
+"""Parameter sweeps: a grid of config values times a number of seeds, run in parallel
+into a resumable result store (see `wavecc.store`).
+
+    rs = wavecc.sweep("dumbbell-1g",
+                      {"cca": ["cubic", "newreno"], "path.loss.per_byte": [0, 1e-7]},
+                      seeds=3, out="out/sweep")
+    rs.summary      # one row per run (a DataFrame)
+    rs.failed       # the runs that raised
+    rs.load(key)    # one run's Result
+
+Every point is validated by the core before any run starts, so a bad key or value fails
+at once, naming the key. Runs already in the store are skipped; runs that raise are
+recorded and retried on the next invocation.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import copy
+import itertools
+import json
+import multiprocessing
+import os
+import re
+import sys
+import tempfile
+import time
+import traceback
+import types
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from . import _core
+from .config import ConfigError, ConfigSource, _assign, load_scenario, to_json
+from .result import Result
+from .store import MANIFEST, Store, config_key, flow_metrics, write_json_atomic
+
+# The grid key that sets the algorithm of every flow (like `wavecc run --cca`).
+CCA = "cca"
+
+
+@dataclass(frozen=True)
+class Point:
+    """One run of a sweep: the grid values it takes, its seed and its effective config."""
+
+    values: dict[str, Any]
+    seed: int
+    key: str
+    config: dict[str, Any]
+
+    def label(self) -> str:
+        parts = [f"{k}={_show(v)}" for k, v in self.values.items()]
+        return " ".join([*parts, f"seed={self.seed}"])
+
+
+@dataclass(frozen=True)
+class Progress:
+    """What a `progress` callback receives: once when the sweep starts (`point` None),
+    then once per finished run. `skipped` runs were already in the store and count as
+    done."""
+
+    total: int
+    done: int
+    failed: int
+    skipped: int
+    point: Point | None = None
+    status: str | None = None
+    error: str | None = None
+    wall_time_s: float | None = None
+
+    @property
+    def remaining(self) -> int:
+        return self.total - self.done - self.failed
+
+
+@dataclass
+class ResultSet:
+    """The results of a sweep, read from its store directory."""
+
+    directory: Path
+    summary: pd.DataFrame
+    points: list[Point] = field(default_factory=list, repr=False)
+
+    @property
+    def failed(self) -> list[dict[str, Any]]:
+        """The failed runs: key, seed, grid values and error text of each."""
+        if "status" not in self.summary.columns:
+            return []
+        rows = self.summary[self.summary["status"] == "failed"]
+        return [
+            {"key": row["key"], "seed": int(row["seed"]), "error": row["error"],
+             "values": {k: row[k] for k in _swept_columns(self.summary)}}
+            for _, row in rows.iterrows()
+        ]  # fmt: skip
+
+    def load(self, key: str) -> Result:
+        """The Result of the run with this key (the `key` column of the summary)."""
+        return Store(self.directory).load(key)
+
+    @classmethod
+    def open(cls, directory: str | os.PathLike[str]) -> ResultSet:
+        """A store written by an earlier sweep."""
+        store = Store(directory)
+        return cls(directory=store.directory, summary=store.read_summary())
+
+
+def sweep(
+    base: ConfigSource,
+    grid: Mapping[str, Sequence[Any]],
+    *,
+    seeds: int = 1,
+    jobs: int | None = None,
+    out: str | os.PathLike[str] | None = None,
+    progress: Callable[[Progress], None] | None = None,
+) -> ResultSet:
+    """Runs `base` at every point of `grid` times `seeds` seeds and returns a ResultSet.
+
+    `base` is a config dict, a TOML path or a built-in id. `grid` maps dotted config keys
+    (as in `--set`: `path.rate_bps`, `flows.0.cca`) to lists of values; the key `cca` sets
+    every flow's algorithm. The runs are the cartesian product of the lists, in order,
+    each with seeds `s0, s0 + 1, ..., s0 + seeds - 1` where `s0` is the base config's
+    seed (its effective value, so `seeds=1` runs the scenario's own seed).
+
+    `jobs` is the number of worker processes (default: all cores); `jobs=0` runs
+    everything in the calling process, for debugging. `out` is the store directory
+    (default: a new temporary directory). `progress` is called with a `Progress` at the
+    start and after each finished run.
+
+    Raises `ConfigError` before anything runs if any point is invalid.
+    """
+    points = expand(base, grid, seeds=seeds)
+    if jobs is None:
+        jobs = os.cpu_count() or 1
+    if not isinstance(jobs, int) or jobs < 0:
+        raise ConfigError(f"jobs must be a whole number of at least 0, not {jobs!r}")
+    store = Store(out if out is not None else tempfile.mkdtemp(prefix="wavecc-sweep-"))
+
+    todo = [p for p in _unique(points) if not store.is_done(p.key)]
+    total = len(_unique(points))
+    state = {"done": total - len(todo), "failed": 0}
+    skipped = state["done"]
+    store.runs.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(
+        store.directory / MANIFEST,
+        {"grid": {k: list(v) for k, v in grid.items()}, "seeds": seeds,
+         "points": [{"key": p.key, "seed": p.seed, "values": p.values} for p in points]},
+    )  # fmt: skip
+
+    def report(point: Point, outcome: dict[str, Any]) -> None:
+        state["done" if outcome["status"] == "ok" else "failed"] += 1
+        if progress is not None:
+            progress(
+                Progress(total, state["done"], state["failed"], skipped, point,
+                         outcome["status"], outcome.get("error"), outcome["wall_time_s"])
+            )  # fmt: skip
+
+    if progress is not None:
+        progress(Progress(total, state["done"], 0, skipped))
+    if jobs == 0:
+        for point in todo:
+            report(point, execute(str(store.directory), _task(point)))
+    elif todo:
+        _run_pool(store, todo, min(jobs, len(todo)), report)
+
+    return _finish(store, points, list(grid))
+
+
+def _run_pool(store: Store, todo: list[Point], jobs: int, report) -> None:
+    # forkserver: workers do not inherit the caller's threads (pyarrow's, rich's).
+    context = multiprocessing.get_context("forkserver")
+    pool = concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context)
+    try:
+        futures = {pool.submit(execute, str(store.directory), _task(p)): p for p in todo}
+        for future in concurrent.futures.as_completed(futures):
+            point = futures[future]
+            try:
+                outcome = future.result()
+            except Exception as e:  # the worker process itself died
+                outcome = {"status": "failed", "wall_time_s": float("nan"),
+                           "error": f"worker process failed: {type(e).__name__}: {e}"}  # fmt: skip
+                store.save_failure(point.key, _failure_record(_task(point), outcome))
+            report(point, outcome)
+    except BaseException:
+        # Interrupted (Ctrl-C): drop the queued runs rather than wait for them. Runs in
+        # progress leave at most a hidden staging directory; the next invocation resumes.
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
+
+
+def _task(point: Point) -> dict[str, Any]:
+    return {"key": point.key, "seed": point.seed, "values": point.values, "config": point.config}
+
+
+def _core_run(config_json: str) -> str:
+    """The core's run, JSON in, JSON out; a module-level name so tests can replace it."""
+    return _core.run(config_json)
+
+
+def execute(directory: str, task: dict[str, Any]) -> dict[str, Any]:
+    """Runs one point and stores its result (the worker's job). Never raises for a
+    failed run: the failure is recorded in the store and returned."""
+    store = Store(directory)
+    start = time.perf_counter()
+    try:
+        # The effective config is a fixed point of the core's validation (its nulls are
+        # unset options), so it goes to the core as it is.
+        output = _core_run(json.dumps(task["config"], allow_nan=False))
+        result = Result.from_core(output, task["config"])
+        store.save_run(task["key"], result)
+    except Exception as e:
+        outcome = {"status": "failed", "wall_time_s": time.perf_counter() - start,
+                   "error": f"{type(e).__name__}: {e}"}  # fmt: skip
+        record = _failure_record(task, outcome)
+        record["traceback"] = traceback.format_exc()
+        store.save_failure(task["key"], record)
+        return outcome
+    return {"status": "ok", "wall_time_s": time.perf_counter() - start}
+
+
+def _failure_record(task: dict[str, Any], outcome: dict[str, Any]) -> dict[str, Any]:
+    return {**{k: task[k] for k in ("key", "seed", "values")}, **outcome, "config": task["config"]}
+
+
+def _finish(store: Store, points: list[Point], swept: list[str]) -> ResultSet:
+    """Rewrites summary.parquet from what is in the store, one row per point."""
+    rows = []
+    for point in points:
+        row: dict[str, Any] = {**point.values, "seed": point.seed, "key": point.key}
+        if store.is_done(point.key):
+            summary = store.read_summary_json(point.key)
+            row.update(status="ok", error=None, wall_time_s=summary.get("wall_time_s"))
+            row.update(flow_metrics(summary))
+        else:
+            failure = store.read_failure(point.key) or {}
+            error = failure.get("error", "no result (the run did not finish)")
+            row.update(status="failed", error=error, wall_time_s=failure.get("wall_time_s"))
+        rows.append(row)
+    columns = [*swept, "seed", "key", "status", "error", "wall_time_s"]
+    frame = store.write_summary(rows, columns)
+    return ResultSet(directory=store.directory, summary=frame, points=points)
+
+
+def expand(base: ConfigSource, grid: Mapping[str, Sequence[Any]], *, seeds: int = 1) -> list[Point]:
+    """The points of a sweep, each validated by the core; raises `ConfigError` naming the
+    grid key at the first bad key or value, before anything runs."""
+    if not isinstance(seeds, int) or isinstance(seeds, bool) or seeds < 1:
+        raise ConfigError(f"seeds must be a whole number of at least 1, not {seeds!r}")
+    config = copy.deepcopy(base) if isinstance(base, dict) else load_scenario(base)
+    keys = list(grid)
+    if "seed" in keys:
+        raise ConfigError("grid key 'seed': give the number of seeds instead (seeds=N, --seeds N)")
+    for key in keys:
+        values = grid[key]
+        if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+            raise ConfigError(f"grid key '{key}': expected a list of values, not {values!r}")
+        if len(list(values)) == 0:
+            raise ConfigError(f"grid key '{key}': no values")
+    base_effective = _validate(config, "base config")
+    first_seed = int(base_effective.get("seed", 1))
+
+    # Each key and value on its own first, so an error names the one at fault.
+    for key in keys:
+        for value in grid[key]:
+            _validate(apply_values(config, {key: value}), f"grid key '{key}' = {_show(value)}")
+
+    points = []
+    for combo in itertools.product(*(list(grid[k]) for k in keys)):
+        values = dict(zip(keys, combo))
+        for i in range(seeds):
+            seed = first_seed + i
+            point_config = apply_values(config, values)
+            point_config["seed"] = seed
+            where = " ".join(f"{k}={_show(v)}" for k, v in values.items()) or "base config"
+            effective = _validate(point_config, f"grid point {where} seed={seed}")
+            key = config_key(effective)
+            points.append(Point(values=values, seed=seed, key=key, config=effective))
+    return points
+
+
+def apply_values(config: dict[str, Any], values: Mapping[str, Any]) -> dict[str, Any]:
+    result = copy.deepcopy(config)
+    for key, value in values.items():
+        if key == CCA:
+            flows = result.get("flows")
+            for flow in flows if isinstance(flows, list) else []:
+                if isinstance(flow, dict):
+                    flow["cca"] = value
+            continue
+        dotted = re.sub(r"\[(\d+)\]", r".\1", key)
+        parts = [part.strip() for part in dotted.split(".")]
+        if not all(parts):
+            raise ConfigError(f"grid key '{key}': expected a dotted.key")
+        try:
+            _assign(result, parts, copy.deepcopy(value), f"{key}={_show(value)}")
+        except ConfigError as e:
+            raise ConfigError(f"grid key '{key}': {e}") from None
+    return result
+
+
+def _validate(config: dict[str, Any], where: str) -> dict[str, Any]:
+    try:
+        return json.loads(_core.validate(to_json(config)))
+    except ConfigError as e:
+        raise ConfigError(f"{where}: {e}") from None
+
+
+def _unique(points: list[Point]) -> list[Point]:
+    """Points with distinct keys (two grid values can give the same effective config)."""
+    seen: dict[str, Point] = {}
+    for point in points:
+        seen.setdefault(point.key, point)
+    return list(seen.values())
+
+
+def _swept_columns(summary: pd.DataFrame) -> list[str]:
+    columns = list(summary.columns)
+    return columns[: columns.index("seed")] if "seed" in columns else []
+
+
+def _show(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+# --- grid text, as the command line and sweep files give it ---------------------------
+
+
+def parse_grid_arg(text: str) -> tuple[str, list[Any]]:
+    """`KEY=V1,V2,...` -> (KEY, [values]); each value is read like a `--set` value (a TOML
+    value, else a bare string). Commas inside brackets, braces or quotes do not split."""
+    from .config import _parse_value
+
+    key, sep, raw = text.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise ConfigError(f"bad --grid '{text}': expected KEY=V1,V2,...")
+    values = [_parse_value(part) for part in _split_top_level(raw)]
+    if not values or any(v == "" for v in values):
+        raise ConfigError(f"bad --grid '{text}': empty value")
+    return key, values
+
+
+def _split_top_level(raw: str) -> list[str]:
+    parts, depth, quote, current = [], 0, None, []
+    for ch in raw:
+        if quote:
+            if ch == quote:
+                quote = None
+        elif ch in "\"'":
+            quote = ch
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            parts.append("".join(current))
+            current = []
+            continue
+        current.append(ch)
+    parts.append("".join(current))
+    return parts
+
+
+def flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """A TOML table as dotted keys: {"path": {"rate_bps": [...]}} -> {"path.rate_bps": [...]}."""
+    flat: dict[str, Any] = {}
+    for key, value in table.items():
+        dotted = f"{prefix}.{key}" if prefix else str(key)
+        if isinstance(value, dict):
+            flat.update(flatten(value, dotted))
+        else:
+            flat[dotted] = value
+    return flat
+
+
+class _CallableModule(types.ModuleType):
+    """`wavecc.sweep` names both this module and its `sweep` function; once the module
+    has been imported (by the CLI, or by a worker process unpickling `execute`) the
+    import system sets the package attribute to the module. Calling the module calls
+    the function, so `wavecc.sweep(...)` works either way."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> ResultSet:
+        return sweep(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

@@ -1,0 +1,543 @@
+"""Validation against ns-3: the grid of cases, the committed references, the comparison.
+
+ns-3 runs one case in minutes (about 0.15 simulated seconds per wall second at 1 Gb/s),
+so its outputs are made once, with `wavecc validate ns3 --regenerate`, and committed
+under `validation/ns3/reference/<case>/` (timeseries.csv, summary.json, command.txt).
+Without `--regenerate`, `wavecc validate ns3` runs wavecc on the same cases and compares
+its average goodput and mean RTT with the references, writing comparison.csv and one
+overlay figure per case.
+
+The ns-3 side is `validation/ns3/dumbbell.cc`, built by `validation/ns3/build.sh` against
+Debian's ns-3 3.37 packages (`apt-get install libns3-dev`); both live in the repository,
+not in the installed package, so they are looked up from the working directory.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import fnmatch
+import json
+import math
+import os
+import shlex
+import shutil
+import subprocess
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ._core import ConfigError
+from .atomic import atomic_directory
+from .config import Config, resolve
+
+# wavecc's algorithm names and ns-3 3.37's (`dumbbell --cca`). Westwood+ is TcpWestwood
+# with ProtocolType=WestwoodPlus in 3.37; the program takes TcpWestwoodPlus for it.
+ALGORITHMS = (
+    ("newreno", "TcpNewReno"),
+    ("cubic", "TcpCubic"),
+    ("highspeed", "TcpHighSpeed"),
+    ("bbr", "TcpBbr"),
+    ("vegas", "TcpVegas"),
+    ("scalable", "TcpScalable"),
+    ("yeah", "TcpYeah"),
+    ("westwood", "TcpWestwoodPlus"),
+)
+
+# Settings every case shares, on both sides (wavecc's `tcp` table; the ns-3 program
+# hard-codes the same values).
+TCP = {
+    "mss_bytes": 1400,
+    "min_rto_s": 1.0,
+    "initial_cwnd_segments": 10,
+    "sack": True,
+    "timestamps": True,
+    "ack_every_segments": 2,
+    "snd_buf_bytes": 6_553_600,
+    "rcv_buf_bytes": 6_553_600,
+    # ns-3 paces packet by packet (Linux, and wavecc by default, in TSO-sized bursts).
+    "pacing_burst_s": 0.0,
+}
+INTERVAL_S = 0.1
+SEED = 1
+TOLERANCE = 0.10
+
+REFERENCE_FILES = ("timeseries.csv", "summary.json", "command.txt")
+INSTALL_HINT = "install it with `apt-get install libns3-dev g++ pkg-config` (Debian 12: ns-3 3.37)"
+NS3_MODULES = (
+    "ns3-core", "ns3-network", "ns3-internet", "ns3-point-to-point", "ns3-applications",
+    "ns3-traffic-control",
+)  # fmt: skip
+
+
+class Ns3Missing(RuntimeError):
+    """ns-3 (or the tools to build against it) is not installed."""
+
+
+class Ns3Failed(RuntimeError):
+    """Building the ns-3 program, or one of its runs, failed."""
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    cca: str  # wavecc's name
+    ns3_cca: str  # the ns-3 program's --cca
+    rate_bps: float
+    delay_s: float
+    buffer_bytes: int
+    per_byte: float
+    duration_s: float
+    seed: int = SEED
+    interval_s: float = INTERVAL_S
+
+    def shortened(self, duration_s: float | None) -> Case:
+        """The same case with another duration (for the tests); itself for None."""
+        return self if duration_s is None else dataclasses.replace(self, duration_s=duration_s)
+
+    def settings(self) -> dict[str, Any]:
+        """What a reference's summary.json must say for it to belong to this case."""
+        return {
+            "cca": self.ns3_cca,
+            "rate_bps": self.rate_bps,
+            "delay_s": self.delay_s,
+            "buffer_bytes": self.buffer_bytes,
+            "per_byte": self.per_byte,
+            "duration_s": self.duration_s,
+            "interval_s": self.interval_s,
+            "seed": self.seed,
+        }
+
+
+def _grid() -> tuple[Case, ...]:
+    """The issue's grid: every algorithm at 1 Gb/s, 10 ms one way, 2.5 MB of buffer and
+    per-byte loss 0, 1e-8 and 1e-7, for 20 s; and at 100 Mb/s, 25 ms, 0.3 MB, no loss."""
+    cases = []
+    for cca, ns3_cca in ALGORITHMS:
+        for loss, label in ((0.0, "0"), (1e-8, "1e-8"), (1e-7, "1e-7")):
+            cases.append(Case(f"{cca}-1g-{label}", cca, ns3_cca, 1e9, 0.010, 2_500_000, loss, 20.0))
+        cases.append(Case(f"{cca}-100m-0", cca, ns3_cca, 1e8, 0.025, 300_000, 0.0, 20.0))
+    return tuple(cases)
+
+
+CASES = _grid()
+
+
+def select(names: Iterable[str] | None) -> list[Case]:
+    """The cases named, in grid order; each name may be a shell pattern (`cubic-*`,
+    `*-100m-0`). All of them for None."""
+    if names is None:
+        return list(CASES)
+    names = list(names)
+    if not names:
+        raise ConfigError(f"no validation case named (cases: {', '.join(c.name for c in CASES)})")
+    chosen = set()
+    for name in names:
+        matched = {c.name for c in CASES if fnmatch.fnmatchcase(c.name, name)}
+        if not matched:
+            raise ConfigError(
+                f"unknown validation case '{name}' (cases: {', '.join(c.name for c in CASES)}; "
+                "shell patterns such as 'cubic-*' work too)"
+            )
+        chosen |= matched
+    return [c for c in CASES if c.name in chosen]
+
+
+# ----------------------------------------------------------------------- wavecc --
+
+
+def wavecc_config(case: Case) -> Config:
+    """The built-in dumbbell-1g with the case's settings: one bulk flow over the
+    bottleneck (wavecc has no access link in front of it; ns-3's is 10 Gb/s and 0 s)."""
+    config = resolve("dumbbell-1g", cca=case.cca, seed=case.seed)
+    config["name"] = f"validate-{case.name}"
+    config["duration_s"] = case.duration_s
+    path = config.setdefault("path", {})
+    path["rate_bps"] = case.rate_bps
+    path["one_way_delay_s"] = case.delay_s
+    path["buffer_bytes"] = case.buffer_bytes
+    path.setdefault("loss", {})["per_byte"] = case.per_byte
+    config.setdefault("tcp", {}).update(TCP)
+    trace = config.setdefault("trace", {})
+    trace["interval_s"] = case.interval_s
+    trace["events"] = False
+    return config
+
+
+# ------------------------------------------------------------------------ ns-3 --
+
+
+def find_ns3_dir(start: Path | None = None) -> Path:
+    """validation/ns3 of the repository holding `start` (the working directory)."""
+    start = (start or Path.cwd()).resolve()
+    for directory in (start, *start.parents):
+        candidate = directory / "validation" / "ns3"
+        if (candidate / "dumbbell.cc").is_file():
+            return candidate
+    raise ConfigError(
+        f"cannot find validation/ns3/dumbbell.cc in {start} or above it; run from the "
+        "wavecc repository or give --ns3-dir"
+    )
+
+
+def check_ns3() -> str:
+    """ns-3's version, or Ns3Missing saying how to install it."""
+    for tool in ("pkg-config", "g++"):
+        if shutil.which(tool) is None:
+            raise Ns3Missing(f"ns-3 cannot be built here: {tool} is not installed; {INSTALL_HINT}")
+    found = subprocess.run(["pkg-config", "--exists", *NS3_MODULES], capture_output=True)
+    if found.returncode != 0:
+        raise Ns3Missing(
+            f"ns-3 is not installed (pkg-config finds no {', '.join(NS3_MODULES)}); {INSTALL_HINT}"
+        )
+    version = subprocess.run(
+        ["pkg-config", "--modversion", "ns3-core"], capture_output=True, text=True, check=True
+    )
+    return version.stdout.strip()
+
+
+def build(ns3_dir: Path) -> Path:
+    """Builds the ns-3 program with build.sh and returns its path."""
+    check_ns3()
+    binary = ns3_dir / "build" / "dumbbell"
+    proc = subprocess.run(
+        ["bash", str(ns3_dir / "build.sh"), str(binary)], capture_output=True, text=True
+    )
+    if proc.returncode == 2:
+        raise Ns3Missing(_last_line(proc.stderr) or f"ns-3 is not installed; {INSTALL_HINT}")
+    if proc.returncode != 0:
+        raise Ns3Failed(f"building {ns3_dir / 'dumbbell.cc'} failed: {_last_line(proc.stderr)}")
+    return binary
+
+
+def ns3_arguments(case: Case, out: str | os.PathLike[str]) -> list[str]:
+    """The ns-3 program's arguments for a case (numbers as Python's repr, which
+    round-trips, so the program reads exactly the case's values)."""
+    return [
+        f"--cca={case.ns3_cca}",
+        f"--rate_bps={case.rate_bps!r}",
+        f"--delay_s={case.delay_s!r}",
+        f"--buffer_bytes={case.buffer_bytes}",
+        f"--per_byte={case.per_byte!r}",
+        f"--duration_s={case.duration_s!r}",
+        f"--interval_s={case.interval_s!r}",
+        f"--seed={case.seed}",
+        f"--out={out}",
+    ]
+
+
+@dataclass(frozen=True)
+class Regenerated:
+    case: str
+    goodput_mbps: float
+    mean_rtt_ms: float | None
+    wall_time_s: float
+    sim_per_wall: float
+
+
+def regenerate(
+    cases: Sequence[Case],
+    ns3_dir: Path,
+    *,
+    jobs: int = 2,
+    on_done: Callable[[Regenerated], None] | None = None,
+) -> list[Regenerated]:
+    """Builds the ns-3 program and runs it for each case, `jobs` at a time, into
+    `ns3_dir/reference/<case>/`. A case's directory is replaced only when its run
+    succeeds. Raises Ns3Failed naming the failed cases after all have run."""
+    binary = build(ns3_dir)
+    provenance = _provenance()
+    root = ns3_dir.parent.parent
+    # The longest first (the 1 Gb/s cases), so that the workers finish close together.
+    order = sorted(cases, key=lambda c: -c.rate_bps * c.duration_s)
+    failures: list[str] = []
+    done: list[Regenerated] = []
+
+    def one(case: Case) -> None:
+        target = ns3_dir / "reference" / case.name
+        with atomic_directory(target) as staging:
+            start = time.monotonic()
+            proc = subprocess.run(
+                [str(binary), *ns3_arguments(case, staging)], capture_output=True, text=True
+            )
+            if proc.returncode != 0:
+                failures.append(f"{case.name}: {_last_line(proc.stderr) or proc.returncode}")
+                raise Ns3Failed(case.name)
+            command = " ".join(
+                shlex.quote(part)
+                for part in (_relative(binary, root), *ns3_arguments(case, _relative(target, root)))
+            )
+            (staging / "command.txt").write_text(
+                f"# ns-3 reference for case {case.name}, made by "
+                f"`wavecc validate ns3 --regenerate --cases {case.name}` from the repository root\n"
+                f"# {provenance}\n"
+                f"# {time.monotonic() - start:.1f} s of wall time\n"
+                f"{command}\n",
+                encoding="utf-8",
+            )
+        summary = json.loads((target / "summary.json").read_text())
+        result = Regenerated(
+            case.name,
+            summary["goodput_mbps"],
+            summary["mean_rtt_ms"],
+            summary["wall_time_s"],
+            summary["sim_s_per_wall_s"],
+        )
+        done.append(result)
+        if on_done is not None:
+            on_done(result)
+
+    def guarded(case: Case) -> None:
+        try:
+            one(case)
+        except Ns3Failed:
+            pass
+
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        list(pool.map(guarded, order))
+    if failures:
+        raise Ns3Failed(f"ns-3 failed on {len(failures)} case(s): {'; '.join(failures)}")
+    return done
+
+
+def _provenance() -> str:
+    """Which ns-3 and compiler made a reference."""
+    parts = [f"ns-3 {check_ns3()}"]
+    dpkg = subprocess.run(
+        ["dpkg-query", "-W", "-f=${Version}", "libns3-dev"], capture_output=True, text=True
+    ) if shutil.which("dpkg-query") else None
+    if dpkg is not None and dpkg.returncode == 0 and dpkg.stdout.strip():
+        parts.append(f"Debian package libns3-dev {dpkg.stdout.strip()}")
+    gxx = subprocess.run(["g++", "--version"], capture_output=True, text=True)
+    if gxx.returncode == 0 and gxx.stdout:
+        parts.append(gxx.stdout.splitlines()[0])
+    return "; ".join(parts)
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(root.resolve()))
+    except ValueError:
+        return str(path)
+
+
+def _last_line(text: str) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return lines[-1] if lines else ""
+
+
+# ------------------------------------------------------------------ comparison --
+
+
+@dataclass(frozen=True)
+class Reference:
+    summary: dict[str, Any]
+    timeseries: list[dict[str, float]]
+
+
+class StaleReference(ValueError):
+    """A reference made with other settings than its case has now."""
+
+
+def load_reference(case: Case, ns3_dir: Path) -> Reference | None:
+    """The committed ns-3 output of a case; None if there is none. Raises
+    StaleReference when its settings are not the case's."""
+    directory = ns3_dir / "reference" / case.name
+    if not (directory / "summary.json").is_file():
+        return None
+    summary = json.loads((directory / "summary.json").read_text(encoding="utf-8"))
+    differ = [
+        f"{key} {summary.get(key)!r} instead of {value!r}"
+        for key, value in case.settings().items()
+        if not _same(summary.get(key), value)
+    ]
+    if differ:
+        raise StaleReference(f"{case.name}: the reference was made with {', '.join(differ)}")
+    with open(directory / "timeseries.csv", newline="", encoding="utf-8") as f:
+        rows = [{k: _float(v) for k, v in row.items()} for row in csv.DictReader(f)]
+    return Reference(summary, rows)
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(b, (int, float)) and not isinstance(b, bool):
+        return isinstance(a, (int, float)) and math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-15)
+    return a == b
+
+
+def _float(text: str | None) -> float:
+    return float(text) if text not in (None, "") else math.nan
+
+
+@dataclass(frozen=True)
+class Row:
+    case: str
+    cca: str
+    goodput_wavecc_mbps: float
+    goodput_ns3_mbps: float
+    mean_rtt_wavecc_ms: float
+    mean_rtt_ns3_ms: float
+
+    @property
+    def goodput_rel_diff(self) -> float:
+        return _rel(self.goodput_wavecc_mbps, self.goodput_ns3_mbps)
+
+    @property
+    def mean_rtt_rel_diff(self) -> float:
+        return _rel(self.mean_rtt_wavecc_ms, self.mean_rtt_ns3_ms)
+
+    @property
+    def goodput_within(self) -> bool:
+        return abs(self.goodput_rel_diff) <= TOLERANCE
+
+    @property
+    def rtt_within(self) -> bool:
+        return abs(self.mean_rtt_rel_diff) <= TOLERANCE
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "case": self.case,
+            "cca": self.cca,
+            "goodput_wavecc_mbps": self.goodput_wavecc_mbps,
+            "goodput_ns3_mbps": self.goodput_ns3_mbps,
+            "goodput_rel_diff": self.goodput_rel_diff,
+            "mean_rtt_wavecc_ms": self.mean_rtt_wavecc_ms,
+            "mean_rtt_ns3_ms": self.mean_rtt_ns3_ms,
+            "mean_rtt_rel_diff": self.mean_rtt_rel_diff,
+            "goodput_within_10pct": self.goodput_within,
+            "rtt_within_10pct": self.rtt_within,
+            "within_10pct": self.goodput_within and self.rtt_within,
+        }
+
+
+COLUMNS = (
+    "case", "cca", "goodput_wavecc_mbps", "goodput_ns3_mbps", "goodput_rel_diff",
+    "mean_rtt_wavecc_ms", "mean_rtt_ns3_ms", "mean_rtt_rel_diff", "goodput_within_10pct",
+    "rtt_within_10pct", "within_10pct",
+)  # fmt: skip
+
+
+def _rel(wavecc: float, ns3: float) -> float:
+    """(wavecc - ns-3) / ns-3; NaN when either is missing or ns-3's is 0."""
+    if not (math.isfinite(wavecc) and math.isfinite(ns3)) or ns3 == 0:
+        return math.nan
+    return (wavecc - ns3) / ns3
+
+
+@dataclass(frozen=True)
+class Comparison:
+    rows: list[Row]
+    missing: list[str]
+    stale: list[str]
+
+
+def compare(
+    cases: Sequence[Case],
+    ns3_dir: Path,
+    out: Path,
+    *,
+    figures: bool = True,
+    on_row: Callable[[Row], None] | None = None,
+) -> Comparison:
+    """Runs wavecc on every case that has a reference and compares the two; writes
+    out/comparison.csv and out/<case>.png. Cases without a reference are listed as
+    missing, references made with other settings as stale; if no case has a usable
+    reference, nothing is written and ConfigError says why."""
+    import wavecc
+
+    references: list[tuple[Case, Reference]] = []
+    missing: list[str] = []
+    stale: list[str] = []
+    for case in cases:
+        try:
+            reference = load_reference(case, ns3_dir)
+        except StaleReference as e:
+            stale.append(str(e))
+            continue
+        if reference is None:
+            missing.append(case.name)
+        else:
+            references.append((case, reference))
+    if not references:
+        what = "; ".join(stale) if stale else ", ".join(missing)
+        raise ConfigError(
+            f"no usable ns-3 reference in {ns3_dir / 'reference'} for the selected cases ({what}); "
+            "make them with `wavecc validate ns3 --regenerate`"
+        )
+
+    rows = []
+    with atomic_directory(out) as staging:
+        for case, reference in references:
+            result = wavecc.run(wavecc_config(case))
+            [flow] = result.summary["flows"]
+            row = Row(
+                case=case.name,
+                cca=case.cca,
+                goodput_wavecc_mbps=_num(flow["goodput_mbps"]),
+                goodput_ns3_mbps=_num(reference.summary.get("goodput_mbps")),
+                mean_rtt_wavecc_ms=_num(flow["mean_rtt_ms"]),
+                mean_rtt_ns3_ms=_num(reference.summary.get("mean_rtt_ms")),
+            )
+            rows.append(row)
+            if figures:
+                overlay(case, result, reference, row, staging / f"{case.name}.png")
+            if on_row is not None:
+                on_row(row)
+        with open(staging / "comparison.csv", "w", newline="", encoding="utf-8") as f:
+            writer = csv.DictWriter(f, fieldnames=COLUMNS)
+            writer.writeheader()
+            for row in rows:
+                writer.writerow(row.as_dict())
+    return Comparison(rows, missing, stale)
+
+
+def _num(value: Any) -> float:
+    return math.nan if value is None else float(value)
+
+
+def overlay(case: Case, result: Any, reference: Reference, row: Row, path: Path) -> None:
+    """Goodput, cwnd, RTT (interval mean) and bottleneck queue over time, wavecc and
+    ns-3 on the same axes."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(10, 10), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(4, 1, sharex=True)
+    flows = result.flows
+    queue = result.queues[result.queues["queue"] == "bottleneck"]
+    ns3 = {key: [r.get(key, math.nan) for r in reference.timeseries] for key in _NS3_COLUMNS}
+    panels = (
+        ("goodput (Mb/s)", flows["t_s"], flows["goodput_mbps"], ns3["goodput_mbps"], 1.0),
+        ("cwnd (segments)", flows["t_s"], flows["cwnd_segments"], ns3["cwnd_segments"], 1.0),
+        ("RTT (ms, interval mean)", flows["t_s"], flows["rtt_mean_ms"], ns3["rtt_mean_ms"], 1.0),
+        ("bottleneck queue (kB)", queue["t_s"], queue["bytes"], ns3["queue_bytes"], 1e-3),
+    )
+    ns3_label = f"ns-3 {reference.summary.get('ns3_version', '')}".strip()
+    for ax, (label, t, mine, theirs, scale) in zip(axes, panels):
+        ax.plot(t, mine * scale, color="C0", linewidth=1.2, label="wavecc")
+        ax.plot(ns3["t_s"], [v * scale for v in theirs], color="C3", linewidth=1.0, alpha=0.85,
+                label=ns3_label)  # fmt: skip
+        ax.set_ylabel(label)
+        ax.grid(True, alpha=0.3)
+        ax.set_ylim(bottom=0)
+    axes[-1].set_xlabel("time (s)")
+    axes[0].legend(loc="lower center", bbox_to_anchor=(0.5, 1.02), ncols=2, frameon=False)
+    fig.suptitle(
+        f"{case.name}: {case.cca} / {case.ns3_cca}, {case.rate_bps / 1e6:g} Mb/s, "
+        f"{case.delay_s * 1e3:g} ms one way, {case.buffer_bytes / 1e6:g} MB buffer, "
+        f"per-byte loss {case.per_byte:g}\n"
+        f"goodput {row.goodput_wavecc_mbps:.1f} vs {row.goodput_ns3_mbps:.1f} Mb/s "
+        f"({_pct(row.goodput_rel_diff)}), mean RTT {row.mean_rtt_wavecc_ms:.2f} vs "
+        f"{row.mean_rtt_ns3_ms:.2f} ms ({_pct(row.mean_rtt_rel_diff)})"
+    )
+    fig.savefig(path, dpi=100)
+
+
+_NS3_COLUMNS = ("t_s", "goodput_mbps", "cwnd_segments", "rtt_mean_ms", "queue_bytes")
+
+
+def _pct(x: float) -> str:
+    return "-" if not math.isfinite(x) else f"{x * 100:+.1f}%"

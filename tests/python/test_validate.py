@@ -1,0 +1,295 @@
+"""`wavecc validate ns3`: the case grid, the comparison against references, the errors.
+
+ns-3 never runs here: the comparison is checked against small reference directories
+written by the tests (real files, real short wavecc runs), and the committed references
+only for their consistency with the grid.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import wavecc
+from wavecc import _core, validate
+from wavecc.config import to_json
+
+REPO = Path(__file__).resolve().parents[2]
+NS3_DIR = REPO / "validation" / "ns3"
+
+ALGORITHMS = ["newreno", "cubic", "highspeed", "bbr", "vegas", "scalable", "yeah", "westwood"]
+
+
+def run_cli(*args: str | Path, cwd: Path, env: dict[str, str] | None = None):
+    return subprocess.run(
+        [sys.executable, "-m", "wavecc", *map(str, args)],
+        cwd=cwd,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def assert_one_error_line(proc, *fragments: str) -> str:
+    assert proc.returncode == 2, (proc.stdout, proc.stderr)
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1, proc.stderr
+    assert lines[0].startswith("wavecc: error: ")
+    for fragment in fragments:
+        assert fragment in lines[0], lines[0]
+    return lines[0]
+
+
+# ------------------------------------------------------------------------ grid --
+
+
+def test_the_grid_is_the_issues():
+    names = [case.name for case in validate.CASES]
+    expected = []
+    for cca in ALGORITHMS:
+        expected += [f"{cca}-1g-0", f"{cca}-1g-1e-8", f"{cca}-1g-1e-7", f"{cca}-100m-0"]
+    assert names == expected
+    for case in validate.CASES:
+        assert case.duration_s == 20.0
+        assert case.seed == 1 and case.interval_s == 0.1
+        if "-1g-" in case.name:
+            assert (case.rate_bps, case.delay_s, case.buffer_bytes) == (1e9, 0.010, 2_500_000)
+            loss = case.name.partition("-1g-")[2]
+            assert case.per_byte == {"0": 0.0, "1e-8": 1e-8, "1e-7": 1e-7}[loss]
+        else:
+            assert (case.rate_bps, case.delay_s, case.buffer_bytes) == (1e8, 0.025, 300_000)
+            assert case.per_byte == 0.0
+
+
+def test_every_algorithm_exists_on_both_sides():
+    ours = {name for name, _ in _core.algorithms()}
+    source = (NS3_DIR / "dumbbell.cc").read_text()
+    theirs = set(re.findall(r'\{"(Tcp\w+)", "ns3::\w+"\}', source))
+    for case in validate.CASES:
+        assert case.cca in ours
+        assert case.ns3_cca in theirs
+    assert [case.ns3_cca for case in validate.select(["westwood-100m-0"])] == ["TcpWestwoodPlus"]
+
+
+def test_select_takes_names_and_patterns_in_grid_order():
+    assert [c.name for c in validate.select(["bbr-100m-0", "cubic-1g-1e-8"])] == [
+        "cubic-1g-1e-8",
+        "bbr-100m-0",
+    ]
+    assert len(validate.select(["*-100m-0"])) == 8
+    assert [c.name for c in validate.select(["vegas-1g-*"])] == [
+        "vegas-1g-0",
+        "vegas-1g-1e-8",
+        "vegas-1g-1e-7",
+    ]
+    assert len(validate.select(None)) == 32
+    with pytest.raises(wavecc.ConfigError, match="unknown validation case 'cubic-2g-0'"):
+        validate.select(["cubic-2g-0"])
+
+
+def test_wavecc_config_is_the_case_on_the_built_in_dumbbell():
+    [case] = validate.select(["yeah-1g-1e-7"])
+    config = validate.wavecc_config(case)
+    effective = json.loads(_core.validate(to_json(config)))
+    assert effective["duration_s"] == 20.0 and effective["seed"] == 1
+    assert effective["path"]["rate_bps"] == 1e9
+    assert effective["path"]["one_way_delay_s"] == 0.010
+    assert effective["path"]["buffer_bytes"] == 2_500_000
+    assert effective["path"]["loss"]["per_byte"] == 1e-7
+    assert [flow["cca"] for flow in effective["flows"]] == ["yeah"]
+    tcp = effective["tcp"]
+    assert tcp["mss_bytes"] == 1400 and tcp["min_rto_s"] == 1.0
+    assert tcp["initial_cwnd_segments"] == 10 and tcp["ack_every_segments"] == 2
+    assert tcp["sack"] and tcp["timestamps"]
+    assert tcp["snd_buf_bytes"] == tcp["rcv_buf_bytes"] == 6_553_600
+    assert effective["trace"]["interval_s"] == 0.1
+
+
+def test_ns3_arguments_carry_the_exact_settings():
+    [case] = validate.select(["highspeed-1g-1e-8"])
+    args = dict(a.removeprefix("--").split("=", 1) for a in validate.ns3_arguments(case, "x/y"))
+    assert args["cca"] == "TcpHighSpeed"
+    assert float(args["rate_bps"]) == 1e9 and float(args["delay_s"]) == 0.010
+    assert int(args["buffer_bytes"]) == 2_500_000 and float(args["per_byte"]) == 1e-8
+    assert float(args["duration_s"]) == 20.0 and float(args["interval_s"]) == 0.1
+    assert args["seed"] == "1" and args["out"] == "x/y"
+
+
+# ------------------------------------------------------------------ comparison --
+
+
+def write_reference(ns3_dir: Path, case: validate.Case, goodput: float, rtt: float) -> Path:
+    """A reference directory as the ns-3 program writes it, with chosen averages."""
+    directory = ns3_dir / "reference" / case.name
+    directory.mkdir(parents=True)
+    summary = {"simulator": "ns-3", "ns3_version": "3.37", **case.settings()}
+    summary |= {"goodput_mbps": goodput, "mean_rtt_ms": rtt, "rtt_samples": 10}
+    (directory / "summary.json").write_text(json.dumps(summary))
+    steps = round(case.duration_s / case.interval_s)
+    with open(directory / "timeseries.csv", "w", newline="") as f:
+        writer = csv.writer(f)
+        writer.writerow(["t_s", "cwnd_segments", "goodput_mbps", "rtt_ms", "rtt_mean_ms",
+                         "rtt_samples", "srtt_ms", "queue_bytes", "queue_packets",
+                         "retransmits"])  # fmt: skip
+        for i in range(1, steps + 1):
+            rtt_cell = "" if i == 1 else rtt  # an interval without RTT samples
+            writer.writerow([i * case.interval_s, 10 * i, goodput, rtt_cell, rtt_cell, 0, rtt,
+                             1000 * i, i, 0])  # fmt: skip
+    (directory / "command.txt").write_text("# synthetic\n")
+    return directory
+
+
+@pytest.fixture
+def work(tmp_path: Path) -> Path:
+    path = tmp_path / "work"
+    path.mkdir()
+    return path
+
+
+def short(name: str, duration_s: float = 1.0) -> validate.Case:
+    [case] = validate.select([name])
+    return case.shortened(duration_s)
+
+
+def test_compare_against_references(tmp_path, work):
+    ns3_dir = tmp_path / "ns3"
+    cubic, vegas = short("cubic-100m-0"), short("vegas-100m-0")
+    mine = {}
+    for case in (cubic, vegas):
+        [flow] = wavecc.run(validate.wavecc_config(case)).summary["flows"]
+        mine[case.name] = flow
+    # cubic: goodput 5% under ns-3's, RTT equal; vegas: RTT 50% over ns-3's.
+    c, v = mine["cubic-100m-0"], mine["vegas-100m-0"]
+    write_reference(ns3_dir, cubic, c["goodput_mbps"] / 0.95, c["mean_rtt_ms"])
+    write_reference(ns3_dir, vegas, v["goodput_mbps"], v["mean_rtt_ms"] / 1.5)
+
+    proc = run_cli("validate", "ns3", "--cases", "cubic-100m-0,bbr-100m-0,vegas-100m-0",
+                   "--duration", "1", "--ns3-dir", ns3_dir, "--out", "cmp", cwd=work)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    out = work / "cmp"
+    assert {p.name for p in out.iterdir()} == {
+        "comparison.csv", "cubic-100m-0.png", "vegas-100m-0.png",
+    }  # fmt: skip
+    with open(out / "comparison.csv", newline="") as f:
+        rows = {row["case"]: row for row in csv.DictReader(f)}
+    assert list(rows) == ["cubic-100m-0", "vegas-100m-0"]
+    assert list(rows["cubic-100m-0"]) == list(validate.COLUMNS)
+
+    row = rows["cubic-100m-0"]
+    assert float(row["goodput_wavecc_mbps"]) == pytest.approx(c["goodput_mbps"])
+    assert float(row["goodput_rel_diff"]) == pytest.approx(-0.05)
+    assert float(row["mean_rtt_rel_diff"]) == pytest.approx(0.0, abs=1e-12)
+    assert row["within_10pct"] == "True"
+
+    row = rows["vegas-100m-0"]
+    assert float(row["goodput_rel_diff"]) == pytest.approx(0.0, abs=1e-12)
+    assert float(row["mean_rtt_rel_diff"]) == pytest.approx(0.5)
+    assert (row["goodput_within_10pct"], row["rtt_within_10pct"]) == ("True", "False")
+    assert row["within_10pct"] == "False"
+
+    lines = proc.stdout.splitlines()
+    assert lines[0].split()[:3] == ["case", "goodput", "wavecc"]
+    assert lines[1].split()[0] == "cubic-100m-0" and lines[1].split()[3] == "-5.0%"
+    assert lines[2].split()[-1] == "no"
+    assert "1 of 2 compared cases within 10%" in proc.stdout
+    assert "missing ns-3 references (1): bbr-100m-0" in proc.stdout
+
+
+def test_without_any_reference_nothing_is_written(tmp_path, work):
+    proc = run_cli("validate", "ns3", "--cases", "cubic-100m-0", "--duration", "1",
+                   "--ns3-dir", tmp_path / "ns3", "--out", "cmp", cwd=work)  # fmt: skip
+    assert_one_error_line(proc, "no usable ns-3 reference", "cubic-100m-0", "--regenerate")
+    assert list(work.iterdir()) == []
+
+
+def test_a_reference_with_other_settings_is_stale(tmp_path, work):
+    ns3_dir = tmp_path / "ns3"
+    write_reference(ns3_dir, short("cubic-100m-0", 2.0), 90.0, 60.0)
+    write_reference(ns3_dir, short("bbr-100m-0"), 90.0, 60.0)
+    args = ("validate", "ns3", "--duration", "1", "--ns3-dir", ns3_dir, "--no-figures")
+    only_stale = run_cli(*args, "--cases", "cubic-100m-0", cwd=work)
+    assert_one_error_line(only_stale, "duration_s 2.0 instead of 1.0")
+
+    both = run_cli(*args, "--cases", "cubic-100m-0,bbr-100m-0", "--out", "cmp", cwd=work)
+    assert both.returncode == 0, both.stderr
+    assert "stale ns-3 reference, not compared: cubic-100m-0" in both.stdout
+    assert {p.name for p in (work / "cmp").iterdir()} == {"comparison.csv"}
+
+
+def test_relative_differences_of_missing_numbers_are_nan():
+    row = validate.Row("x", "cubic", 90.0, 100.0, math.nan, 50.0)
+    assert row.goodput_rel_diff == pytest.approx(-0.1) and row.goodput_within
+    assert math.isnan(row.mean_rtt_rel_diff) and not row.rtt_within
+    assert math.isnan(validate.Row("x", "cubic", 1.0, 0.0, 1.0, 1.0).goodput_rel_diff)
+
+
+# ----------------------------------------------------------------------- ns-3 --
+
+
+@pytest.mark.parametrize("missing", ["ns3", "pkg-config"])
+def test_regenerate_without_ns3_says_how_to_install_it(tmp_path, work, missing):
+    ns3_dir = tmp_path / "ns3"
+    ns3_dir.mkdir()
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    # No ns-3: pkg-config searches only an empty directory. No pkg-config: an empty PATH.
+    env = {"PKG_CONFIG_LIBDIR": str(empty)} if missing == "ns3" else {"PATH": str(empty)}
+    proc = run_cli("validate", "ns3", "--regenerate", "--cases", "cubic-100m-0",
+                   "--ns3-dir", ns3_dir, cwd=work, env=env)  # fmt: skip
+    assert_one_error_line(proc, "apt-get install libns3-dev")
+    assert list(ns3_dir.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        (["--cases", "nosuch"], "unknown validation case 'nosuch'"),
+        (["--regenerate", "--duration", "1"], "--duration cannot be used with --regenerate"),
+        (["--jobs", "0"], "--jobs must be at least 1"),
+        ([], "cannot find validation/ns3/dumbbell.cc"),
+    ],
+)
+def test_validate_user_errors_are_one_line(work, args, named):
+    assert_one_error_line(run_cli("validate", "ns3", *args, cwd=work), named)
+    assert list(work.iterdir()) == []
+
+
+def test_build_script_explains_a_missing_ns3(tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    proc = subprocess.run(
+        ["bash", str(NS3_DIR / "build.sh"), str(tmp_path / "dumbbell")],
+        env={**os.environ, "PKG_CONFIG_LIBDIR": str(empty)},
+        capture_output=True,
+        text=True,
+    )
+    assert proc.returncode == 2
+    assert "apt-get install libns3-dev" in proc.stderr
+    assert not (tmp_path / "dumbbell").exists()
+
+
+COMMITTED = sorted(p for p in (NS3_DIR / "reference").glob("[!.]*") if p.is_dir())
+
+
+@pytest.mark.skipif(not COMMITTED, reason="no committed ns-3 references")
+@pytest.mark.parametrize("directory", COMMITTED, ids=[p.name for p in COMMITTED])
+def test_committed_references_belong_to_their_cases(directory):
+    [case] = validate.select([directory.name])
+    assert {p.name for p in directory.iterdir()} == set(validate.REFERENCE_FILES)
+    reference = validate.load_reference(case, NS3_DIR)  # raises if stale
+    assert reference is not None
+    assert reference.summary["ns3_version"] == "3.37"
+    assert len(reference.timeseries) == round(case.duration_s / case.interval_s)
+    assert reference.timeseries[-1]["t_s"] == pytest.approx(case.duration_s)
+    command = (directory / "command.txt").read_text().splitlines()
+    expected = validate.ns3_arguments(case, f"validation/ns3/reference/{case.name}")
+    assert command[-1].split() == ["validation/ns3/build/dumbbell", *expected]

@@ -293,3 +293,23 @@ def test_committed_references_belong_to_their_cases(directory):
     command = (directory / "command.txt").read_text().splitlines()
     expected = validate.ns3_arguments(case, f"validation/ns3/reference/{case.name}")
     assert command[-1].split() == ["validation/ns3/build/dumbbell", *expected]
+
+
+# The cases that agree with ns-3 within 10 % today (docs/validation.md). A change to
+# the model that breaks one of them must explain itself there, not pass silently.
+AGREEING = (
+    "newreno-1g-1e-8", "newreno-100m-0", "cubic-100m-0", "highspeed-100m-0",
+    "bbr-1g-1e-7", "bbr-100m-0", "vegas-1g-1e-8", "scalable-100m-0", "yeah-1g-0",
+    "yeah-100m-0",
+)  # fmt: skip
+
+
+def test_cases_that_agree_with_the_committed_ns3_references_still_do(tmp_path):
+    comparison = validate.compare(validate.select(AGREEING), NS3_DIR, tmp_path, figures=False)
+    assert not comparison.missing and not comparison.stale
+    disagreeing = [
+        (r.case, f"{r.goodput_rel_diff:+.1%}", f"{r.mean_rtt_rel_diff:+.1%}")
+        for r in comparison.rows
+        if not (r.goodput_within and r.rtt_within)
+    ]
+    assert disagreeing == []

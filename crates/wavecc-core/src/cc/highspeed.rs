@@ -24,7 +24,7 @@
 //! `tcp_highspeed.c` and ns-3 `tcp-highspeed.cc`; where they differ the parameters
 //! below say which reading is the default and why.
 
-use super::{CongestionControl, Socket, parse_params, slow_start};
+use super::{CongestionControl, Socket, SsthreshBasis, parse_params, slow_start};
 use serde::Deserialize;
 
 pub const SUMMARY: &str = "HighSpeed TCP (RFC 3649, Linux tcp_highspeed, ns-3 TcpHighSpeed): \
@@ -49,16 +49,6 @@ pub enum Table {
     Linux,
     /// RFC 3649 section 5 closed form.
     Rfc3649,
-}
-
-/// The window a loss reduces.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum SsthreshBasis {
-    /// `(1 - b(cwnd)) cwnd`, as Linux `hstcp_ssthresh`.
-    Cwnd,
-    /// `(1 - b(in_flight)) in_flight`, as ns-3 `TcpHighSpeed::GetSsThresh`.
-    Inflight,
 }
 
 /// What the window grows per in congestion avoidance.
@@ -341,10 +331,7 @@ impl CongestionControl for HighSpeed {
 
     /// `max((1 - b(w)) w, 2)`, w per `ssthresh_basis`, b at the window `b_window` says.
     fn ssthresh(&mut self, sock: &Socket) -> f64 {
-        let w = match self.p.ssthresh_basis {
-            SsthreshBasis::Cwnd => sock.cwnd,
-            SsthreshBasis::Inflight => f64::from(sock.in_flight),
-        };
+        let w = self.p.ssthresh_basis.window(sock);
         let b_at = match self.p.b_window {
             BWindow::Current => w,
             BWindow::LastIncrease => self.ca_window,

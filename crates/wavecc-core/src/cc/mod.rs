@@ -261,6 +261,28 @@ pub fn ceil_non_negative(x: f64) -> f64 {
     if f < x { f + 1.0 } else { f }
 }
 
+/// The window a loss reduction is computed from. Linux reduces cwnd; ns-3 reduces
+/// the data in flight (RFC 5681's FlightSize). Algorithms whose two references differ
+/// here offer both as `ssthresh_basis`.
+#[derive(Clone, Copy, Debug, serde::Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum SsthreshBasis {
+    /// cwnd, as Linux.
+    Cwnd,
+    /// Packets in flight, as ns-3.
+    Inflight,
+}
+
+impl SsthreshBasis {
+    /// The window (segments) the reduction applies to.
+    pub fn window(self, sock: &Socket) -> f64 {
+        match self {
+            SsthreshBasis::Cwnd => sock.cwnd,
+            SsthreshBasis::Inflight => f64::from(sock.in_flight),
+        }
+    }
+}
+
 /// One registered algorithm.
 pub struct Algorithm {
     pub name: &'static str,

@@ -8,7 +8,10 @@
 //! the threshold it recovers to. Two parameters select ns-3's `TcpNewReno` readings,
 //! which differ from Linux and matter when validating against the seeds' ns-3 runs.
 
-use super::{CongestionControl, LossResponse, Socket, additive_increase, parse_params, slow_start};
+use super::{
+    CongestionControl, LossResponse, Socket, SsthreshBasis, additive_increase, parse_params,
+    slow_start,
+};
 use serde::Deserialize;
 
 pub const SUMMARY: &str =
@@ -17,16 +20,6 @@ pub const RENO_SUMMARY: &str =
     "Reno (RFC 5681): NewReno's window rules; fast recovery ends at the first partial ACK";
 pub const TAHOE_SUMMARY: &str =
     "Tahoe (Jacobson 1988): NewReno's window rules; every loss restarts slow start from 1";
-
-/// What the window is halved from on a loss.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum SsthreshBasis {
-    /// `max(cwnd / 2, 2)`, as Linux `tcp_reno_ssthresh`.
-    Cwnd,
-    /// `max(in_flight / 2, 2)`, as ns-3 `TcpNewReno::GetSsThresh` (RFC 5681's FlightSize).
-    Inflight,
-}
 
 /// What the window grows per: acknowledged segments or ACKs.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
@@ -67,7 +60,11 @@ pub struct NewReno {
     response: LossResponse,
 }
 
-fn build_variant(params: &serde_json::Value, name: &'static str, response: LossResponse) -> Result<Box<dyn CongestionControl>, String> {
+fn build_variant(
+    params: &serde_json::Value,
+    name: &'static str,
+    response: LossResponse,
+) -> Result<Box<dyn CongestionControl>, String> {
     let params = parse_params::<Params>(params)?;
     Ok(Box::new(NewReno { params, name, response }))
 }
@@ -119,10 +116,7 @@ impl CongestionControl for NewReno {
     }
 
     fn ssthresh(&mut self, sock: &Socket) -> f64 {
-        let window = match self.params.ssthresh_basis {
-            SsthreshBasis::Cwnd => sock.cwnd,
-            SsthreshBasis::Inflight => sock.in_flight as f64,
-        };
+        let window = self.params.ssthresh_basis.window(sock);
         (window / 2.0).max(MIN_SSTHRESH)
     }
 

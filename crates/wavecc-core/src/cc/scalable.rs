@@ -18,7 +18,7 @@
 //! `tcp_scalable.c` and ns-3 `tcp-scalable.cc`; Linux's integer `cwnd - cwnd >> 3` is
 //! taken as the exact 0.875.
 
-use super::{CongestionControl, Socket, parse_params, slow_start};
+use super::{CongestionControl, Socket, SsthreshBasis, parse_params, slow_start};
 use serde::Deserialize;
 
 pub const SUMMARY: &str = "Scalable TCP (Kelly 2003, Linux tcp_scalable): +0.01 segment per ACKed segment, x0.875 on loss";
@@ -32,16 +32,6 @@ pub enum Increase {
     /// `1 / ai_cnt` per acknowledged segment at every window (Kelly's 0.01 taken
     /// literally, slower than Reno below `ai_cnt` segments).
     Strict,
-}
-
-/// The window a loss reduces.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum SsthreshBasis {
-    /// `0.875 cwnd`, as Linux `tcp_scalable_ssthresh`.
-    Cwnd,
-    /// `0.875 in_flight`, as ns-3 `TcpScalable::GetSsThresh`.
-    Inflight,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -104,10 +94,7 @@ impl CongestionControl for Scalable {
     }
 
     fn ssthresh(&mut self, sock: &Socket) -> f64 {
-        let w = match self.p.ssthresh_basis {
-            SsthreshBasis::Cwnd => sock.cwnd,
-            SsthreshBasis::Inflight => f64::from(sock.in_flight),
-        };
+        let w = self.p.ssthresh_basis.window(sock);
         (w * (1.0 - self.p.md)).max(MIN_SSTHRESH)
     }
 

@@ -34,22 +34,12 @@
 
 use super::vegas::RttRounds;
 use super::{
-    CaState, CongestionControl, CwndEvent, RateSample, Socket, additive_increase, parse_params,
-    slow_start,
+    CaState, CongestionControl, CwndEvent, RateSample, Socket, SsthreshBasis, additive_increase,
+    parse_params, slow_start,
 };
 use serde::Deserialize;
 
 pub const SUMMARY: &str = "YeAH (Baiocchi et al. 2007, Linux tcp_yeah): Scalable fast mode / Reno slow mode by queue delay";
-
-/// The window the loss reduction is computed from.
-#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "lowercase")]
-pub enum SsthreshBasis {
-    /// cwnd, as Linux `tcp_yeah_ssthresh`.
-    Cwnd,
-    /// Packets in flight, as ns-3 `TcpYeah::GetSsThresh` (`bytesInFlight`).
-    Inflight,
-}
 
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -213,10 +203,7 @@ impl CongestionControl for Yeah {
     }
 
     fn ssthresh(&mut self, sock: &Socket) -> f64 {
-        let w = match self.p.ssthresh_basis {
-            SsthreshBasis::Cwnd => sock.cwnd,
-            SsthreshBasis::Inflight => sock.in_flight as f64,
-        };
+        let w = self.p.ssthresh_basis.window(sock);
         let half = (w / 2.0).max(MIN_WINDOW);
         let reduction = if self.doing_reno_now < self.p.rho {
             // Linux: min(Q, half), then at least w / 2^delta (ns-3 applies the two

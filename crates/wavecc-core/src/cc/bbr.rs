@@ -54,7 +54,10 @@
 //! MSS), as Linux's is in `mss_cache` bytes.
 
 use super::bbr_filter::MaxFilter;
-use super::{CaState, CongestionControl, CwndEvent, RateSample, Socket, ceil_non_negative, floor_non_negative, parse_params};
+use super::{
+    CaState, CongestionControl, CwndEvent, RateSample, Socket, ceil_non_negative,
+    floor_non_negative, parse_params,
+};
 use crate::engine::{Time, from_secs};
 use serde::Deserialize;
 
@@ -180,8 +183,12 @@ impl Params {
             ("full_bw_rounds", self.full_bw_rounds.into(), |v| v >= 1.0, ">= 1"),
             ("cycle_rand", self.cycle_rand.into(), |v| (1.0..=7.0).contains(&v), "in 1..=7"),
             ("extra_acked_gain", self.extra_acked_gain, |v| v >= 0.0, ">= 0"),
-            ("extra_acked_window_rounds", self.extra_acked_window_rounds.into(),
-                |v| v >= 1.0, ">= 1"),
+            (
+                "extra_acked_window_rounds",
+                self.extra_acked_window_rounds.into(),
+                |v| v >= 1.0,
+                ">= 1",
+            ),
             ("extra_acked_max_ms", self.extra_acked_max_ms, |v| v >= 0.0, ">= 0"),
         ];
         match checks.iter().find(|(_, v, ok, _)| !ok(*v)) {
@@ -467,7 +474,8 @@ impl Bbr {
             return 0.0;
         }
         let cap = floor_non_negative(self.bw() * self.p.extra_acked_max_ms * 1e-3);
-        floor_non_negative(self.p.extra_acked_gain * self.extra_acked[0].max(self.extra_acked[1])).min(cap)
+        floor_non_negative(self.p.extra_acked_gain * self.extra_acked[0].max(self.extra_acked[1]))
+            .min(cap)
     }
 
     /// Linux `bbr_save_cwnd`: the window before a loss or PROBE_RTT, unless one of

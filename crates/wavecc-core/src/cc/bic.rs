@@ -29,7 +29,10 @@
 //! segments) and so changes results; its other fixed-point artefacts (integer `cnt`,
 //! 819/1024 for 0.8, at most one update per jiffy) are not reproduced.
 
-use super::{CaState, CongestionControl, CwndEvent, RateSample, Socket, parse_params, slow_start};
+use super::{
+    CaState, CongestionControl, CwndEvent, Range, RateSample, Socket, check_ranges, parse_params,
+    slow_start,
+};
 use serde::Deserialize;
 
 pub const SUMMARY: &str = "BIC TCP (Xu et al. 2004, Linux tcp_bic): binary search towards the last \
@@ -89,24 +92,18 @@ impl Default for Params {
     }
 }
 
-/// A validation rule: key, value, test, and the range the test accepts.
-type Check = (&'static str, f64, fn(f64) -> bool, &'static str);
-
 impl Params {
     /// Rejects values that make the algorithm meaningless, naming the key and range.
     fn validate(&self) -> Result<(), String> {
-        let unit = |v: f64| v > 0.0 && v < 1.0;
-        let checks: [Check; 6] = [
-            ("beta", self.beta, unit, "in (0, 1)"),
-            ("max_increment", self.max_increment, |v| v > 0.0, "> 0"),
-            ("search_divisor", self.search_divisor, |v| v > 1.0, "> 1"),
-            ("smooth_part", self.smooth_part, |v| v > 0.0, "> 0"),
-            ("low_window", self.low_window, |v| v >= 0.0, ">= 0"),
-            ("no_loss_growth", self.no_loss_growth, |v| v >= 0.0, ">= 0"),
-        ];
-        if let Some((key, value, _, range)) = checks.iter().find(|(_, v, ok, _)| !ok(*v)) {
-            return Err(format!("{key} = {value}: must be {range}"));
-        }
+        use Range::*;
+        check_ranges(&[
+            ("beta", self.beta, OpenUnit),
+            ("max_increment", self.max_increment, Positive),
+            ("search_divisor", self.search_divisor, AboveOne),
+            ("smooth_part", self.smooth_part, Positive),
+            ("low_window", self.low_window, NonNegative),
+            ("no_loss_growth", self.no_loss_growth, NonNegative),
+        ])?;
         if let Some(f) = self.fast_convergence_factor.filter(|f| !(*f > 0.0 && *f <= 1.0)) {
             return Err(format!("fast_convergence_factor = {f}: must be in (0, 1]"));
         }

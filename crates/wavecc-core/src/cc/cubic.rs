@@ -13,7 +13,10 @@
 //! comment says so. Linux's fixed-point artefacts (integer `cnt`, one update per
 //! jiffy, the cube-root table) are not reproduced.
 
-use super::{CaState, CongestionControl, CwndEvent, RateSample, Socket, parse_params, slow_start};
+use super::{
+    CaState, CongestionControl, CwndEvent, Range, RateSample, Socket, check_ranges, parse_params,
+    slow_start,
+};
 use crate::engine::Time;
 use serde::Deserialize;
 
@@ -121,40 +124,11 @@ impl Default for Params {
     }
 }
 
-/// Valid ranges of the numeric parameters.
-#[derive(Clone, Copy)]
-enum Range {
-    Positive,
-    NonNegative,
-    AboveOne,
-    OpenUnit,
-}
-
-impl Range {
-    fn contains(self, v: f64) -> bool {
-        match self {
-            Range::Positive => v > 0.0,
-            Range::NonNegative => v >= 0.0,
-            Range::AboveOne => v > 1.0,
-            Range::OpenUnit => v > 0.0 && v < 1.0,
-        }
-    }
-
-    fn describe(self) -> &'static str {
-        match self {
-            Range::Positive => "> 0",
-            Range::NonNegative => ">= 0",
-            Range::AboveOne => "> 1",
-            Range::OpenUnit => "in (0, 1)",
-        }
-    }
-}
-
 impl Params {
     /// Rejects values that make the algorithm meaningless, naming the key and range.
     fn validate(&self) -> Result<(), String> {
         use Range::*;
-        let checks = [
+        check_ranges(&[
             ("c", self.c, Positive),
             ("beta", self.beta, OpenUnit),
             ("max_growth_factor", self.max_growth_factor, AboveOne),
@@ -166,10 +140,7 @@ impl Params {
             ("hystart_ack_train_ratio", self.hystart_ack_train_ratio, Positive),
             ("hystart_delay_ratio", self.hystart_delay_ratio, Positive),
             ("hystart_delay_min_ms", self.hystart_delay_min_ms, NonNegative),
-        ];
-        if let Some((key, value, range)) = checks.iter().find(|(_, v, r)| !r.contains(*v)) {
-            return Err(format!("{key} = {value}: must be {}", range.describe()));
-        }
+        ])?;
         if self.hystart_delay_min_ms > self.hystart_delay_max_ms {
             return Err(format!(
                 "hystart_delay_min_ms = {} > hystart_delay_max_ms = {}: the clamp needs min <= max",
@@ -304,14 +275,7 @@ pub fn build(params: &serde_json::Value) -> Result<Box<dyn CongestionControl>, S
 impl Cubic {
     fn new(p: Params) -> Self {
         let alpha = 3.0 * (1.0 - p.beta) / (1.0 + p.beta);
-        Self {
-            p,
-            alpha,
-            w_max: None,
-            epoch: None,
-            delay_min: None,
-            hystart: Hystart::new(0, 0),
-        }
+        Self { p, alpha, w_max: None, epoch: None, delay_min: None, hystart: Hystart::new(0, 0) }
     }
 
     /// Forgets everything learnt about the path (Linux `bictcp_reset` and

@@ -283,6 +283,47 @@ impl SsthreshBasis {
     }
 }
 
+/// Valid ranges of numeric parameters, for [`check_ranges`].
+#[derive(Clone, Copy, Debug)]
+pub enum Range {
+    Positive,
+    NonNegative,
+    AtLeastOne,
+    AboveOne,
+    OpenUnit,
+}
+
+impl Range {
+    /// False for NaN whatever the range.
+    fn contains(self, v: f64) -> bool {
+        match self {
+            Range::Positive => v > 0.0,
+            Range::NonNegative => v >= 0.0,
+            Range::AtLeastOne => v >= 1.0,
+            Range::AboveOne => v > 1.0,
+            Range::OpenUnit => v > 0.0 && v < 1.0,
+        }
+    }
+
+    fn describe(self) -> &'static str {
+        match self {
+            Range::Positive => "> 0",
+            Range::NonNegative => ">= 0",
+            Range::AtLeastOne => ">= 1",
+            Range::AboveOne => "> 1",
+            Range::OpenUnit => "in (0, 1)",
+        }
+    }
+}
+
+/// The first parameter outside its range, as "key = value: must be <range>".
+pub fn check_ranges(checks: &[(&str, f64, Range)]) -> Result<(), String> {
+    match checks.iter().find(|(_, v, r)| !r.contains(*v)) {
+        Some((key, value, range)) => Err(format!("{key} = {value}: must be {}", range.describe())),
+        None => Ok(()),
+    }
+}
+
 /// One registered algorithm.
 pub struct Algorithm {
     pub name: &'static str,
@@ -321,7 +362,9 @@ pub fn build(name: &str, params: &serde_json::Value) -> Result<Box<dyn Congestio
 
 /// Deserialises an algorithm's parameter table, rejecting unknown keys with the
 /// key's name (every algorithm's `Params` uses `#[serde(deny_unknown_fields)]`).
-pub fn parse_params<P: DeserializeOwned + Default>(params: &serde_json::Value) -> Result<P, String> {
+pub fn parse_params<P: DeserializeOwned + Default>(
+    params: &serde_json::Value,
+) -> Result<P, String> {
     if params.is_null() {
         return Ok(P::default());
     }
@@ -356,6 +399,18 @@ mod tests {
             additive_increase(&mut s, 10.0, 1);
         }
         assert!((s.cwnd - 11.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn range_checks_name_the_first_bad_key_and_reject_nan() {
+        assert_eq!(
+            check_ranges(&[("a", 1.0, Range::Positive), ("b", 0.5, Range::OpenUnit)]),
+            Ok(())
+        );
+        let e = check_ranges(&[("a", 1.0, Range::AboveOne), ("b", 2.0, Range::OpenUnit)]);
+        assert_eq!(e, Err("a = 1: must be > 1".into()));
+        assert!(check_ranges(&[("n", f64::NAN, Range::NonNegative)]).is_err());
+        assert!(check_ranges(&[("n", 1.0, Range::AtLeastOne)]).is_ok());
     }
 
     #[test]

@@ -18,7 +18,9 @@
 //! `tcp_scalable.c` and ns-3 `tcp-scalable.cc`; Linux's integer `cwnd - cwnd >> 3` is
 //! taken as the exact 0.875.
 
-use super::{CongestionControl, Socket, SsthreshBasis, parse_params, slow_start};
+use super::{
+    CongestionControl, Range, Socket, SsthreshBasis, check_ranges, parse_params, slow_start,
+};
 use serde::Deserialize;
 
 pub const SUMMARY: &str = "Scalable TCP (Kelly 2003, Linux tcp_scalable): +0.01 segment per ACKed segment, x0.875 on loss";
@@ -63,13 +65,10 @@ impl Default for Params {
 
 impl Params {
     fn validate(&self) -> Result<(), String> {
-        if self.ai_cnt.is_nan() || self.ai_cnt < 1.0 {
-            return Err(format!("ai_cnt = {}: must be >= 1", self.ai_cnt));
-        }
-        if !(self.md > 0.0 && self.md < 1.0) {
-            return Err(format!("md = {}: must be in (0, 1)", self.md));
-        }
-        Ok(())
+        check_ranges(&[
+            ("ai_cnt", self.ai_cnt, Range::AtLeastOne),
+            ("md", self.md, Range::OpenUnit),
+        ])
     }
 }
 

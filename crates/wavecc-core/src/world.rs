@@ -305,7 +305,10 @@ impl World {
                     }
                 }
             }
-            (Endpoints::Tcp { sender, .. }, Body::Ack(ack)) => sender.on_ack(&ack, &mut io),
+            (Endpoints::Tcp { sender, receiver, .. }, Body::Ack(ack)) => {
+                sender.sock.link.receiver_delivered_bytes = receiver.sink.bytes;
+                sender.on_ack(&ack, &mut io)
+            }
             (Endpoints::Udp { sink, .. }, Body::Datagram { seq, len }) => sink.deliver_datagram(seq, len as u64),
             _ => unreachable!("a packet of the wrong kind for its flow"),
         }

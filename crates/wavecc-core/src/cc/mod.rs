@@ -77,8 +77,12 @@ pub enum LossResponse {
 /// Read-only cross-layer information from the radio, when the scenario exposes it.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct LinkHints {
-    /// SINR of the serving link in dB.
+    /// SINR of the serving link in dB (mmWave scenarios only).
     pub sinr_db: Option<f64>,
+    /// Bytes the receiving application has received so far: an oracle no real
+    /// sender has, offered because FB-TCP's reference code reads its rate from the
+    /// receiver. Always set by the simulator.
+    pub receiver_delivered_bytes: u64,
 }
 
 /// The part of the socket an algorithm sees. `cwnd`, `ssthresh` and

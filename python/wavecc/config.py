@@ -137,11 +137,14 @@ def resolve(
     cca: str | None = None,
     seed: int | None = None,
     overrides: Iterable[str] = (),
+    transport: str | None = None,
 ) -> Config:
     """The config a run will use: loaded if it is a path or a built-in id, copied if it
-    is a dict, then with `overrides` applied, `cca` set on every flow and `seed` set.
+    is a dict, then with `overrides` applied, `cca` set on every flow and `seed` set,
+    and finally every flow moved to `transport` (see `with_transport`) if one is given.
 
-    `cca` and `seed` come last because they are the most specific requests.
+    `cca` and `seed` come after the overrides because they are the more specific
+    requests; the transport comes last because it rewrites whole flows.
     """
     base = config if isinstance(config, dict) else load_scenario(config)
     result = apply_overrides(base, overrides)
@@ -152,6 +155,44 @@ def resolve(
                 flow["cca"] = cca
     if seed is not None:
         result["seed"] = seed
+    if transport is not None:
+        result = with_transport(result, transport)
+    return result
+
+
+# `transport` values of `resolve` (and `wavecc run --transport`).
+TRANSPORTS = ("udp",)
+
+
+def with_transport(config: Config, transport: str) -> Config:
+    """A copy of `config` with every flow replaced by a `transport` source at its
+    application rate. With "udp" each flow becomes UDP CBR (`app = "udp"`) keeping its
+    `rate_bps`: the seeds' "UDP saturated" reference for the same application. A bulk
+    flow has no application rate, so it is refused, naming the flow; so is an on/off
+    flow, which no constant-rate source reproduces. The algorithm settings (`cca`, `cc`)
+    are dropped: UDP has no congestion control."""
+    if transport not in TRANSPORTS:
+        raise ConfigError(f"transport: unknown transport {transport!r}, expected one of {', '.join(TRANSPORTS)}")
+    result = copy.deepcopy(config)
+    flows = result.get("flows")
+    if not isinstance(flows, list) or not flows:
+        raise ConfigError("transport: the config has no [[flows]] to carry over UDP")
+    for i, flow in enumerate(flows):
+        if not isinstance(flow, dict):
+            continue  # the core reports the malformed flow
+        app = flow.get("app", "bulk")
+        if app == "onoff":
+            raise ConfigError(
+                f"flows[{i}]: an on/off source cannot be replaced by UDP CBR; "
+                "give it app = \"rate\" with its rate_bps, or remove it"
+            )
+        if flow.get("rate_bps") is None:
+            raise ConfigError(
+                f"flows[{i}]: app = \"{app}\" has no application rate for UDP CBR; "
+                f"set flows[{i}].rate_bps (e.g. --set flows.{i}.rate_bps=1e9)"
+            )
+        flow["app"] = "udp"
+        flow.pop("cc", None)
     return result
 
 

@@ -16,14 +16,17 @@ def run(
     cca: str | None = None,
     seed: int | None = None,
     overrides: Iterable[str] = (),
+    transport: str | None = None,
 ) -> Result:
     """Runs a scenario and returns its Result.
 
     `config` is a config dict, a path to a TOML file or a built-in scenario id;
     `overrides` are `dotted.key=value` strings; `cca` sets the algorithm of every flow
-    and `seed` the top-level seed. A config the core rejects raises `ConfigError`
+    and `seed` the top-level seed. `transport="udp"` replaces every flow by UDP CBR at
+    its `rate_bps` (the UDP-saturated reference); a flow without a rate is refused.
+    A config the core rejects raises `ConfigError`
     before anything runs. The input dict is never modified.
     """
-    config_json = to_json(resolve(config, cca=cca, seed=seed, overrides=overrides))
+    config_json = to_json(resolve(config, cca=cca, seed=seed, overrides=overrides, transport=transport))
     effective = json.loads(_core.validate(config_json))
     return Result.from_core(_core.run(config_json), effective)

@@ -8,6 +8,11 @@ into a resumable result store (see `wavecc.store`).
     rs.failed       # the runs that raised
     rs.load(key)    # one run's Result
 
+The same runs go to a Dask distributed scheduler with `cluster="tcp://host:8786"` (or a
+`distributed.Client` or `LocalCluster`): the workers run the core and send each Result
+back, and this process writes the store, so the workers need wavecc but no access to
+the store directory. Results are identical either way: a run depends only on its config.
+
 Every point is validated by the core before any run starts, so a bad key or value fails
 at once, naming the key. Runs already in the store are skipped; runs that raise are
 recorded and retried on the next invocation.
@@ -116,6 +121,7 @@ def sweep(
     jobs: int | None = None,
     out: str | os.PathLike[str] | None = None,
     progress: Callable[[Progress], None] | None = None,
+    cluster: Any = None,
 ) -> ResultSet:
     """Runs `base` at every point of `grid` times `seeds` seeds and returns a ResultSet.
 
@@ -130,13 +136,30 @@ def sweep(
     (default: a new temporary directory). `progress` is called with a `Progress` at the
     start and after each finished run.
 
+    `cluster` sends the runs to a Dask distributed scheduler instead of the local pool:
+    its address (`"tcp://host:8786"`), a `distributed.Client`, or a cluster object with
+    a `scheduler_address` (`distributed.LocalCluster`). It needs the `cluster` extra
+    (`pip install 'wavecc[cluster]'`) and cannot be combined with `jobs`.
+
     Raises `ConfigError` before anything runs if any point is invalid.
     """
     points = expand(base, grid, seeds=seeds)
+    if cluster is not None and jobs is not None:
+        raise ConfigError("give either jobs (a local process pool) or cluster (a Dask scheduler), not both")
     if jobs is None:
         jobs = os.cpu_count() or 1
     if not isinstance(jobs, int) or jobs < 0:
         raise ConfigError(f"jobs must be a whole number of at least 0, not {jobs!r}")
+    # Connect before anything is written: an unreachable scheduler leaves no store.
+    client, own_client = _client(cluster) if cluster is not None else (None, False)
+    try:
+        return _sweep(points, grid, seeds, jobs, out, progress, client)
+    finally:
+        if own_client:
+            client.close()
+
+
+def _sweep(points, grid, seeds, jobs, out, progress, client) -> ResultSet:
     store = Store(out if out is not None else tempfile.mkdtemp(prefix="wavecc-sweep-"))
 
     todo = [p for p in _unique(points) if not store.is_done(p.key)]
@@ -160,7 +183,10 @@ def sweep(
 
     if progress is not None:
         progress(Progress(total, state["done"], 0, skipped))
-    if jobs == 0:
+    if client is not None:
+        if todo:
+            _run_cluster(store, todo, client, report)
+    elif jobs == 0:
         for point in todo:
             report(point, execute(str(store.directory), _task(point)))
     elif todo:
@@ -190,6 +216,86 @@ def _run_pool(store: Store, todo: list[Point], jobs: int, report) -> None:
         pool.shutdown(wait=False, cancel_futures=True)
         raise
     pool.shutdown()
+
+
+def _run_cluster(store: Store, todo: list[Point], client: Any, report) -> None:
+    """Runs the points on a Dask distributed cluster. Workers return each Result (see
+    `execute_remote`) and it is saved here, so the store is written by this process only."""
+    futures = {}
+    try:
+        for point in todo:
+            # pure=False: a retried sweep must run again, not reuse a cached failure.
+            future = client.submit(execute_remote, _task(point), pure=False)
+            futures[future] = point
+        from distributed import as_completed
+
+        for future in as_completed(list(futures), loop=client.loop):
+            point = futures.pop(future)
+            try:
+                returned = future.result()
+            except Exception as e:  # the worker died, or the task could not be run
+                returned = {"status": "failed", "wall_time_s": float("nan"),
+                            "error": f"cluster task failed: {type(e).__name__}: {e}"}  # fmt: skip
+            outcome = _store_remote(store, point, returned)
+            future.release()
+            report(point, outcome)
+    except BaseException:
+        # Interrupted: cancel what has not finished; the next invocation resumes.
+        client.cancel(list(futures), force=True)
+        raise
+
+
+def _client(cluster: Any) -> tuple[Any, bool]:
+    """A distributed.Client for `cluster`, and whether this sweep owns (closes) it."""
+    try:
+        import distributed
+    except ImportError:
+        raise ConfigError(
+            "cluster: Dask distributed is not installed; install it with pip install 'wavecc[cluster]'"
+        ) from None
+    if isinstance(cluster, distributed.Client):
+        return cluster, False
+    address = getattr(cluster, "scheduler_address", cluster)
+    if not isinstance(address, str) or not address:
+        raise ConfigError(f"cluster: expected a scheduler address such as tcp://host:8786, not {cluster!r}")
+    try:
+        return distributed.Client(address, set_as_default=False), True
+    except (OSError, TimeoutError) as e:
+        raise OSError(f"cannot reach the Dask scheduler at {address}: {e}") from None
+    except ValueError as e:  # e.g. an address with an unknown protocol
+        raise ConfigError(f"cluster: bad scheduler address {address!r}: {e}") from None
+
+
+def execute_remote(task: dict[str, Any]) -> dict[str, Any]:
+    """Runs one point on a cluster worker and returns its outcome with the Result (or
+    the error); never raises for a failed run."""
+    start = time.perf_counter()
+    try:
+        output = _core_run(json.dumps(task["config"], allow_nan=False))
+        result = Result.from_core(output, task["config"])
+    except Exception as e:
+        return {"status": "failed", "wall_time_s": time.perf_counter() - start,
+                "error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()}  # fmt: skip
+    return {"status": "ok", "wall_time_s": time.perf_counter() - start, "result": result}
+
+
+def _store_remote(store: Store, point: Point, returned: dict[str, Any]) -> dict[str, Any]:
+    """Saves what a cluster worker returned, as `execute` does on a local worker."""
+    outcome = {k: returned[k] for k in ("status", "wall_time_s") if k in returned}
+    if returned.get("status") == "ok":
+        try:
+            store.save_run(point.key, returned["result"])
+            return outcome
+        except Exception as e:
+            returned = {**outcome, "status": "failed", "error": f"{type(e).__name__}: {e}",
+                        "traceback": traceback.format_exc()}  # fmt: skip
+    outcome = {"status": "failed", "wall_time_s": returned.get("wall_time_s", float("nan")),
+               "error": returned.get("error", "no result")}  # fmt: skip
+    record = _failure_record(_task(point), outcome)
+    if "traceback" in returned:
+        record["traceback"] = returned["traceback"]
+    store.save_failure(point.key, record)
+    return outcome
 
 
 def _task(point: Point) -> dict[str, Any]:

@@ -329,3 +329,103 @@ def test_cli_sweep_killed_halfway_resumes_without_recomputing(tmp_path):
     after = run_dirs(out)
     assert len(after) == 8 and all(after[k] == before[k] for k in before)
     assert set(pd.read_parquet(out / "summary.parquet")["status"]) == {"ok"}
+
+
+# --- Dask distributed -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def local_cluster():
+    distributed = pytest.importorskip("distributed")
+    # Threads in this process: no worker start-up cost, and no network beyond loopback.
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=":0"
+    ) as cluster:
+        yield cluster
+
+
+def test_a_local_cluster_gives_the_same_table_as_the_local_pool(base, tmp_path, local_cluster):
+    grid = {"cca": ["cubic", "newreno"], "path.loss.per_byte": [0, 1e-7]}
+    pool = wavecc.sweep(base, grid, seeds=2, jobs=2, out=tmp_path / "pool").summary
+    seen = []
+    dask = wavecc.sweep(base, grid, seeds=2, cluster=local_cluster.scheduler_address,
+                        out=tmp_path / "dask", progress=seen.append).summary  # fmt: skip
+    columns = ["cca", "path.loss.per_byte", "seed", "key", "status", *METRICS]
+    pd.testing.assert_frame_equal(pool[columns], dask[columns])
+    assert set(dask["status"]) == {"ok"} and len(seen) == 9 and seen[-1].done == 8
+    key = pool["key"][5]
+    a = pd.read_parquet(tmp_path / "pool" / "runs" / key / "flows.parquet")
+    b = pd.read_parquet(tmp_path / "dask" / "runs" / key / "flows.parquet")
+    pd.testing.assert_frame_equal(a, b)
+
+    # Resuming through the cluster skips what the store has.
+    again = []
+    wavecc.sweep(base, grid, seeds=2, cluster=local_cluster, out=tmp_path / "dask",
+                 progress=again.append)  # fmt: skip
+    assert len(again) == 1 and again[0].skipped == 8
+
+
+def test_a_cluster_run_that_fails_is_recorded(base, tmp_path, local_cluster, monkeypatch):
+    from distributed import Client
+
+    real = sweeping._core_run
+
+    def flaky(text: str) -> str:
+        if json.loads(text)["flows"][0]["cca"] == "newreno":
+            raise RuntimeError("simulated crash")
+        return real(text)
+
+    # The in-process workers see this module's patched function.
+    monkeypatch.setattr(sweeping, "_core_run", flaky)
+    with Client(local_cluster, set_as_default=False) as client:
+        rs = wavecc.sweep(base, {"cca": ["cubic", "newreno"]}, cluster=client, out=tmp_path / "s")
+    assert list(rs.summary["status"]) == ["ok", "failed"]
+    assert "simulated crash" in rs.failed[0]["error"]
+
+
+def test_cluster_and_jobs_together_are_refused(base, tmp_path):
+    with pytest.raises(ConfigError, match="either jobs"):
+        wavecc.sweep(base, {"cca": ["cubic"]}, jobs=1, cluster="tcp://127.0.0.1:1", out=tmp_path / "s")
+    assert not (tmp_path / "s").exists()
+
+
+def test_an_unreachable_scheduler_fails_before_writing(base, tmp_path):
+    pytest.importorskip("distributed")
+    import dask
+
+    with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):
+        with pytest.raises(OSError, match="Dask scheduler at tcp://127.0.0.1:9"):
+            sweeping.sweep(base, {"cca": ["cubic"]}, cluster="tcp://127.0.0.1:9", out=tmp_path / "s")
+    assert not (tmp_path / "s").exists()
+
+
+def test_cli_sweep_on_a_cluster(cli, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    args = ["sweep", "dumbbell-1g", "--grid", "cca=cubic,newreno", "--seeds", "2",
+            *[a for s in SHORT for a in ("--set", s)]]  # fmt: skip
+    local = cli(*args, "--jobs", "2", "--out", tmp_path / "local")
+    assert local.returncode == 0, local.stderr
+    # A scheduler on loopback that the command line's own process connects to.
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
+                                  protocol="tcp", host="127.0.0.1",
+                                  dashboard_address=":0") as cluster:  # fmt: skip
+        done = cli(*args, "--cluster", cluster.scheduler_address, "--out", tmp_path / "dask")
+    assert done.returncode == 0, done.stderr
+    assert sum("] ok " in line for line in done.stdout.splitlines()) == 4
+    columns = ["cca", "seed", "key", "status", *METRICS]
+    a = pd.read_parquet(tmp_path / "local" / "summary.parquet")[columns]
+    b = pd.read_parquet(tmp_path / "dask" / "summary.parquet")[columns]
+    pd.testing.assert_frame_equal(a, b)
+
+
+def test_cli_sweep_bad_cluster_is_one_line(cli, tmp_path, monkeypatch):
+    monkeypatch.setenv("DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT", "2s")
+    out = tmp_path / "store"
+    done = cli("sweep", "dumbbell-1g", "--grid", "cca=cubic", "--cluster", "tcp://127.0.0.1:9",
+               "--out", out)  # fmt: skip
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert done.stderr.startswith("wavecc: error: cannot reach the Dask scheduler")
+    assert not out.exists()
+    both = cli("sweep", "dumbbell-1g", "--grid", "cca=cubic", "--cluster", "tcp://127.0.0.1:9",
+               "--jobs", "2", "--out", out)  # fmt: skip
+    assert both.returncode == 2 and "either --jobs" in both.stderr

@@ -1,0 +1,107 @@
+"""`wavecc run`: run one scenario and save its results."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+import wavecc
+
+from .. import _core
+from .._core import ConfigError
+from ..config import TRANSPORTS
+from ..table import Column, Table
+from . import print_pairs
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    run = commands.add_parser("run", help="run a scenario and save its results")
+    # Optional only so that `wavecc run --cca list` needs no scenario; handle checks it.
+    run.add_argument(
+        "scenario", nargs="?", metavar="SCENARIO", help="a TOML file or a built-in scenario id"
+    )
+    run.add_argument(
+        "--cca", metavar="NAME", help="congestion control for every flow ('list' to list them)"
+    )
+    run.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config value (repeatable), e.g. --set path.rate_bps=1e8 "
+        "--set flows.0.cca=newreno",
+    )
+    run.add_argument("--seed", type=int, help="random seed")
+    run.add_argument(
+        "--transport",
+        choices=TRANSPORTS,
+        help="'udp' replaces every flow by UDP CBR at its application rate (rate_bps): "
+        "the UDP-saturated reference",
+    )
+    run.add_argument(
+        "--out", type=Path, metavar="DIR", help="output directory (default: out/<scenario name>)"
+    )
+    run.add_argument("--no-figure", action="store_true", help="do not draw figure.png")
+    run.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    if args.cca == "list":
+        print_pairs(_core.algorithms())
+        return 0
+    if args.scenario is None:
+        raise ConfigError(
+            "run: missing SCENARIO (a TOML file, or a built-in id from 'wavecc scenarios list')"
+        )
+    result = wavecc.run(
+        args.scenario, cca=args.cca, seed=args.seed, overrides=args.set, transport=args.transport
+    )
+    out = args.out if args.out is not None else _default_out(result.name)
+    result.save(out, figure=not args.no_figure)
+    _print_summary(result.summary)
+    print(f"wrote {out}: {', '.join(sorted(p.name for p in out.iterdir()))}")
+    return 0
+
+
+def _default_out(name: str) -> Path:
+    """out/<name>. A name that is not a single plain path component would put the
+    result elsewhere, or even replace out/ itself, so it is refused."""
+    if name in ("", ".", "..") or Path(name).name != name:
+        raise ConfigError(f"scenario name {name!r} is not a directory name; give --out DIR")
+    return Path("out") / name
+
+
+_FLOW_TABLE = Table(
+    [
+        Column("flow", 4),
+        Column("cca", 8),
+        Column("goodput Mb/s", 12, ".2f"),
+        Column("mean RTT ms", 11, ".2f"),
+        Column("p95 RTT ms", 10, ".2f"),
+        Column("retrans", 8, "d"),
+        Column("RTOs", 5, "d"),
+    ]
+)
+
+
+def _print_summary(summary: dict) -> None:
+    wall = summary["wall_time_s"]
+    sim = summary["sim_time_s"]
+    speed = f" ({sim / wall:.1f} simulated s per wall s)" if wall > 0 else ""
+    events = f"{summary['events']:,} events"
+    print(f"{summary['name']}: {sim:g} s simulated in {wall:.2f} s{speed}, {events}")
+    print(_FLOW_TABLE.header())
+    for flow in summary["flows"]:
+        print(
+            _FLOW_TABLE.row(
+                [
+                    flow["flow"],
+                    flow["cca"],
+                    flow["goodput_mbps"],
+                    flow["mean_rtt_ms"],
+                    flow["p95_rtt_ms"],
+                    flow["retransmitted_segments"],
+                    flow["rto_events"],
+                ]
+            )
+        )

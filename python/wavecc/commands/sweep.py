@@ -1,0 +1,209 @@
+"""`wavecc sweep`: run a scenario over a grid of values and seeds into a result store."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from .._core import ConfigError
+
+
+_SWEEP_FILE_KEYS = ("scenario", "seeds", "jobs", "cluster", "out", "grid", "set")
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    sweep = commands.add_parser(
+        "sweep",
+        help="run a scenario over a grid of values and seeds into a result store",
+        description="Runs SCENARIO at every combination of the --grid values, each with "
+        "--seeds seeds, in parallel, into DIR (runs/<key>/ per run and summary.parquet). "
+        "Runs already in DIR are skipped; failed runs are retried.",
+    )
+    sweep.add_argument(
+        "scenario", nargs="?", metavar="SCENARIO", help="a TOML file or a built-in scenario id"
+    )
+    sweep.add_argument(
+        "--file",
+        type=Path,
+        metavar="SWEEP.toml",
+        help="a sweep file: scenario, seeds, jobs, out, a [grid] table of lists, a [set] table",
+    )
+    sweep.add_argument(
+        "--grid",
+        action="append",
+        default=[],
+        metavar="KEY=V1,V2,...",
+        help="a swept key and its values (repeatable), e.g. --grid cca=cubic,newreno "
+        "--grid path.loss.per_byte=0,1e-7; 'cca' sets every flow's algorithm",
+    )
+    sweep.add_argument(
+        "--seeds", type=int, metavar="N", help="seeds per point: the scenario's seed + 0..N-1"
+    )
+    sweep.add_argument(
+        "--jobs", type=int, metavar="N", help="worker processes (default: all cores)"
+    )
+    sweep.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="run on a Dask distributed scheduler instead of local processes, e.g. "
+        "tcp://host:8786 (needs pip install 'wavecc[cluster]'; the workers need wavecc)",
+    )
+    sweep.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a base config value (repeatable), as for 'wavecc run'",
+    )
+    sweep.add_argument("--out", type=Path, metavar="DIR", help="the result store directory")
+    sweep.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    import importlib
+    import tomllib
+
+    # The module, not the function of the same name that `from . import sweep` may give.
+    sweeping = importlib.import_module("wavecc.sweep")
+    from ..config import apply_overrides, load_scenario
+
+    spec: dict = {}
+    here = Path(".")
+    if args.file is not None:
+        try:
+            spec = tomllib.loads(args.file.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as e:
+            raise ConfigError(f"{args.file}: invalid TOML: {e}") from None
+        unknown = sorted(set(spec) - set(_SWEEP_FILE_KEYS))
+        if unknown:
+            raise ConfigError(
+                f"{args.file}: unknown key '{unknown[0]}', expected one of "
+                f"{', '.join(_SWEEP_FILE_KEYS)}"
+            )
+        here = args.file.parent
+
+    scenario = args.scenario
+    if scenario is None and "scenario" in spec:
+        scenario = str(spec["scenario"])
+        # A scenario file named in a sweep file is relative to the sweep file.
+        if (here / scenario).is_file():
+            scenario = str(here / scenario)
+    if scenario is None:
+        raise ConfigError("sweep: missing SCENARIO (give one, or --file with 'scenario = ...')")
+
+    grid: dict = {}
+    for key, values in sweeping.flatten(spec.get("grid", {})).items():
+        if not isinstance(values, list):
+            raise ConfigError(f"{args.file}: grid key '{key}' must be a list of values")
+        grid[key] = values
+    for text in args.grid:
+        key, values = sweeping.parse_grid_arg(text)
+        grid[key] = values
+
+    seeds = args.seeds if args.seeds is not None else spec.get("seeds", 1)
+    cluster = args.cluster if args.cluster is not None else spec.get("cluster")
+    if args.jobs is not None and args.cluster is not None:
+        raise ConfigError("give either --jobs (local processes) or --cluster (a Dask scheduler)")
+    # A --cluster on the command line wins over the sweep file's jobs, and --jobs over
+    # its cluster.
+    jobs = args.jobs if args.jobs is not None else (None if args.cluster else spec.get("jobs"))
+    if args.jobs is not None:
+        cluster = None
+    out = args.out
+    if out is None and "out" in spec:
+        out = here / str(spec["out"])
+    if out is None:
+        raise ConfigError("sweep: missing --out DIR (the result store)")
+    if jobs is not None and (not isinstance(jobs, int) or jobs < 0):
+        raise ConfigError(f"--jobs must be at least 1 (or 0: in this process), not {jobs}")
+
+    base = load_scenario(scenario)
+    base = sweeping.apply_values(base, sweeping.flatten(spec.get("set", {})))
+    base = apply_overrides(base, args.set)
+
+    with _SweepProgress(sys.stdout.isatty(), out) as progress:
+        results = sweeping.sweep(
+            base, grid, seeds=seeds, jobs=jobs, out=out, progress=progress, cluster=cluster
+        )
+    _print_sweep_summary(results.summary, list(grid))
+    failed = results.failed
+    print(f"wrote {out}: summary.parquet and {len(results.summary) - len(failed)} run(s) in runs/")
+    if failed:
+        print(f"{len(failed)} run(s) failed (retried on the next invocation):")
+        for run in failed:
+            values = " ".join(f"{k}={v}" for k, v in run["values"].items())
+            print(f"  {run['key']}  {values} seed={run['seed']}: {run['error']}")
+        return 1
+    return 0
+
+
+class _SweepProgress:
+    """A rich progress bar on a terminal; one line per finished run otherwise."""
+
+    def __init__(self, tty: bool, out: Path):
+        self.tty = tty
+        self.out = out
+        self.bar = None
+        self.task = None
+
+    def __enter__(self) -> _SweepProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+    def __call__(self, p) -> None:  # p: wavecc.sweep.Progress
+        if p.point is None:
+            self._start(p)
+        elif self.tty:
+            self.bar.update(self.task, completed=p.done + p.failed, failed=p.failed,
+                            remaining=p.remaining, done=p.done)  # fmt: skip
+        else:
+            took = "" if p.wall_time_s is None or p.wall_time_s != p.wall_time_s else (
+                f" in {p.wall_time_s:.2f} s"
+            )
+            error = f": {' '.join(str(p.error).split())}" if p.error else ""
+            print(f"[{p.done + p.failed}/{p.total}] {p.status} {p.point.label()} "
+                  f"({p.point.key}){took}{error}", flush=True)  # fmt: skip
+
+    def _start(self, p) -> None:
+        skipped = f", {p.skipped} already in {self.out}" if p.skipped else ""
+        print(f"sweep: {p.total} run(s){skipped}", flush=True)
+        if not self.tty:
+            return
+        from rich.progress import (
+            BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+            TimeRemainingColumn,
+        )  # fmt: skip
+
+        self.bar = Progress(
+            TextColumn("runs"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[done]} ok, {task.fields[failed]} failed, "
+                       "{task.fields[remaining]} remaining"),  # fmt: skip
+            TimeElapsedColumn(),
+            TextColumn("ETA"),
+            TimeRemainingColumn(),
+        )
+        self.bar.start()
+        self.task = self.bar.add_task(
+            "sweep", total=p.total, completed=p.done, done=p.done, failed=0, remaining=p.remaining
+        )
+
+
+def _print_sweep_summary(summary, swept: list[str]) -> None:
+    """The summary table: swept values, seed, status and the flow metrics."""
+    from ..store import FLOW_METRICS
+
+    metrics = [c for c in summary.columns if c.rsplit("_f", 1)[0] in FLOW_METRICS]
+    columns = [c for c in [*swept, "seed", "status", *metrics, "key"] if c in summary.columns]
+    if summary.empty:
+        print("(no runs)")
+        return
+    table = summary[columns].copy()
+    for column in swept:  # swept values as written (1e+08), not with two decimals
+        table[column] = table[column].map(lambda v: f"{v:g}" if isinstance(v, float) else str(v))
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.2f}", na_rep="-"))

@@ -1,0 +1,130 @@
+"""`wavecc validate ns3`: compare wavecc with ns-3 on the validation grid."""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Sequence
+from pathlib import Path
+
+from .. import validate
+from .._core import ConfigError
+from ..table import Column, Table
+from . import case_names, finite
+
+
+def add_parser(commands: argparse._SubParsersAction) -> None:
+    validate_ = commands.add_parser("validate", help="compare wavecc with a peer simulator")
+    peers = validate_.add_subparsers(dest="peer", required=True, metavar="PEER")
+    ns3 = peers.add_parser(
+        "ns3",
+        help="compare with ns-3 3.37 on the validation grid",
+        description="Runs wavecc on the validation grid and compares it with the committed "
+        "ns-3 references (validation/ns3/reference/); --regenerate remakes those with ns-3.",
+    )
+    ns3.add_argument(
+        "--cases",
+        metavar="NAME,...",
+        help="cases to run, or shell patterns such as 'cubic-*' (default: all "
+        f"{len(validate.CASES)}: {validate.CASES[0].name}, ..., {validate.CASES[-1].name})",
+    )
+    ns3.add_argument(
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help="where the comparison goes (default: out/validate-ns3)",
+    )
+    ns3.add_argument(
+        "--regenerate",
+        action="store_true",
+        help="build the ns-3 program and rerun ns-3 for the cases into validation/ns3/reference/ "
+        "(minutes per 1 Gb/s case)",
+    )
+    ns3.add_argument(
+        "--jobs", type=int, default=2, metavar="N", help="parallel ns-3 runs (default: 2)"
+    )
+    ns3.add_argument(
+        "--ns3-dir",
+        type=Path,
+        metavar="DIR",
+        help="the validation/ns3 directory (default: found from the working directory up)",
+    )
+    ns3.add_argument("--no-figures", action="store_true", help="do not draw the overlay figures")
+    # Shortens every case; for the test suite, which compares against short references.
+    ns3.add_argument("--duration", type=float, help=argparse.SUPPRESS)
+    ns3.set_defaults(handler=handle_ns3)
+
+
+_REGENERATED_TABLE = Table(
+    [
+        Column("case", 18),
+        Column("goodput Mb/s", 12, ".2f"),
+        Column("mean RTT ms", 11, ".2f"),
+        Column("wall s", 8, ".1f"),
+        Column("sim s/wall s", 12, ".3f"),
+    ]
+)
+
+_COMPARISON_TABLE = Table(
+    [
+        Column("case", 18),
+        Column("goodput wavecc", 14, ".2f"),
+        Column("ns-3", 8, ".2f"),
+        Column("diff", 8, "+.1%"),
+        Column("RTT ms wavecc", 13, ".2f"),
+        Column("ns-3", 8, ".2f"),
+        Column("diff", 8, "+.1%"),
+        Column("within 10%", 10),
+    ]
+)
+
+
+def handle_ns3(args: argparse.Namespace) -> int:
+    names = case_names(args.cases)
+    cases = validate.select(names)
+    if args.jobs < 1:
+        raise ConfigError(f"--jobs must be at least 1, not {args.jobs}")
+    if args.duration is not None:
+        if args.regenerate:
+            raise ConfigError("--duration cannot be used with --regenerate")
+        if not args.duration > 0:
+            raise ConfigError(f"--duration must be positive, not {args.duration}")
+        cases = [case.shortened(args.duration) for case in cases]
+    ns3_dir = args.ns3_dir if args.ns3_dir is not None else validate.find_ns3_dir()
+    if args.regenerate:
+        return _regenerate(cases, ns3_dir, args.jobs)
+
+    out = args.out if args.out is not None else Path("out") / "validate-ns3"
+    print(_COMPARISON_TABLE.header(), flush=True)
+
+    def row(r: validate.Row) -> None:
+        within = "yes" if r.goodput_within and r.rtt_within else "no"
+        values = [
+            r.case, r.goodput_wavecc_mbps, r.goodput_ns3_mbps, r.goodput_rel_diff,
+            r.mean_rtt_wavecc_ms, r.mean_rtt_ns3_ms, r.mean_rtt_rel_diff, within,
+        ]  # fmt: skip
+        print(_COMPARISON_TABLE.row([finite(v) for v in values]), flush=True)
+
+    comparison = validate.compare(cases, ns3_dir, out, figures=not args.no_figures, on_row=row)
+    within = sum(r.goodput_within and r.rtt_within for r in comparison.rows)
+    print(f"{within} of {len(comparison.rows)} compared cases within 10% on goodput and mean RTT")
+    if comparison.missing:
+        missing = comparison.missing
+        print(f"missing ns-3 references ({len(missing)}): {', '.join(missing)}")
+    for stale in comparison.stale:
+        print(f"stale ns-3 reference, not compared: {stale}")
+    print(f"wrote {out}: comparison.csv" + ("" if args.no_figures else " and one figure per case"))
+    return 0
+
+
+def _regenerate(cases: Sequence[validate.Case], ns3_dir: Path, jobs: int) -> int:
+    print(f"building {ns3_dir / 'dumbbell.cc'} and running ns-3 on {len(cases)} case(s), "
+          f"{jobs} at a time", flush=True)  # fmt: skip
+    print(_REGENERATED_TABLE.header(), flush=True)
+
+    def row(r: validate.Regenerated) -> None:
+        values = [r.case, r.goodput_mbps, r.mean_rtt_ms, r.wall_time_s, r.sim_per_wall]
+        print(_REGENERATED_TABLE.row([finite(v) for v in values]), flush=True)
+
+    validate.regenerate(cases, ns3_dir, jobs=jobs, on_done=row)
+    print(f"wrote {ns3_dir / 'reference'}: {', '.join(case.name for case in cases)}")
+    return 0

@@ -1,0 +1,375 @@
+"""`wavecc report DIR`: one self-contained HTML page from a sweep's result store.
+
+The page has no external resources: figures are base64 PNG in `<img>` tags, styles are
+inline, and one small script checks, once the page has loaded, that every figure decoded
+(it logs `wavecc-report: N figures loaded`, or a console error naming the one that
+did not), which the browser test reads.
+
+Sections: the overview (runs, grid, seeds, failures), a table of means with 95% t
+intervals over seeds per grid point, bar charts of goodput and RTT per algorithm versus
+the error rate (or the first other swept key), percentage-improvement tables in the
+seeds' layout, Jain's index for multi-flow runs, CDFs of per-interval goodput and RTT,
+seed 004's throughput-RTT ellipses, a time series of one run per algorithm (NLoS
+shaded when the run has it), radio traces for mmWave runs, the configs used and the
+versions of everything that produced the page.
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import json
+import os
+import platform
+import secrets
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from . import analysis, figures
+from ._core import ConfigError
+from .store import FLOW_METRICS, MANIFEST, SUMMARY, Store
+
+REPORT = "report.html"
+
+# The summary metrics the report averages, with their labels.
+METRICS = {
+    "goodput_mbps": "goodput (Mb/s)",
+    "mean_rtt_ms": "mean RTT (ms)",
+    "p95_rtt_ms": "p95 RTT (ms)",
+    "retransmitted_segments": "retransmitted segments",
+    "rto_events": "RTOs",
+}
+
+
+def write_report(directory: str | os.PathLike[str], out: str | os.PathLike[str] | None = None) -> Path:
+    """Writes the report of the sweep store `directory` to `out` (default
+    DIR/report.html), atomically, and returns its path."""
+    directory = Path(directory)
+    if not (directory / SUMMARY).is_file():
+        raise ConfigError(
+            f"{directory}: not a sweep result store (no {SUMMARY}); run 'wavecc sweep ... --out {directory}' first"
+        )
+    page = build_report(directory)
+    path = Path(out) if out is not None else directory / REPORT
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.partial")
+    try:
+        tmp.write_text(page, encoding="utf-8")
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    return path
+
+
+class _Page:
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.figures = 0
+
+    def h(self, level: int, text: str) -> None:
+        self.parts.append(f"<h{level}>{html.escape(text)}</h{level}>")
+
+    def p(self, text: str, cls: str = "") -> None:
+        attr = f' class="{cls}"' if cls else ""
+        self.parts.append(f"<p{attr}>{html.escape(text)}</p>")
+
+    def raw(self, text: str) -> None:
+        self.parts.append(text)
+
+    def table(self, frame: pd.DataFrame, index: bool = False) -> None:
+        self.parts.append(frame.to_html(index=index, na_rep="-", border=0, classes="data", escape=True))
+
+    def figure(self, fig: Any, caption: str) -> None:
+        buffer = io.BytesIO()
+        with figures._paper():
+            fig.savefig(buffer, format="png", dpi=110)
+        data = base64.b64encode(buffer.getvalue()).decode("ascii")
+        self.figures += 1
+        alt = html.escape(caption)
+        self.parts.append(
+            f'<figure><img src="data:image/png;base64,{data}" alt="{alt}">'
+            f"<figcaption>{alt}</figcaption></figure>"
+        )
+
+    def pre(self, text: str) -> None:
+        self.parts.append(f"<pre>{html.escape(text, quote=False)}</pre>")
+
+
+def build_report(directory: Path) -> str:
+    store = Store(directory)
+    summary = store.read_summary()
+    manifest = _read_json(directory / MANIFEST) or {}
+    grid: dict[str, list[Any]] = manifest.get("grid", {})
+    swept = [c for c in summary.columns[: list(summary.columns).index("seed")]] if "seed" in summary else []
+    ok = summary[summary["status"] == "ok"] if "status" in summary else summary
+    frame = _with_algorithm(summary, store)
+    name = _scenario_name(store, ok)
+
+    page = _Page()
+    page.h(1, f"wavecc sweep report: {name}")
+    failed = len(summary) - len(ok)
+    page.p(f"{len(summary)} runs ({len(ok)} complete, {failed} failed) from {directory.resolve()}, "
+           f"{manifest.get('seeds', '?')} seed(s) per grid point; generated "
+           f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M UTC} by wavecc {_version('wavecc')}.")  # fmt: skip
+    if grid:
+        page.table(pd.DataFrame({"grid key": list(grid), "values": [", ".join(map(_show, v)) for v in grid.values()]}))
+
+    metrics = [m for m in METRICS if m in frame.columns]
+    if metrics and not ok.empty:
+        page.h(2, "Means over seeds (95% t confidence intervals)")
+        page.table(_means_table(frame, swept or [analysis.CCA], metrics))
+
+    x = analysis.LOSS if analysis.LOSS in swept else next((k for k in swept if k != analysis.CCA), None)
+    others = [k for k in swept if k not in (analysis.CCA, x)]
+    if not ok.empty and "goodput_mbps" in frame.columns:
+        _bars_and_tables(page, frame, x, others)
+    _fairness(page, frame, swept)
+    if not ok.empty:
+        _distributions(page, store, frame, x)
+    _configs(page, store, summary, grid)
+    _failures(page, summary, swept)
+    _versions(page)
+    return _html(name, page)
+
+
+def _bars_and_tables(page: _Page, frame: pd.DataFrame, x: str | None, others: list[str]) -> None:
+    x_col = x if x is not None else "_all"
+    data = frame if x is not None else frame.assign(_all="all runs")
+    xlabel = "per-byte error rate" if x == analysis.LOSS else (x or "")
+    groups = [((), data)] if not others else list(data.groupby(others, sort=False))
+    for values, subset in groups:
+        values = values if isinstance(values, tuple) else (values,)
+        where = ", ".join(f"{k} = {_show(v)}" for k, v in zip(others, values))
+        page.h(2, "Average goodput and RTT" + (f" ({where})" if where else ""))
+        ok = subset[subset["status"] == "ok"]
+        for metric in ("goodput_mbps", "mean_rtt_ms"):
+            if metric in ok.columns and ok[metric].notna().any():
+                fig = figures.bars(ok, metric, x=x_col, ylabel=METRICS[metric], xlabel=xlabel)
+                page.figure(fig, f"{METRICS[metric]} per algorithm versus {xlabel or 'run'}"
+                                 + (f" ({where})" if where else ""))  # fmt: skip
+        algorithms = list(dict.fromkeys(ok[analysis.CCA]))
+        if len(algorithms) < 2:
+            continue
+        page.h(3, "Percentage improvement" + (f" ({where})" if where else ""))
+        page.p("Rows: baselines; columns: " + (xlabel or "all runs") + ". Positive: the "
+               "algorithm did better (higher goodput, lower RTT), from the means over seeds.",
+               cls="note")  # fmt: skip
+        for algorithm in algorithms:
+            for metric in ("goodput_mbps", "mean_rtt_ms"):
+                if metric not in ok.columns:
+                    continue
+                table = analysis.improvement_table(ok, algorithm, metric, columns=x_col)
+                table = table.rename(columns=_show).round(2)
+                table.columns.name = None
+                table = table.reset_index()
+                page.raw(f"<h4>{html.escape(algorithm)}: {html.escape(METRICS[metric])}</h4>")
+                page.table(table)
+
+
+def _fairness(page: _Page, frame: pd.DataFrame, swept: list[str]) -> None:
+    if not any(c.startswith("goodput_mbps_f") for c in frame.columns):
+        return
+    ok = frame[frame["status"] == "ok"]
+    jain = ok.assign(jain=analysis.jain_of_summary(ok))
+    page.h(2, "Jain's fairness index over flows (goodput)")
+    page.table(_means_table(jain, swept or [analysis.CCA], ["jain"]))
+
+
+def _distributions(page: _Page, store: Store, frame: pd.DataFrame, x: str | None) -> None:
+    ok = frame[frame["status"] == "ok"]
+    samples = _interval_samples(store, ok)
+    page.h(2, "Distributions over all runs and intervals")
+    for column, label in (("goodput_mbps", "per-interval goodput (Mb/s)"),
+                          ("rtt_mean_ms", "per-interval mean RTT (ms)")):  # fmt: skip
+        cdfs = analysis.cdfs(samples, column)
+        if any(not c.empty for c in cdfs.values()):
+            page.figure(figures.cdf_plot(cdfs, xlabel=label), f"CDF of {label} per algorithm")
+    if {"mean_rtt_ms", "goodput_mbps"} <= set(ok.columns):
+        by = [analysis.CCA] + ([x] if x else [])
+        points = ok.dropna(subset=["mean_rtt_ms", "goodput_mbps"])
+        if not points.empty:
+            table = analysis.ellipses(points, by=by)
+            page.h(2, "Throughput-RTT ellipses (seed 004)")
+            page.p("Per algorithm and scenario: the 2-sigma contour of the maximum-likelihood 2D "
+                   "Gaussian of the runs' (mean RTT, goodput) over seeds.", cls="note")  # fmt: skip
+            page.figure(figures.ellipse_plot(table, scenario=x), "throughput-RTT 2-sigma ellipses")
+            shown = table.drop(columns=["ellipse"]).rename(columns={"x": "RTT ms", "y": "goodput Mb/s"})
+            page.table(shown.round(3))
+
+    page.h(2, "Time series: one run per algorithm")
+    for algorithm, rows in ok.groupby(analysis.CCA, sort=False):
+        row = rows.iloc[0]
+        result = store.load(row["key"])
+        label = " ".join(f"{k}={_show(row[k])}" for k in _swept(frame)) + f" seed={row['seed']}"
+        page.figure(figures.time_series(result), f"{algorithm}: {label}")
+        ues = getattr(result, "ues", None)
+        rlc = getattr(result, "rlc", None)
+        if (ues is not None and not ues.empty) or (rlc is not None and not rlc.empty):
+            nlos = figures.nlos_intervals(result.summary)
+            page.figure(figures.radio_traces(ues, rlc, nlos=nlos), f"{algorithm}: SINR and RLC occupancy")
+
+
+def _configs(page: _Page, store: Store, summary: pd.DataFrame, grid: dict[str, Any]) -> None:
+    page.h(2, "Configs used")
+    ok = summary[summary["status"] == "ok"]
+    first = ok["key"].iloc[0] if not ok.empty else None
+    if first is not None:
+        config = _read_json(store.run_dir(first) / "config.json")
+        page.p(f"The effective config of run {first} (the other runs differ only in the grid "
+               f"keys {', '.join(grid) or '-'} and the seed):")  # fmt: skip
+        page.pre(json.dumps(config, indent=2))
+    page.raw("<details><summary>every run: key, grid values, seed</summary>")
+    swept = _swept(summary)
+    page.table(summary[[*swept, "seed", "key", "status"]])
+    page.raw("</details>")
+
+
+def _failures(page: _Page, summary: pd.DataFrame, swept: list[str]) -> None:
+    failed = summary[summary["status"] != "ok"]
+    if failed.empty:
+        return
+    page.h(2, f"Failed runs ({len(failed)})")
+    page.table(failed[[*swept, "seed", "key", "error"]])
+
+
+def _versions(page: _Page) -> None:
+    page.h(2, "Versions")
+    rows = [("python", platform.python_version()), ("platform", platform.platform())]
+    for package in ("wavecc", "numpy", "pandas", "pyarrow", "matplotlib", "scipy", "dask", "distributed"):
+        version = _version(package)
+        if version is not None:
+            rows.append((package, version))
+    page.table(pd.DataFrame(rows, columns=["component", "version"]))
+
+
+# --- helpers ----------------------------------------------------------------------------------
+
+
+def _means_table(frame: pd.DataFrame, by: Sequence[str], metrics: Sequence[str]) -> pd.DataFrame:
+    table = analysis.mean_ci(frame, by, metrics)
+    shown = table[list(by)].copy()
+    for column in by:
+        shown[column] = shown[column].map(_show)
+    for metric in metrics:
+        mean, ci = table[f"{metric}_mean"], table[f"{metric}_ci"]
+        shown[METRICS.get(metric, metric)] = [_pm(m, c) for m, c in zip(mean, ci)]
+    shown["seeds"] = table[f"{metrics[0]}_n"]
+    return shown
+
+
+def _pm(mean: float, ci: float) -> str:
+    if pd.isna(mean):
+        return "-"
+    return f"{mean:.2f}" if pd.isna(ci) else f"{mean:.2f} ± {ci:.2f}"
+
+
+def _with_algorithm(summary: pd.DataFrame, store: Store) -> pd.DataFrame:
+    """The summary with a `cca` column (from each run's config when it was not swept)
+    and one `<metric>` column per flow metric (flow 0's, for multi-flow runs)."""
+    frame = summary.copy()
+    if analysis.CCA not in frame.columns:
+        frame[analysis.CCA] = [_run_algorithms(store, key) for key in frame["key"]]
+    for metric in FLOW_METRICS:
+        if metric not in frame.columns and f"{metric}_f0" in frame.columns:
+            frame[metric] = frame[f"{metric}_f0"]
+    return frame
+
+
+def _run_algorithms(store: Store, key: str) -> str:
+    config = _read_json(store.run_dir(key) / "config.json") or {}
+    names = [f.get("cca", "?") for f in config.get("flows", []) if isinstance(f, dict)]
+    return "+".join(dict.fromkeys(names)) or "?"
+
+
+def _interval_samples(store: Store, ok: pd.DataFrame) -> pd.DataFrame:
+    frames = []
+    for _, row in ok.iterrows():
+        flows = pd.read_parquet(store.run_dir(row["key"]) / "flows.parquet",
+                                columns=["t_s", "flow", "goodput_mbps", "rtt_mean_ms"])  # fmt: skip
+        frames.append(flows.assign(cca=row[analysis.CCA]))
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
+        columns=["t_s", "flow", "goodput_mbps", "rtt_mean_ms", "cca"]
+    )
+
+
+def _scenario_name(store: Store, ok: pd.DataFrame) -> str:
+    if ok.empty:
+        return store.directory.name
+    summary = _read_json(store.run_dir(ok["key"].iloc[0]) / "summary.json") or {}
+    return str(summary.get("name", store.directory.name))
+
+
+def _swept(summary: pd.DataFrame) -> list[str]:
+    columns = list(summary.columns)
+    return columns[: columns.index("seed")] if "seed" in columns else []
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, float):
+        return "0" if value == 0 else f"{value:g}"
+    return str(value)
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+
+
+def _version(package: str) -> str | None:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+_STYLE = """
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; margin: 2em auto;
+       max-width: 1100px; padding: 0 1em; color: #222; line-height: 1.4; }
+h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 2em; border-bottom: 1px solid #ddd; }
+h4 { margin-bottom: 0.3em; }
+table.data { border-collapse: collapse; font-size: 0.85em; margin: 0.5em 0 1em; }
+table.data th, table.data td { border: 1px solid #ddd; padding: 0.2em 0.6em; text-align: right; }
+table.data th { background: #f4f4f4; }
+figure { margin: 1em 0; } figure img { max-width: 100%; border: 1px solid #eee; }
+figcaption { font-size: 0.85em; color: #555; }
+pre { background: #f7f7f7; padding: 0.8em; font-size: 0.8em; overflow-x: auto; }
+.note { font-size: 0.85em; color: #555; }
+"""
+
+# Runs once the page has loaded: every figure must have decoded. Logs one line (the
+# browser test reads it); a figure that did not decode is a console error.
+_SCRIPT = """
+window.addEventListener("load", function () {
+  var images = document.querySelectorAll("figure img");
+  var bad = 0;
+  images.forEach(function (img) {
+    if (!img.complete || img.naturalWidth === 0) { bad++; console.error("figure did not load: " + img.alt); }
+  });
+  if (bad === 0) { console.log("wavecc-report: " + images.length + " figures loaded"); }
+});
+"""
+
+
+def _html(name: str, page: _Page) -> str:
+    body = "\n".join(page.parts)
+    return (
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        # An empty icon: the browser asks for no favicon file.
+        '<link rel="icon" href="data:,">\n'
+        f"<title>wavecc report: {html.escape(name)}</title>\n<style>{_STYLE}</style>\n</head>\n"
+        f"<body>\n{body}\n<script>{_SCRIPT}</script>\n</body>\n</html>\n"
+    )
+
+
+__all__ = ["REPORT", "build_report", "write_report"]
+

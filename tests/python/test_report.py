@@ -130,3 +130,17 @@ def test_the_console_check_catches_errors(tmp_path):
                    "<body><script>console.error('oops'); missing();</script></body></html>")  # fmt: skip
     console = browse(bad, tmp_path / "bad.png", tmp_path / "profile")
     assert console[0] == "oops" and "missing is not defined" in console[1]
+
+
+def test_interval_samples_of_a_store(store):
+    from wavecc import analysis
+
+    rs = wavecc.ResultSet.open(store)
+    samples = analysis.interval_samples(rs)
+    assert list(samples.columns) == ["cca", "path.loss.per_byte", "seed", "key", "t_s", "flow",
+                                     "goodput_mbps", "rtt_mean_ms"]  # fmt: skip
+    assert samples["key"].nunique() == 8
+    first = rs.load(rs.summary["key"][0]).flows
+    assert list(samples[samples["key"] == rs.summary["key"][0]]["goodput_mbps"]) == list(first["goodput_mbps"])
+    table = analysis.ellipses(samples, x="rtt_mean_ms", by=["cca"])
+    assert list(table["cca"]) == ["cubic", "newreno"] and (table["n"] > 8).all()

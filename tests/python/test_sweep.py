@@ -79,6 +79,17 @@ def test_a_bad_key_or_value_fails_before_any_run(base, tmp_path, grid, named):
     assert not out.exists()
 
 
+def test_a_bad_last_value_stops_the_sweep_before_the_first_run(base, tmp_path, monkeypatch):
+    calls = []
+    monkeypatch.setattr(sweeping, "_core_run", lambda text: calls.append(text))
+    grid = {"cca": ["cubic", "newreno"], "path.buffer_bytes": [100_000, -1]}
+    for where in ({"jobs": 0}, {"cluster": "tcp://127.0.0.1:9"}):
+        # The cluster is never contacted: the grid is checked first.
+        with pytest.raises(ConfigError, match=r"grid key 'path.buffer_bytes' = -1"):
+            wavecc.sweep(base, grid, out=tmp_path / "store", **where)
+    assert calls == [] and not (tmp_path / "store").exists()
+
+
 def test_a_sweep_writes_every_run_and_a_summary(base, tmp_path):
     out = tmp_path / "store"
     seen = []

@@ -121,7 +121,9 @@ def ecdf(values: Iterable[float]) -> pd.DataFrame:
     return pd.DataFrame({"x": x, "p": np.arange(1, n + 1) / n if n else np.array([])})
 
 
-def interval_samples(rs: ResultSet, columns: Sequence[str] = ("goodput_mbps", "rtt_mean_ms")) -> pd.DataFrame:
+def interval_samples(
+    rs: ResultSet, columns: Sequence[str] = ("goodput_mbps", "rtt_mean_ms")
+) -> pd.DataFrame:
     """The per-interval trace samples of every complete run of a sweep, one row per
     flow and interval: the swept values, `seed`, `key`, `flow`, `t_s` and `columns`.
     An interval with no RTT sample has a NaN `rtt_mean_ms`."""
@@ -211,7 +213,9 @@ def jain(values: Iterable[float]) -> float:
 def jain_of_summary(summary: pd.DataFrame, metric: str = "goodput_mbps") -> pd.Series:
     """Jain's index over the flows of each run of a sweep summary, from its per-flow
     columns `<metric>_f0`, `<metric>_f1`, ... (1 for single-flow runs)."""
-    flow_columns = [c for c in summary.columns if c.startswith(f"{metric}_f") and c[len(metric) + 2 :].isdigit()]
+    flow_columns = [
+        c for c in summary.columns if c.startswith(f"{metric}_f") and c[len(metric) + 2 :].isdigit()
+    ]
     if not flow_columns:
         return pd.Series(1.0, index=summary.index, name="jain")
     return summary[flow_columns].apply(lambda row: jain(row.dropna()), axis=1).rename("jain")

@@ -172,7 +172,9 @@ def with_transport(config: Config, transport: str) -> Config:
     flow, which no constant-rate source reproduces. The algorithm settings (`cca`, `cc`)
     are dropped: UDP has no congestion control."""
     if transport not in TRANSPORTS:
-        raise ConfigError(f"transport: unknown transport {transport!r}, expected one of {', '.join(TRANSPORTS)}")
+        raise ConfigError(
+            f"transport: unknown transport {transport!r}, expected one of {', '.join(TRANSPORTS)}"
+        )
     result = copy.deepcopy(config)
     flows = result.get("flows")
     if not isinstance(flows, list) or not flows:
@@ -184,11 +186,11 @@ def with_transport(config: Config, transport: str) -> Config:
         if app == "onoff":
             raise ConfigError(
                 f"flows[{i}]: an on/off source cannot be replaced by UDP CBR; "
-                "give it app = \"rate\" with its rate_bps, or remove it"
+                'give it app = "rate" with its rate_bps, or remove it'
             )
         if flow.get("rate_bps") is None:
             raise ConfigError(
-                f"flows[{i}]: app = \"{app}\" has no application rate for UDP CBR; "
+                f'flows[{i}]: app = "{app}" has no application rate for UDP CBR; '
                 f"set flows[{i}].rate_bps (e.g. --set flows.{i}.rate_bps=1e9)"
             )
         flow["app"] = "udp"

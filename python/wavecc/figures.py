@@ -93,7 +93,9 @@ def _figure(width: float, height: float) -> Figure:
     return fig
 
 
-def save(fig: Figure, path: str | os.PathLike[str], formats: Sequence[str] = ("png", "svg")) -> list[Path]:
+def save(
+    fig: Figure, path: str | os.PathLike[str], formats: Sequence[str] = ("png", "svg")
+) -> list[Path]:
     """Writes `fig` once per format, next to each other: `path` with its suffix
     replaced (`out/goodput` or `out/goodput.png` -> out/goodput.png, out/goodput.svg)."""
     path = Path(path)
@@ -343,7 +345,9 @@ def radio_traces(
         fig = _figure(DOUBLE_COLUMN_IN, 1.2 + 1.6 * max(len(panels), 1))
         if not panels:
             ax = fig.subplots()
-            ax.text(0.5, 0.5, "no radio traces (wired scenario)", ha="center", transform=ax.transAxes)
+            ax.text(
+                0.5, 0.5, "no radio traces (wired scenario)", ha="center", transform=ax.transAxes
+            )
             ax.set_axis_off()
             return fig
         axes = fig.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
@@ -385,4 +389,3 @@ __all__ = [
     "COLORS", "bars", "cdf_plot", "color", "ellipse_plot", "is_blank", "nlos_intervals",
     "radio_traces", "save", "time_series",
 ]  # fmt: skip
-

@@ -47,7 +47,9 @@ METRICS = {
 }
 
 
-def write_report(directory: str | os.PathLike[str], out: str | os.PathLike[str] | None = None) -> Path:
+def write_report(
+    directory: str | os.PathLike[str], out: str | os.PathLike[str] | None = None
+) -> Path:
     """Writes the report of the sweep store `directory` to `out` (default
     DIR/report.html), atomically, and returns its path."""
     directory = Path(directory)
@@ -84,7 +86,9 @@ class _Page:
         self.parts.append(text)
 
     def table(self, frame: pd.DataFrame, index: bool = False) -> None:
-        self.parts.append(frame.to_html(index=index, na_rep="-", border=0, classes="data", escape=True))
+        self.parts.append(
+            frame.to_html(index=index, na_rep="-", border=0, classes="data", escape=True)
+        )
 
     def figure(self, fig: Any, caption: str) -> None:
         buffer = io.BytesIO()
@@ -107,7 +111,11 @@ def build_report(directory: Path) -> str:
     summary = store.read_summary()
     manifest = _read_json(directory / MANIFEST) or {}
     grid: dict[str, list[Any]] = manifest.get("grid", {})
-    swept = [c for c in summary.columns[: list(summary.columns).index("seed")]] if "seed" in summary else []
+    swept = (
+        [c for c in summary.columns[: list(summary.columns).index("seed")]]
+        if "seed" in summary
+        else []
+    )
     ok = summary[summary["status"] == "ok"] if "status" in summary else summary
     frame = _with_algorithm(summary, store)
     name = _scenario_name(store, ok)
@@ -119,14 +127,25 @@ def build_report(directory: Path) -> str:
            f"{manifest.get('seeds', '?')} seed(s) per grid point; generated "
            f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M UTC} by wavecc {_version('wavecc')}.")  # fmt: skip
     if grid:
-        page.table(pd.DataFrame({"grid key": list(grid), "values": [", ".join(map(_show, v)) for v in grid.values()]}))
+        page.table(
+            pd.DataFrame(
+                {
+                    "grid key": list(grid),
+                    "values": [", ".join(map(_show, v)) for v in grid.values()],
+                }
+            )
+        )
 
     metrics = [m for m in METRICS if m in frame.columns]
     if metrics and not ok.empty:
         page.h(2, "Means over seeds (95% t confidence intervals)")
         page.table(_means_table(frame, swept or [analysis.CCA], metrics))
 
-    x = analysis.LOSS if analysis.LOSS in swept else next((k for k in swept if k != analysis.CCA), None)
+    x = (
+        analysis.LOSS
+        if analysis.LOSS in swept
+        else next((k for k in swept if k != analysis.CCA), None)
+    )
     others = [k for k in swept if k not in (analysis.CCA, x)]
     if not ok.empty and "goodput_mbps" in frame.columns:
         _bars_and_tables(page, frame, x, others)
@@ -200,7 +219,9 @@ def _distributions(page: _Page, store: Store, frame: pd.DataFrame, x: str | None
             page.p("Per algorithm and scenario: the 2-sigma contour of the maximum-likelihood 2D "
                    "Gaussian of the runs' (mean RTT, goodput) over seeds.", cls="note")  # fmt: skip
             page.figure(figures.ellipse_plot(table, scenario=x), "throughput-RTT 2-sigma ellipses")
-            shown = table.drop(columns=["ellipse"]).rename(columns={"x": "RTT ms", "y": "goodput Mb/s"})
+            shown = table.drop(columns=["ellipse"]).rename(
+                columns={"x": "RTT ms", "y": "goodput Mb/s"}
+            )
             page.table(shown.round(3))
 
     page.h(2, "Time series: one run per algorithm")
@@ -213,7 +234,9 @@ def _distributions(page: _Page, store: Store, frame: pd.DataFrame, x: str | None
         rlc = getattr(result, "rlc", None)
         if (ues is not None and not ues.empty) or (rlc is not None and not rlc.empty):
             nlos = figures.nlos_intervals(result.summary)
-            page.figure(figures.radio_traces(ues, rlc, nlos=nlos), f"{algorithm}: SINR and RLC occupancy")
+            page.figure(
+                figures.radio_traces(ues, rlc, nlos=nlos), f"{algorithm}: SINR and RLC occupancy"
+            )
 
 
 def _configs(page: _Page, store: Store, summary: pd.DataFrame, grid: dict[str, Any]) -> None:
@@ -242,7 +265,16 @@ def _failures(page: _Page, summary: pd.DataFrame, swept: list[str]) -> None:
 def _versions(page: _Page) -> None:
     page.h(2, "Versions")
     rows = [("python", platform.python_version()), ("platform", platform.platform())]
-    for package in ("wavecc", "numpy", "pandas", "pyarrow", "matplotlib", "scipy", "dask", "distributed"):
+    for package in (
+        "wavecc",
+        "numpy",
+        "pandas",
+        "pyarrow",
+        "matplotlib",
+        "scipy",
+        "dask",
+        "distributed",
+    ):
         version = _version(package)
         if version is not None:
             rows.append((package, version))
@@ -294,8 +326,10 @@ def _interval_samples(store: Store, ok: pd.DataFrame) -> pd.DataFrame:
         flows = pd.read_parquet(store.run_dir(row["key"]) / "flows.parquet",
                                 columns=["t_s", "flow", "goodput_mbps", "rtt_mean_ms"])  # fmt: skip
         frames.append(flows.assign(cca=row[analysis.CCA]))
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
-        columns=["t_s", "flow", "goodput_mbps", "rtt_mean_ms", "cca"]
+    return (
+        pd.concat(frames, ignore_index=True)
+        if frames
+        else pd.DataFrame(columns=["t_s", "flow", "goodput_mbps", "rtt_mean_ms", "cca"])
     )
 
 
@@ -362,7 +396,7 @@ window.addEventListener("load", function () {
 def _html(name: str, page: _Page) -> str:
     body = "\n".join(page.parts)
     return (
-        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+        '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
         # An empty icon: the browser asks for no favicon file.
         '<link rel="icon" href="data:,">\n'
@@ -372,4 +406,3 @@ def _html(name: str, page: _Page) -> str:
 
 
 __all__ = ["REPORT", "build_report", "write_report"]
-

@@ -27,6 +27,8 @@ def run(
     A config the core rejects raises `ConfigError`
     before anything runs. The input dict is never modified.
     """
-    config_json = to_json(resolve(config, cca=cca, seed=seed, overrides=overrides, transport=transport))
+    config_json = to_json(
+        resolve(config, cca=cca, seed=seed, overrides=overrides, transport=transport)
+    )
     effective = json.loads(_core.validate(config_json))
     return Result.from_core(_core.run(config_json), effective)

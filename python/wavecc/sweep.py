@@ -145,7 +145,9 @@ def sweep(
     """
     points = expand(base, grid, seeds=seeds)
     if cluster is not None and jobs is not None:
-        raise ConfigError("give either jobs (a local process pool) or cluster (a Dask scheduler), not both")
+        raise ConfigError(
+            "give either jobs (a local process pool) or cluster (a Dask scheduler), not both"
+        )
     if jobs is None:
         jobs = os.cpu_count() or 1
     if not isinstance(jobs, int) or jobs < 0:
@@ -257,7 +259,9 @@ def _client(cluster: Any) -> tuple[Any, bool]:
         return cluster, False
     address = getattr(cluster, "scheduler_address", cluster)
     if not isinstance(address, str) or not address:
-        raise ConfigError(f"cluster: expected a scheduler address such as tcp://host:8786, not {cluster!r}")
+        raise ConfigError(
+            f"cluster: expected a scheduler address such as tcp://host:8786, not {cluster!r}"
+        )
     try:
         return distributed.Client(address, set_as_default=False), True
     except (OSError, TimeoutError) as e:

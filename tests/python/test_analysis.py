@@ -150,7 +150,11 @@ def test_jain_by_hand():
         analysis.jain([1, -1])
 
 
-@given(st.lists(st.floats(0, 1e12), min_size=1, max_size=40).filter(lambda v: any(x > 1e-150 for x in v)))
+@given(
+    st.lists(st.floats(0, 1e12), min_size=1, max_size=40).filter(
+        lambda v: any(x > 1e-150 for x in v)
+    )
+)
 def test_jain_is_between_one_over_n_and_one(values):
     index = analysis.jain(values)
     assert 1 / len(values) - 1e-12 <= index <= 1 + 1e-12
@@ -185,7 +189,9 @@ def test_ellipse_of_correlated_samples_by_hand():
     e = analysis.fit_ellipse([0, 2, 1, 1], [0, 2, 0, 2])
     np.testing.assert_allclose(e.covariance, [[0.5, 0.5], [0.5, 1.0]])
     # Eigenvalues of [[.5, .5], [.5, 1]]: 0.75 +- sqrt(0.0625 + 0.25) = 0.75 +- 0.559017
-    assert e.semi_axes == pytest.approx((2 * math.sqrt(1.309017), 2 * math.sqrt(0.190983)), rel=1e-5)
+    assert e.semi_axes == pytest.approx(
+        (2 * math.sqrt(1.309017), 2 * math.sqrt(0.190983)), rel=1e-5
+    )
     # Major axis: eigenvector (0.5, 1.309017 - 0.5): atan2(0.809017, 0.5) = 58.2825 deg
     assert e.angle_deg == pytest.approx(58.2825, abs=1e-3)
 

@@ -56,7 +56,9 @@ def test_bars_use_the_algorithm_colours_and_the_t_intervals(summary):
     half = analysis.t_quantile(0.95, 3) / np.sqrt(3)
     segments = [c for c in ax.collections if c.get_segments()]
     first = segments[0].get_segments()[0]
-    assert first[:, 1].min() == pytest.approx(902 - half) and first[:, 1].max() == pytest.approx(902 + half)
+    assert first[:, 1].min() == pytest.approx(902 - half) and first[:, 1].max() == pytest.approx(
+        902 + half
+    )
     assert [t.get_text() for t in ax.get_xticklabels()] == ["0", "1e-08", "1e-07"]
 
 
@@ -64,7 +66,10 @@ def test_cdf_plot_draws_one_step_per_algorithm(tmp_path):
     samples = pd.DataFrame({"cca": ["cubic"] * 3 + ["bbr"] * 2, "v": [1.0, 2.0, 3.0, 5.0, 4.0]})
     fig = figures.cdf_plot(analysis.cdfs(samples, "v"), xlabel="goodput (Mb/s)")
     lines = fig.axes[0].get_lines()
-    assert [to_hex(line.get_color()) for line in lines] == [figures.color("cubic"), figures.color("bbr")]
+    assert [to_hex(line.get_color()) for line in lines] == [
+        figures.color("cubic"),
+        figures.color("bbr"),
+    ]
     assert list(lines[0].get_ydata()) == [0.0, 1 / 3, 2 / 3, 1.0]
     assert not figures.is_blank(figures.save(fig, tmp_path / "cdf", formats=("png",))[0])
 
@@ -109,7 +114,9 @@ def test_radio_traces_from_ues_and_rlc(tmp_path):
     t = np.arange(0, 2, 0.1)
     ues = pd.concat([pd.DataFrame({"time_s": t, "ue": ue, "sinr_db": 20 - 10 * ue + np.sin(t),
                                    "mcs": 20, "los": t < 1, "cell": 0}) for ue in (0, 1)])  # fmt: skip
-    rlc = pd.concat([pd.DataFrame({"time_s": t, "ue": ue, "bytes": 1e6 * t, "drops": 0}) for ue in (0, 1)])
+    rlc = pd.concat(
+        [pd.DataFrame({"time_s": t, "ue": ue, "bytes": 1e6 * t, "drops": 0}) for ue in (0, 1)]
+    )
     fig = figures.radio_traces(ues, rlc, nlos=[(1.0, 2.0)])
     sinr, occupancy = fig.axes
     assert sinr.get_ylabel() == "SINR (dB)" and occupancy.get_ylabel() == "RLC buffer (MB)"

@@ -141,6 +141,8 @@ def test_interval_samples_of_a_store(store):
                                      "goodput_mbps", "rtt_mean_ms"]  # fmt: skip
     assert samples["key"].nunique() == 8
     first = rs.load(rs.summary["key"][0]).flows
-    assert list(samples[samples["key"] == rs.summary["key"][0]]["goodput_mbps"]) == list(first["goodput_mbps"])
+    assert list(samples[samples["key"] == rs.summary["key"][0]]["goodput_mbps"]) == list(
+        first["goodput_mbps"]
+    )
     table = analysis.ellipses(samples, x="rtt_mean_ms", by=["cca"])
     assert list(table["cca"]) == ["cubic", "newreno"] and (table["n"] > 8).all()

@@ -260,7 +260,7 @@ def test_cli_sweep_file(cli, tmp_path):
     sweep_file.write_text(
         'scenario = "dumbbell-1g"\nseeds = 2\nout = "results"\njobs = 1\n'
         '[grid]\ncca = ["cubic", "bic"]\n'
-        '[set]\nduration_s = 1\npath.rate_bps = 1e8\n'
+        "[set]\nduration_s = 1\npath.rate_bps = 1e8\n"
     )
     done = cli("sweep", "--file", sweep_file)
     assert done.returncode == 0, done.stderr
@@ -396,7 +396,9 @@ def test_a_cluster_run_that_fails_is_recorded(base, tmp_path, local_cluster, mon
 
 def test_cluster_and_jobs_together_are_refused(base, tmp_path):
     with pytest.raises(ConfigError, match="either jobs"):
-        wavecc.sweep(base, {"cca": ["cubic"]}, jobs=1, cluster="tcp://127.0.0.1:1", out=tmp_path / "s")
+        wavecc.sweep(
+            base, {"cca": ["cubic"]}, jobs=1, cluster="tcp://127.0.0.1:1", out=tmp_path / "s"
+        )
     assert not (tmp_path / "s").exists()
 
 
@@ -406,7 +408,9 @@ def test_an_unreachable_scheduler_fails_before_writing(base, tmp_path):
 
     with dask.config.set({"distributed.comm.timeouts.connect": "2s"}):
         with pytest.raises(OSError, match="Dask scheduler at tcp://127.0.0.1:9"):
-            sweeping.sweep(base, {"cca": ["cubic"]}, cluster="tcp://127.0.0.1:9", out=tmp_path / "s")
+            sweeping.sweep(
+                base, {"cca": ["cubic"]}, cluster="tcp://127.0.0.1:9", out=tmp_path / "s"
+            )
     assert not (tmp_path / "s").exists()
 
 

@@ -161,8 +161,10 @@ class _SweepProgress:
             self.bar.update(self.task, completed=p.done + p.failed, failed=p.failed,
                             remaining=p.remaining, done=p.done)  # fmt: skip
         else:
-            took = "" if p.wall_time_s is None or p.wall_time_s != p.wall_time_s else (
-                f" in {p.wall_time_s:.2f} s"
+            took = (
+                ""
+                if p.wall_time_s is None or p.wall_time_s != p.wall_time_s
+                else (f" in {p.wall_time_s:.2f} s")
             )
             error = f": {' '.join(str(p.error).split())}" if p.error else ""
             print(f"[{p.done + p.failed}/{p.total}] {p.status} {p.point.label()} "
@@ -182,8 +184,10 @@ class _SweepProgress:
             TextColumn("runs"),
             BarColumn(),
             MofNCompleteColumn(),
-            TextColumn("{task.fields[done]} ok, {task.fields[failed]} failed, "
-                       "{task.fields[remaining]} remaining"),  # fmt: skip
+            TextColumn(
+                "{task.fields[done]} ok, {task.fields[failed]} failed, "
+                "{task.fields[remaining]} remaining"
+            ),  # fmt: skip
             TimeElapsedColumn(),
             TextColumn("ETA"),
             TimeRemainingColumn(),

@@ -16,7 +16,7 @@ from . import plot
 from .atomic import atomic_directory
 
 # The traces a run returns, in the order the core defines them (`trace::RunOutput`).
-TABLES = ("flows", "queues", "cc", "events")
+TABLES = ("flows", "queues", "cc", "events", "ues", "radio_events")
 FIGURE = "figure.png"
 
 
@@ -32,6 +32,10 @@ class Result:
     queues: pd.DataFrame
     cc: pd.DataFrame
     events: pd.DataFrame
+    # Radio traces: per-UE SINR, MCS, LoS, cell, position, RLC and HARQ; handovers
+    # and blockage events. Empty for wired scenarios.
+    ues: pd.DataFrame
+    radio_events: pd.DataFrame
 
     @classmethod
     def from_core(cls, output_json: str, config: dict[str, Any]) -> Result:
@@ -77,8 +81,10 @@ class Result:
 # full one.
 _INTEGER_COLUMNS = frozenset(
     {"flow", "rtt_samples", "retransmits", "bytes", "packets", "drops_overflow", "drops_random", "seq"}
+    | {"ue", "cell", "from_cell", "mcs", "rlc_bytes", "rlc_packets", "rlc_drops", "harq_retx"}
 )
 _STRING_COLUMNS = frozenset({"ca_state", "queue", "var", "kind", "detail"})
+_BOOL_COLUMNS = frozenset({"los"})
 
 
 def _frame(columns: dict[str, list[Any]]) -> pd.DataFrame:
@@ -90,6 +96,8 @@ def _column(name: str, values: list[Any]) -> pd.Series:
     so a null anywhere marks a float column: restore it as NaN."""
     if name in _STRING_COLUMNS:
         return pd.Series(values, dtype="str")
+    if name in _BOOL_COLUMNS:
+        return pd.Series(values, dtype=bool)
     if name in _INTEGER_COLUMNS:
         return pd.Series(values, dtype=np.int64)
     return pd.Series(np.array([np.nan if v is None else v for v in values], dtype=np.float64))

@@ -12,7 +12,7 @@ from wavecc import _core, load_scenario
 
 FILES = {
     "summary.json", "config.json", "flows.parquet", "queues.parquet", "cc.parquet",
-    "events.parquet", "figure.png",
+    "events.parquet", "ues.parquet", "radio_events.parquet", "figure.png",
 }  # fmt: skip
 
 VALID = """\

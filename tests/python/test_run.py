@@ -11,7 +11,7 @@ import pytest
 import wavecc
 from wavecc import ConfigError
 
-SUMMARY_KEYS = {"name", "seed", "sim_time_s", "wall_time_s", "events", "flows", "queues"}
+SUMMARY_KEYS = {"name", "seed", "sim_time_s", "wall_time_s", "events", "flows", "queues", "ues", "cells"}
 FLOW_SUMMARY_KEYS = {
     "flow", "cca", "app", "transport", "goodput_mbps", "bytes_delivered", "mean_rtt_ms",
     "p50_rtt_ms", "p95_rtt_ms", "min_rtt_ms", "rtt_samples", "segments_sent",
@@ -27,6 +27,11 @@ COLUMNS = {
     "queues": ["t_s", "queue", "bytes", "packets", "drops_overflow", "drops_random"],
     "cc": ["t_s", "flow", "var", "value"],
     "events": ["t_s", "flow", "kind", "detail", "seq"],
+    "ues": [
+        "t_s", "ue", "x_m", "y_m", "cell", "sinr_db", "mcs", "los", "rlc_bytes", "rlc_packets",
+        "rlc_drops", "harq_retx",
+    ],
+    "radio_events": ["t_s", "ue", "kind", "cell", "from_cell"],
 }  # fmt: skip
 
 

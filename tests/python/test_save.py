@@ -13,7 +13,7 @@ from wavecc.atomic import atomic_directory
 
 FILES = {
     "summary.json", "config.json", "flows.parquet", "queues.parquet", "cc.parquet",
-    "events.parquet", "figure.png",
+    "events.parquet", "ues.parquet", "radio_events.parquet", "figure.png",
 }  # fmt: skip
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

@@ -10,6 +10,7 @@ pub mod app;
 pub mod cc;
 pub mod engine;
 pub mod net;
+pub mod radio;
 pub mod scenario;
 pub mod tcp;
 pub mod trace;

@@ -6,9 +6,12 @@ use crate::app::Source;
 use crate::cc::Socket;
 use crate::engine::{from_secs, to_secs, EventQueue, RngStreams, Time, Timer};
 use crate::net::{Body, Link, LossModel, Packet, QueueLimit, Verdict, UDP_HEADER_BYTES};
+use crate::radio::{RadioEvent, Ran};
 use crate::scenario::{AppKind, Config, FlowConfig, LossDirection};
 use crate::tcp::{AckPolicy, AppSink, Io, Receiver, ReceiverConfig, RttEstimator, Sender, SenderConfig};
-use crate::trace::{EventLog, FlowState, FlowSampler, FlowSummary, QueueSummary, RunOutput, Sampler, Summary};
+use crate::trace::{
+    EventLog, FlowSampler, FlowState, FlowSummary, QueueSummary, RadioEventTrace, RunOutput, Sampler, Summary, UeTrace,
+};
 use std::collections::BTreeMap;
 use std::time::Instant;
 
@@ -24,7 +27,23 @@ pub enum Event {
     /// Flow `n`'s application starts.
     Start(u32),
     Sample,
+    /// A radio slot starts (scheduled only while the radio holds packets).
+    RadioSlot,
+    /// Positions, channels, SINR and MCS are recomputed.
+    ChannelUpdate,
 }
+
+/// One hop of a route: a wired link, or the radio down to or up from a UE.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Hop {
+    Link(u32),
+    Downlink(u32),
+    Uplink(u32),
+}
+
+/// Link indices of the mmWave core network (after the Internet link's two).
+const S1U: u32 = 2;
+const S1U_REVERSE: u32 = 3;
 
 /// A flow's endpoints.
 enum Endpoints {
@@ -37,9 +56,11 @@ struct Flow {
     app: AppKind,
     start: Time,
     stop: Time,
-    /// Link indices from sender to receiver, and back.
-    forward: Vec<u32>,
-    reverse: Vec<u32>,
+    /// Hops from sender to receiver, and back.
+    forward: Vec<Hop>,
+    reverse: Vec<Hop>,
+    /// The UE the receiver runs on, in a radio scenario.
+    ue: Option<u32>,
     endpoints: Endpoints,
     /// Packets of this flow dropped in the network, by cause.
     losses: BTreeMap<&'static str, u64>,
@@ -75,6 +96,14 @@ pub struct World {
     sampler: Sampler,
     /// Scratch outbox reused by every event.
     out: Vec<Packet>,
+    /// The radio access network, in a mmWave scenario.
+    ran: Option<Ran>,
+    ue_trace: UeTrace,
+    radio_log: RadioEventTrace,
+    /// Scratch lists for the radio: packets leaving it, its events, packets it dropped.
+    radio_out: Vec<Packet>,
+    radio_events: Vec<RadioEvent>,
+    radio_dropped: Vec<Packet>,
 }
 
 /// Runs a validated config to the end and returns its traces and summary.
@@ -101,19 +130,27 @@ impl World {
         let delay = from_secs(p.one_way_delay_s);
         let reverse_rate = if p.reverse_rate_bps > 0.0 { p.reverse_rate_bps } else { p.rate_bps };
         let loss = |name: &str| LossModel::new(p.loss.per_byte, p.loss.per_packet, p.loss.gilbert_elliott.as_ref(), rng.stream(name));
-        let mut forward = Link::new("bottleneck", p.rate_bps, delay, limit);
-        let mut reverse = Link::new("bottleneck-reverse", reverse_rate, delay, limit);
+        // With a radio, the wired path is the Internet link from the server to the PGW.
+        let name = if cfg.radio.is_some() { "internet" } else { "bottleneck" };
+        let mut forward = Link::new(name, p.rate_bps, delay, limit);
+        let mut reverse = Link::new(format!("{name}-reverse"), reverse_rate, delay, limit);
         if matches!(p.loss.direction, LossDirection::Data | LossDirection::Both) {
-            forward = forward.with_loss(loss("loss/bottleneck"), data_only);
+            forward = forward.with_loss(loss(&format!("loss/{name}")), data_only);
         }
         if matches!(p.loss.direction, LossDirection::Ack | LossDirection::Both) {
-            reverse = reverse.with_loss(loss("loss/bottleneck-reverse"), acks_only);
+            reverse = reverse.with_loss(loss(&format!("loss/{name}-reverse")), acks_only);
+        }
+        let mut links = vec![forward, reverse];
+        if let Some(r) = &cfg.radio {
+            let s1u_delay = from_secs(r.s1u_delay_s);
+            links.push(Link::new("s1u", r.s1u_rate_bps, s1u_delay, QueueLimit::Unlimited));
+            links.push(Link::new("s1u-reverse", r.s1u_rate_bps, s1u_delay, QueueLimit::Unlimited));
         }
         let mut world = World {
             now: 0,
             duration: from_secs(cfg.duration_s),
             queue: EventQueue::default(),
-            links: vec![forward, reverse],
+            links,
             link_heads: Vec::new(),
             arrivals: 0,
             last_sample: 0,
@@ -123,7 +160,16 @@ impl World {
             log: EventLog::new(cfg.trace.events, cfg.trace.max_events),
             sampler: Sampler::new(from_secs(cfg.trace.interval_s)),
             out: Vec::new(),
+            ran: cfg.radio.as_ref().map(|r| Ran::new(r, &rng)),
+            ue_trace: UeTrace::default(),
+            radio_log: RadioEventTrace::default(),
+            radio_out: Vec::new(),
+            radio_events: Vec::new(),
+            radio_dropped: Vec::new(),
         };
+        if world.ran.is_some() {
+            world.queue.push(0, Event::ChannelUpdate);
+        }
         for (i, f) in cfg.flows.iter().enumerate() {
             let flow = world.build_flow(cfg, i as u32, f, &rng);
             world.flows.push(flow);
@@ -135,15 +181,20 @@ impl World {
     }
 
     fn build_flow(&mut self, cfg: &Config, id: u32, f: &FlowConfig, rng: &RngStreams) -> Flow {
-        let (mut forward, mut reverse) = (vec![0], vec![1]);
+        let (mut forward, mut reverse) = (vec![Hop::Link(0)], vec![Hop::Link(1)]);
+        let ue = cfg.radio.as_ref().map(|_| f.ue);
+        if let Some(ue) = ue {
+            forward.extend([Hop::Link(S1U), Hop::Downlink(ue)]);
+            reverse.splice(0..0, [Hop::Uplink(ue), Hop::Link(S1U_REVERSE)]);
+        }
         if f.access_delay_s > 0.0 || f.access_rate_bps.is_some() {
             let rate = f.access_rate_bps.unwrap_or(f64::INFINITY);
             let delay = from_secs(f.access_delay_s);
             let n = self.links.len() as u32;
             self.links.push(Link::new(format!("access/flow{id}"), rate, delay, QueueLimit::Unlimited));
             self.links.push(Link::new(format!("access-reverse/flow{id}"), rate, delay, QueueLimit::Unlimited));
-            forward.insert(0, n);
-            reverse.push(n + 1);
+            forward.insert(0, Hop::Link(n));
+            reverse.push(Hop::Link(n + 1));
         }
         let t = &cfg.tcp;
         let duration = from_secs(cfg.duration_s);
@@ -193,6 +244,7 @@ impl World {
             stop: f.stop_s.map_or(duration, from_secs).min(duration),
             forward,
             reverse,
+            ue,
             endpoints,
             losses: BTreeMap::new(),
         }
@@ -228,6 +280,8 @@ impl World {
     fn dispatch(&mut self, event: Event) {
         match event {
             Event::Sample => self.sample(),
+            Event::RadioSlot => self.radio_slot(),
+            Event::ChannelUpdate => self.channel_update(),
             Event::Rto(f) | Event::Pace(f) | Event::AppWake(f) | Event::DelayedAck(f) | Event::Start(f) => {
                 self.on_flow_timer(f, event)
             }
@@ -240,10 +294,72 @@ impl World {
         for i in 0..self.out.len() {
             let pkt = self.out[i];
             let flow = &self.flows[pkt.flow as usize];
-            let link = if pkt.is_forward() { flow.forward[0] } else { flow.reverse[0] };
-            self.enqueue(link, pkt);
+            let hop = if pkt.is_forward() { flow.forward[0] } else { flow.reverse[0] };
+            self.send_to(hop, pkt);
         }
         self.out.clear();
+    }
+
+    /// Hands a packet to a hop: a link's queue or the radio's RLC buffer.
+    fn send_to(&mut self, hop: Hop, pkt: Packet) {
+        let (ue, downlink) = match hop {
+            Hop::Link(link) => return self.enqueue(link, pkt),
+            Hop::Downlink(ue) => (ue, true),
+            Hop::Uplink(ue) => (ue, false),
+        };
+        let ran = self.ran.as_mut().expect("radio hops exist only with a radio");
+        let accepted = if downlink { ran.enqueue_downlink(self.now, ue, pkt) } else { ran.enqueue_uplink(self.now, ue, pkt) };
+        match accepted {
+            Ok(()) if !ran.slot_pending => {
+                ran.slot_pending = true;
+                self.queue.push(ran.next_slot(self.now), Event::RadioSlot);
+            }
+            Ok(()) => {}
+            Err(p) => self.record_loss(&p, "rlc_overflow"),
+        }
+    }
+
+    /// A radio slot: packets the radio hands up go on along their routes.
+    fn radio_slot(&mut self) {
+        let mut out = std::mem::take(&mut self.radio_out);
+        let ran = self.ran.as_mut().expect("slots only with a radio");
+        let busy = ran.run_slot(self.now, &mut out);
+        if busy {
+            self.queue.push(self.now + ran.slot(), Event::RadioSlot);
+        } else {
+            ran.slot_pending = false;
+        }
+        for pkt in out.drain(..) {
+            self.arrivals += 1;
+            self.forward(pkt);
+        }
+        self.radio_out = out;
+    }
+
+    /// The periodic channel update; packets a handover dropped are counted here.
+    fn channel_update(&mut self) {
+        let ran = self.ran.as_mut().expect("channel updates only with a radio");
+        ran.update_channels(self.now, &mut self.radio_events, &mut self.radio_dropped);
+        self.queue.push(self.now + ran.update_interval(), Event::ChannelUpdate);
+        for ev in self.radio_events.drain(..) {
+            let (ue, kind, cell, from) = match ev {
+                RadioEvent::Handover { ue, from, to } => (ue, "handover", to, i64::from(from)),
+                RadioEvent::NlosStart { ue, cell } => (ue, "nlos_start", cell, -1),
+                RadioEvent::NlosEnd { ue, cell } => (ue, "nlos_end", cell, -1),
+            };
+            let r = &mut self.radio_log;
+            r.t_s.push(to_secs(self.now));
+            r.ue.push(ue);
+            r.kind.push(kind);
+            r.cell.push(cell);
+            r.from_cell.push(from);
+        }
+        let dropped = std::mem::take(&mut self.radio_dropped);
+        for p in &dropped {
+            self.record_loss(p, "handover");
+        }
+        self.radio_dropped = dropped;
+        self.radio_dropped.clear();
     }
 
     fn enqueue(&mut self, link: u32, pkt: Packet) {
@@ -275,15 +391,19 @@ impl World {
         let result = l.pop_arrived(self.now).expect("the head has arrived");
         self.link_heads[link] = l.head_time().unwrap_or(Time::MAX);
         self.arrivals += 1;
-        let mut pkt = match result {
-            Ok(p) => p,
-            Err(p) => return self.record_loss(&p, "random"),
-        };
+        match result {
+            Ok(p) => self.forward(p),
+            Err(p) => self.record_loss(&p, "random"),
+        }
+    }
+
+    /// A packet left a hop: on to the next one, or to its endpoint.
+    fn forward(&mut self, mut pkt: Packet) {
         pkt.hop += 1;
         let flow = &self.flows[pkt.flow as usize];
         let route = if pkt.is_forward() { &flow.forward } else { &flow.reverse };
         match route.get(pkt.hop as usize) {
-            Some(&next) => self.enqueue(next, pkt),
+            Some(&next) => self.send_to(next, pkt),
             None => self.deliver(pkt),
         }
     }
@@ -293,8 +413,10 @@ impl World {
         self.delivered += 1;
         let now = self.now;
         let flow_id = pkt.flow;
+        let flow = &mut self.flows[flow_id as usize];
+        let sinr_db = self.ran.as_ref().zip(flow.ue).map(|(ran, ue)| ran.sinr_db(ue));
         let mut io = Io { now, queue: &mut self.queue, out: &mut self.out, log: &mut self.log };
-        match (&mut self.flows[flow_id as usize].endpoints, pkt.body) {
+        match (&mut flow.endpoints, pkt.body) {
             (Endpoints::Tcp { receiver, delayed_ack, delayed_ack_timeout, .. }, Body::Data(seg)) => {
                 match receiver.on_segment(&seg) {
                     AckPolicy::Now => send_ack(flow_id, receiver, delayed_ack, &mut io),
@@ -307,6 +429,7 @@ impl World {
             }
             (Endpoints::Tcp { sender, receiver, .. }, Body::Ack(ack)) => {
                 sender.sock.link.receiver_delivered_bytes = receiver.sink.bytes;
+                sender.sock.link.sinr_db = sinr_db;
                 sender.on_ack(&ack, &mut io)
             }
             (Endpoints::Udp { sink, .. }, Body::Datagram { seq, len }) => sink.deliver_datagram(seq, len as u64),
@@ -369,6 +492,23 @@ impl World {
             let occ = l.occupancy(now);
             s.queue_row(now, &l.name, occ, (l.stats.dropped_overflow, l.stats.dropped_random));
         }
+        if let Some(ran) = &self.ran {
+            for u in 0..ran.ue_count() {
+                let (snap, t) = (ran.snapshot(u), &mut self.ue_trace);
+                t.t_s.push(to_secs(now));
+                t.ue.push(u as u32);
+                t.x_m.push(snap.position.x);
+                t.y_m.push(snap.position.y);
+                t.cell.push(snap.cell);
+                t.sinr_db.push(snap.sinr_db);
+                t.mcs.push(snap.mcs);
+                t.los.push(snap.los);
+                t.rlc_bytes.push(snap.rlc_bytes);
+                t.rlc_packets.push(snap.rlc_packets);
+                t.rlc_drops.push(snap.rlc_drops);
+                t.harq_retx.push(snap.harq_retx);
+            }
+        }
     }
 
     /// Checks what must hold at any instant, panicking with what broke: every link
@@ -382,6 +522,10 @@ impl World {
             assert_eq!(l.stats.enqueued, l.stats.dequeued + l.in_transit() as u64, "link {} leaks packets", l.name);
             dropped += l.stats.dropped_overflow + l.stats.dropped_random;
             in_transit += l.in_transit() as u64;
+        }
+        if let Some(ran) = &self.ran {
+            dropped += ran.dropped();
+            in_transit += ran.in_transit();
         }
         assert_eq!(self.created, self.delivered + dropped + in_transit, "packets created != delivered + dropped + in transit");
         for (i, f) in self.flows.iter().enumerate() {
@@ -431,8 +575,18 @@ impl World {
             events: self.queue.events_processed() + self.arrivals,
             flows,
             queues,
+            ues: self.ran.as_ref().map_or_else(Vec::new, |ran| (0..ran.ue_count()).map(|u| ran.ue_summary(u, self.now)).collect()),
+            cells: self.ran.as_ref().map_or_else(Vec::new, |ran| (0..ran.cell_count()).map(|g| ran.cell_summary(g)).collect()),
         };
-        RunOutput { summary, flows: self.sampler.flows, queues: self.sampler.queues, cc: self.sampler.cc, events: self.log.trace }
+        RunOutput {
+            summary,
+            flows: self.sampler.flows,
+            queues: self.sampler.queues,
+            cc: self.sampler.cc,
+            events: self.log.trace,
+            ues: self.ue_trace,
+            radio_events: self.radio_log,
+        }
     }
 }
 
@@ -492,3 +646,4 @@ fn flow_summary(id: u32, f: &Flow, end: Time) -> FlowSummary {
     }
     s
 }
+

@@ -7,6 +7,11 @@ const BUILTINS: &[(&str, &str)] = &[
     ("dumbbell-1g", include_str!("../../scenarios/dumbbell-1g.toml")),
     ("dumbbell-4flows", include_str!("../../scenarios/dumbbell-4flows.toml")),
     ("lossy-100m", include_str!("../../scenarios/lossy-100m.toml")),
+    ("fbtcp-1", include_str!("../../scenarios/fbtcp-1.toml")),
+    ("fbtcp-2", include_str!("../../scenarios/fbtcp-2.toml")),
+    ("fbtcp-3", include_str!("../../scenarios/fbtcp-3.toml")),
+    ("fbtcp-4", include_str!("../../scenarios/fbtcp-4.toml")),
+    ("urban", include_str!("../../scenarios/urban.toml")),
 ];
 
 /// (id, description) of every built-in scenario; the description is the first

@@ -3,9 +3,11 @@
 //! configs over as JSON and never re-implements it.
 
 pub mod builtin;
+mod radio;
 mod schema;
 mod validate;
 
+pub use radio::*;
 pub use schema::*;
 
 use thiserror::Error;

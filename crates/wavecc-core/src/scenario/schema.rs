@@ -20,8 +20,12 @@ pub struct Config {
     /// Seed of every random stream in the run.
     #[serde(default = "defaults::seed")]
     pub seed: u64,
+    /// The wired path; with `[radio]`, the Internet link from the server to the PGW.
     #[serde(default)]
     pub path: PathConfig,
+    /// A 5G mmWave access network after the wired path; absent for a wired scenario.
+    #[serde(default)]
+    pub radio: Option<super::radio::RadioConfig>,
     #[serde(default)]
     pub tcp: TcpConfig,
     #[serde(default)]
@@ -257,6 +261,9 @@ pub struct FlowConfig {
     pub access_delay_s: f64,
     #[serde(default)]
     pub access_rate_bps: Option<f64>,
+    /// The UE (index into `radio.ues`) the flow's receiver runs on.
+    #[serde(default)]
+    pub ue: u32,
 }
 
 fn default_cca() -> String {

@@ -4,21 +4,21 @@
 use super::{AppKind, Config, ConfigError};
 use crate::net::HEADER_BYTES;
 
-type Check = Result<(), ConfigError>;
+pub(super) type Check = Result<(), ConfigError>;
 
-fn positive(path: &str, v: f64) -> Check {
+pub(super) fn positive(path: &str, v: f64) -> Check {
     if v.is_finite() && v > 0.0 { Ok(()) } else { Err(ConfigError::invalid(path, format!("must be a positive number, got {v}"))) }
 }
 
-fn non_negative(path: &str, v: f64) -> Check {
+pub(super) fn non_negative(path: &str, v: f64) -> Check {
     if v.is_finite() && v >= 0.0 { Ok(()) } else { Err(ConfigError::invalid(path, format!("must be >= 0, got {v}"))) }
 }
 
-fn probability(path: &str, v: f64) -> Check {
+pub(super) fn probability(path: &str, v: f64) -> Check {
     if (0.0..=1.0).contains(&v) { Ok(()) } else { Err(ConfigError::invalid(path, format!("must be a probability in [0, 1], got {v}"))) }
 }
 
-fn at_least(path: &str, v: u64, min: u64) -> Check {
+pub(super) fn at_least(path: &str, v: u64, min: u64) -> Check {
     if v >= min { Ok(()) } else { Err(ConfigError::invalid(path, format!("must be >= {min}, got {v}"))) }
 }
 
@@ -34,7 +34,13 @@ impl Config {
         for (i, f) in self.flows.iter().enumerate() {
             self.validate_flow(i, f)?;
         }
-        Ok(())
+        match &self.radio {
+            Some(radio) => radio.validate(&self.flows),
+            None => match self.flows.iter().position(|f| f.ue != 0) {
+                Some(i) => Err(ConfigError::invalid(format!("flows[{i}].ue"), "applies only to scenarios with [radio]")),
+                None => Ok(()),
+            },
+        }
     }
 
     fn validate_path(&self) -> Check {

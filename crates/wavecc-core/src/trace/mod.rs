@@ -6,7 +6,7 @@ mod recorder;
 mod summary;
 
 pub use recorder::{EventLog, FlowSampler, FlowState, Sampler};
-pub use summary::{FlowSummary, QueueSummary, RttStats, Summary};
+pub use summary::{CellSummary, FlowSummary, QueueSummary, RttStats, Summary, UeSummary};
 
 use serde::Serialize;
 
@@ -69,6 +69,40 @@ pub struct EventTrace {
     pub seq: Vec<i64>,
 }
 
+/// Per-UE radio state, one row per UE per sampling interval.
+#[derive(Debug, Default, Clone, Serialize, PartialEq)]
+pub struct UeTrace {
+    pub t_s: Vec<f64>,
+    pub ue: Vec<u32>,
+    pub x_m: Vec<f64>,
+    pub y_m: Vec<f64>,
+    /// Serving gNB.
+    pub cell: Vec<u32>,
+    pub sinr_db: Vec<f64>,
+    pub mcs: Vec<u8>,
+    /// Line of sight to the serving gNB.
+    pub los: Vec<bool>,
+    /// Downlink RLC buffer: bytes and SDUs held, cumulative tail drops.
+    pub rlc_bytes: Vec<u64>,
+    pub rlc_packets: Vec<u32>,
+    pub rlc_drops: Vec<u64>,
+    /// Cumulative downlink HARQ retransmissions.
+    pub harq_retx: Vec<u64>,
+}
+
+/// Radio events: handovers and the start and end of blockage of the serving cell.
+#[derive(Debug, Default, Clone, Serialize, PartialEq)]
+pub struct RadioEventTrace {
+    pub t_s: Vec<f64>,
+    pub ue: Vec<u32>,
+    /// "handover", "nlos_start" or "nlos_end".
+    pub kind: Vec<&'static str>,
+    /// The cell concerned (the new one for a handover).
+    pub cell: Vec<u32>,
+    /// The cell left, for a handover (-1 otherwise).
+    pub from_cell: Vec<i64>,
+}
+
 /// Everything a run returns.
 #[derive(Debug, Clone, Serialize, PartialEq)]
 pub struct RunOutput {
@@ -77,4 +111,6 @@ pub struct RunOutput {
     pub queues: QueueTrace,
     pub cc: CcTrace,
     pub events: EventTrace,
+    pub ues: UeTrace,
+    pub radio_events: RadioEventTrace,
 }

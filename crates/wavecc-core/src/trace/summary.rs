@@ -15,6 +15,9 @@ pub struct Summary {
     pub events: u64,
     pub flows: Vec<FlowSummary>,
     pub queues: Vec<QueueSummary>,
+    /// Per UE and per gNB, in scenarios with a radio (empty otherwise).
+    pub ues: Vec<UeSummary>,
+    pub cells: Vec<CellSummary>,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -50,6 +53,32 @@ pub struct QueueSummary {
     pub dropped_overflow: u64,
     pub dropped_random: u64,
     pub max_bytes: u64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct UeSummary {
+    pub ue: u32,
+    /// Mean downlink SINR over the channel updates, dB.
+    pub mean_sinr_db: f64,
+    /// Stretches [start, end] (seconds) when obstacles blocked the serving cell.
+    pub nlos_intervals_s: Vec<[f64; 2]>,
+    pub handovers: u32,
+    /// Serving cell at the end of the run.
+    pub cell: u32,
+    pub harq_retransmissions: u64,
+    /// Transport blocks HARQ gave up on (recovered by RLC).
+    pub harq_failures: u64,
+    /// SDUs the downlink RLC buffer refused, and the uplink's.
+    pub rlc_drops: u64,
+    pub uplink_rlc_drops: u64,
+}
+
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct CellSummary {
+    pub cell: u32,
+    /// Downlink transport blocks sent, HARQ retransmissions included, and their bytes.
+    pub transport_blocks: u64,
+    pub bytes_transmitted: u64,
 }
 
 /// RTT distribution of one flow, kept as an HDR histogram of microseconds (3

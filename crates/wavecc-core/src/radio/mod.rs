@@ -1,0 +1,21 @@
+//! The 5G mmWave radio access network (`shared/spec/network-model.md`): geometry
+//! and mobility, propagation profiles (`ns3-mmwave`, `3gpp`), link adaptation,
+//! HARQ and RLC AM, the gNB slot scheduler, cells and handover. Packet-level where
+//! TCP can see it (every SDU is queued, segmented, retransmitted and reordered),
+//! slot-level below (a transport block's size comes from the symbols and MCS).
+
+mod geometry;
+mod mcs;
+mod mobility;
+mod propagation;
+mod ran;
+mod rlc;
+mod scheduler;
+
+pub use geometry::{blockers, LosTest, Obstacle, ObstacleClass, Point};
+pub use mcs::{ir_effective_sinr_db, thermal_noise_dbm, McsTable, Numerology};
+pub use mobility::{blocked_intervals, Leg, Trajectory, Waypoint};
+pub use propagation::{Channel, Ns3MmwaveParams, Profile, ThreeGppParams};
+pub use ran::{Ran, RadioEvent, UeSnapshot};
+pub use rlc::{RlcConfig, RlcEntity, RlcStats, SlotChannel, MAX_HARQ_ATTEMPTS};
+pub use scheduler::{Demand, SchedulerKind};

@@ -1,0 +1,453 @@
+//! The radio access network: gNBs, UEs, their channels, link adaptation, the slot
+//! scheduler and handover. The world calls it at two kinds of instants:
+//! channel updates (every `channel_update_s`: positions, blockage, path gain, SINR,
+//! MCS, handover decisions) and slots (every slot while anything is queued: RLC
+//! delivery, then the uplink's and downlink's transmissions). Packets enter through
+//! `enqueue_*` and leave through the slot's output lists.
+
+use super::geometry::{blockers, LosTest, Obstacle, ObstacleClass, Point};
+use super::mcs::McsTable;
+use super::mobility::Trajectory;
+use super::propagation::Channel;
+use super::rlc::{RlcConfig, RlcEntity, SlotChannel};
+use super::scheduler::{pf_average, share, Demand, SchedulerKind};
+use crate::engine::{from_secs, to_secs, RngStreams, Time};
+use crate::net::Packet;
+use crate::scenario::{Forwarding, RadioConfig};
+use crate::trace::{CellSummary, UeSummary};
+
+struct Gnb {
+    position: Point,
+    /// The gNB sent downlink data since the last channel update, so it interferes.
+    transmitting: bool,
+    was_transmitting: bool,
+    /// Transport blocks sent, first transmissions and HARQ retransmissions, and bytes.
+    tbs: u64,
+    bytes: u64,
+}
+
+struct Ue {
+    trajectory: Trajectory,
+    position: Point,
+    /// Per gNB: the channel, its gain (dB) and whether obstacles block it.
+    channels: Vec<Channel>,
+    gain_db: Vec<f64>,
+    blocked: Vec<bool>,
+    serving: usize,
+    /// Downlink and uplink SINR now, and the downlink's as last reported (CQI).
+    sinr_db: f64,
+    reported_sinr_db: f64,
+    ul_sinr_db: f64,
+    reported_ul_sinr_db: f64,
+    mcs: u8,
+    ul_mcs: u8,
+    dl: RlcEntity,
+    ul: RlcEntity,
+    /// The neighbour that has been better than the serving cell, and since when.
+    candidate: Option<(usize, Time)>,
+    /// No transmission before this instant (handover in progress).
+    interrupted_until: Time,
+    handovers: u32,
+    nlos_since: Option<Time>,
+    nlos_intervals: Vec<(Time, Time)>,
+    sinr_sum_db: f64,
+    sinr_samples: u64,
+    pf_average_bits: f64,
+}
+
+/// What happened at a channel update that the world logs.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum RadioEvent {
+    Handover { ue: u32, from: u32, to: u32 },
+    NlosStart { ue: u32, cell: u32 },
+    NlosEnd { ue: u32, cell: u32 },
+}
+
+/// One UE's state for the traces.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct UeSnapshot {
+    pub position: Point,
+    pub cell: u32,
+    pub sinr_db: f64,
+    pub mcs: u8,
+    pub los: bool,
+    pub rlc_bytes: u64,
+    pub rlc_packets: u32,
+    pub rlc_drops: u64,
+    pub harq_retx: u64,
+}
+
+pub struct Ran {
+    table: McsTable,
+    slot: Time,
+    data_symbols: u32,
+    update_every: Time,
+    los_test: LosTest,
+    target_bler: f64,
+    dl_power_dbm: f64,
+    ul_power_dbm: f64,
+    noise_dbm: f64,
+    interferer_beam_loss_db: f64,
+    hysteresis_db: f64,
+    time_to_trigger: Time,
+    interruption: Time,
+    forwarding: Forwarding,
+    scheduler: SchedulerKind,
+    obstacles: Vec<Obstacle>,
+    gnbs: Vec<Gnb>,
+    ues: Vec<Ue>,
+    slot_number: u64,
+    /// A slot event is in the queue.
+    pub slot_pending: bool,
+    /// SDUs lost at handovers without forwarding.
+    pub handover_drops: u64,
+    scratch_blockers: Vec<ObstacleClass>,
+    scratch_members: Vec<usize>,
+    scratch_demands: Vec<Demand>,
+    scratch_shares: Vec<u32>,
+}
+
+impl Ran {
+    pub fn new(cfg: &RadioConfig, rng: &RngStreams) -> Self {
+        let profile = cfg.profile();
+        let numerology = profile.numerology();
+        let entity = |buffer_bytes, grant_delay, name: String| {
+            let c = RlcConfig {
+                buffer_bytes,
+                harq_max_retx: cfg.harq_max_retx,
+                harq_rtt: from_secs(cfg.harq_rtt_s),
+                harq_processes: cfg.harq_processes as usize,
+                arq_delay: from_secs(cfg.rlc_retx_delay_s),
+                grant_delay,
+            };
+            RlcEntity::new(c, rng.stream(&name))
+        };
+        let gnbs: Vec<Gnb> = cfg
+            .gnbs
+            .iter()
+            .map(|g| Gnb { position: crate::scenario::point(g.position), transmitting: false, was_transmitting: false, tbs: 0, bytes: 0 })
+            .collect();
+        let ues = cfg
+            .ues
+            .iter()
+            .enumerate()
+            .map(|(u, c)| {
+                let trajectory = c.trajectory().expect("validated");
+                Ue {
+                    position: trajectory.position(0.0),
+                    trajectory,
+                    channels: (0..gnbs.len()).map(|g| Channel::new(&profile, rng.stream(&format!("radio/channel/gnb{g}/ue{u}")))).collect(),
+                    gain_db: vec![f64::NEG_INFINITY; gnbs.len()],
+                    blocked: vec![false; gnbs.len()],
+                    serving: 0,
+                    sinr_db: f64::NEG_INFINITY,
+                    reported_sinr_db: f64::NAN,
+                    ul_sinr_db: f64::NEG_INFINITY,
+                    reported_ul_sinr_db: f64::NAN,
+                    mcs: 0,
+                    ul_mcs: 0,
+                    dl: entity(cfg.rlc_buffer_bytes, 0, format!("radio/harq/ue{u}/dl")),
+                    // The UE's own uplink buffer is the module's default; ACKs never fill it.
+                    ul: entity(cfg.rlc_buffer_bytes, from_secs(cfg.uplink_grant_delay_s), format!("radio/harq/ue{u}/ul")),
+                    candidate: None,
+                    interrupted_until: 0,
+                    handovers: 0,
+                    nlos_since: None,
+                    nlos_intervals: Vec::new(),
+                    sinr_sum_db: 0.0,
+                    sinr_samples: 0,
+                    pf_average_bits: 0.0,
+                }
+            })
+            .collect();
+        let mut ran = Ran {
+            table: profile.mcs_table(),
+            slot: numerology.slot,
+            data_symbols: numerology.data_symbols,
+            update_every: from_secs(cfg.channel_update_s),
+            los_test: cfg.los_test(),
+            target_bler: cfg.target_bler,
+            dl_power_dbm: profile.tx_power_dbm(true),
+            ul_power_dbm: profile.tx_power_dbm(false),
+            noise_dbm: profile.noise_dbm(),
+            interferer_beam_loss_db: cfg.interferer_beam_loss_db,
+            hysteresis_db: cfg.handover.hysteresis_db,
+            time_to_trigger: from_secs(cfg.handover.time_to_trigger_s),
+            interruption: from_secs(cfg.handover.interruption_s),
+            forwarding: cfg.handover.forwarding,
+            scheduler: cfg.scheduler,
+            obstacles: cfg.obstacles.iter().map(|o| o.obstacle()).collect(),
+            gnbs,
+            ues,
+            slot_number: 0,
+            slot_pending: false,
+            handover_drops: 0,
+            scratch_blockers: Vec::new(),
+            scratch_members: Vec::new(),
+            scratch_demands: Vec::new(),
+            scratch_shares: Vec::new(),
+        };
+        for u in 0..ran.ues.len() {
+            ran.measure(u, 0);
+            let ue = &mut ran.ues[u];
+            ue.serving = best_cell(&ran.gnbs, &ue.gain_db);
+        }
+        ran
+    }
+
+    pub fn update_interval(&self) -> Time {
+        self.update_every
+    }
+
+    pub fn ue_count(&self) -> usize {
+        self.ues.len()
+    }
+
+    pub fn cell_count(&self) -> usize {
+        self.gnbs.len()
+    }
+
+    /// The first slot boundary at or after `now`.
+    pub fn next_slot(&self, now: Time) -> Time {
+        now.div_ceil(self.slot) * self.slot
+    }
+
+    pub fn slot(&self) -> Time {
+        self.slot
+    }
+
+    /// The downlink SINR a cross-layer algorithm sees for `ue`, dB.
+    pub fn sinr_db(&self, ue: u32) -> f64 {
+        self.ues[ue as usize].sinr_db
+    }
+
+    pub fn enqueue_downlink(&mut self, now: Time, ue: u32, pkt: Packet) -> Result<(), Packet> {
+        self.ues[ue as usize].dl.enqueue(now, pkt)
+    }
+
+    pub fn enqueue_uplink(&mut self, now: Time, ue: u32, pkt: Packet) -> Result<(), Packet> {
+        self.ues[ue as usize].ul.enqueue(now, pkt)
+    }
+
+    /// Packets inside the radio (for the conservation check).
+    pub fn in_transit(&self) -> u64 {
+        self.ues.iter().map(|u| (u.dl.sdus_held() + u.ul.sdus_held()) as u64).sum()
+    }
+
+    /// Packets the radio dropped: buffer overflows and handovers without forwarding.
+    pub fn dropped(&self) -> u64 {
+        self.handover_drops + self.ues.iter().map(|u| u.dl.stats.sdus_dropped + u.ul.stats.sdus_dropped).sum::<u64>()
+    }
+
+    /// Path gains of `ue` towards every gNB at `now`, with its position and blockage.
+    fn measure(&mut self, u: usize, now: Time) {
+        let t = to_secs(now);
+        let ue = &mut self.ues[u];
+        ue.position = ue.trajectory.position(t);
+        for (g, gnb) in self.gnbs.iter().enumerate() {
+            self.scratch_blockers.clear();
+            blockers(self.los_test, gnb.position, ue.position, &self.obstacles, &mut self.scratch_blockers);
+            ue.blocked[g] = !self.scratch_blockers.is_empty();
+            ue.gain_db[g] = ue.channels[g].update(t, gnb.position, ue.position, &self.scratch_blockers);
+        }
+    }
+
+    /// The channel update at `now`: measurements, SINR, link adaptation, handover
+    /// and NLoS bookkeeping. Packets lost at a handover go to `dropped`.
+    pub fn update_channels(&mut self, now: Time, events: &mut Vec<RadioEvent>, dropped: &mut Vec<Packet>) {
+        for g in &mut self.gnbs {
+            g.was_transmitting = std::mem::take(&mut g.transmitting);
+        }
+        for u in 0..self.ues.len() {
+            self.measure(u, now);
+            self.consider_handover(u, now, events, dropped);
+            let noise_mw = db_to_linear(self.noise_dbm);
+            let ue = &mut self.ues[u];
+            let s = ue.serving;
+            let interference_mw: f64 = (0..self.gnbs.len())
+                .filter(|&g| g != s && self.gnbs[g].was_transmitting)
+                .map(|g| db_to_linear(self.dl_power_dbm + ue.gain_db[g] - self.interferer_beam_loss_db))
+                .sum();
+            ue.sinr_db = self.dl_power_dbm + ue.gain_db[s] - linear_to_db(noise_mw + interference_mw);
+            ue.ul_sinr_db = self.ul_power_dbm + ue.gain_db[s] - self.noise_dbm;
+            // Link adaptation acts on the previous report: one update of CQI delay.
+            let reported = if ue.reported_sinr_db.is_nan() { ue.sinr_db } else { ue.reported_sinr_db };
+            let reported_ul = if ue.reported_ul_sinr_db.is_nan() { ue.ul_sinr_db } else { ue.reported_ul_sinr_db };
+            ue.mcs = self.table.select(reported, self.target_bler);
+            ue.ul_mcs = self.table.select(reported_ul, self.target_bler);
+            ue.reported_sinr_db = ue.sinr_db;
+            ue.reported_ul_sinr_db = ue.ul_sinr_db;
+            ue.sinr_sum_db += ue.sinr_db;
+            ue.sinr_samples += 1;
+            let blocked = ue.blocked[s];
+            match (blocked, ue.nlos_since) {
+                (true, None) => {
+                    ue.nlos_since = Some(now);
+                    events.push(RadioEvent::NlosStart { ue: u as u32, cell: s as u32 });
+                }
+                (false, Some(since)) => {
+                    ue.nlos_intervals.push((since, now));
+                    ue.nlos_since = None;
+                    events.push(RadioEvent::NlosEnd { ue: u as u32, cell: s as u32 });
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Hands `u` over to a neighbour that has been better than its serving cell by
+    /// the hysteresis for the time-to-trigger.
+    fn consider_handover(&mut self, u: usize, now: Time, events: &mut Vec<RadioEvent>, dropped: &mut Vec<Packet>) {
+        let ue = &mut self.ues[u];
+        if self.gnbs.len() < 2 || now < ue.interrupted_until {
+            return;
+        }
+        let best = best_cell(&self.gnbs, &ue.gain_db);
+        if best == ue.serving || ue.gain_db[best] <= ue.gain_db[ue.serving] + self.hysteresis_db {
+            ue.candidate = None;
+            return;
+        }
+        let since = match ue.candidate {
+            Some((c, since)) if c == best => since,
+            _ => {
+                ue.candidate = Some((best, now));
+                now
+            }
+        };
+        if now - since < self.time_to_trigger {
+            return;
+        }
+        events.push(RadioEvent::Handover { ue: u as u32, from: ue.serving as u32, to: best as u32 });
+        if let Some(since) = ue.nlos_since.take() {
+            // NLoS is judged towards the serving cell: a new cell starts afresh.
+            ue.nlos_intervals.push((since, now));
+            events.push(RadioEvent::NlosEnd { ue: u as u32, cell: ue.serving as u32 });
+        }
+        ue.serving = best;
+        ue.candidate = None;
+        ue.handovers += 1;
+        ue.interrupted_until = now + self.interruption;
+        ue.reported_sinr_db = f64::NAN;
+        ue.reported_ul_sinr_db = f64::NAN;
+        match self.forwarding {
+            Forwarding::Lossless => {
+                ue.dl.reestablish(ue.interrupted_until);
+                ue.ul.reestablish(ue.interrupted_until);
+            }
+            Forwarding::Drop => {
+                let before = dropped.len();
+                ue.dl.flush(dropped);
+                ue.ul.flush(dropped);
+                self.handover_drops += (dropped.len() - before) as u64;
+            }
+        }
+    }
+
+    /// The slot starting at `now`: what the last slot decoded is handed up to `out`
+    /// (downlink packets at their UE, uplink ones at the gNB), then each gNB schedules the
+    /// uplink (ACKs, small: served first) and shares the rest of the data symbols
+    /// among its UEs' downlinks. Returns whether another slot is needed.
+    pub fn run_slot(&mut self, now: Time, out: &mut Vec<Packet>) -> bool {
+        for ue in &mut self.ues {
+            ue.dl.deliver(out);
+            ue.ul.deliver(out);
+        }
+        for g in 0..self.gnbs.len() {
+            self.run_cell_slot(g, now);
+        }
+        self.slot_number += 1;
+        self.ues.iter().any(|u| u.dl.is_busy() || u.ul.is_busy())
+    }
+
+    fn run_cell_slot(&mut self, g: usize, now: Time) {
+        let members = &mut self.scratch_members;
+        members.clear();
+        members.extend((0..self.ues.len()).filter(|&u| self.ues[u].serving == g && now >= self.ues[u].interrupted_until));
+        if members.is_empty() {
+            return;
+        }
+        let table = &self.table;
+        let mut left = self.data_symbols;
+        for &u in members.iter() {
+            let ue = &mut self.ues[u];
+            let ch = SlotChannel { table, mcs: ue.ul_mcs, sinr_db: ue.ul_sinr_db };
+            let want = ue.ul.demand_symbols(now, &ch).min(left);
+            if want > 0 {
+                left -= ue.ul.transmit(now, want, &ch);
+            }
+        }
+        self.scratch_demands.clear();
+        for &u in members.iter() {
+            let ue = &self.ues[u];
+            let ch = SlotChannel { table, mcs: ue.mcs, sinr_db: ue.sinr_db };
+            let bits_per_symbol = table.bits_per_symbol(ue.mcs);
+            self.scratch_demands.push(Demand { symbols: ue.dl.demand_symbols(now, &ch), bits_per_symbol, average_bits: ue.pf_average_bits });
+        }
+        self.scratch_shares.resize(members.len(), 0);
+        share(self.scheduler, left, &self.scratch_demands, self.slot_number as usize, &mut self.scratch_shares);
+        let gnb = &mut self.gnbs[g];
+        for (k, &u) in members.iter().enumerate() {
+            let ue = &mut self.ues[u];
+            let ch = SlotChannel { table, mcs: ue.mcs, sinr_db: ue.sinr_db };
+            let mut used = 0;
+            if self.scratch_shares[k] > 0 {
+                let (tbs, bytes) = (ue.dl.stats.tbs + ue.dl.stats.harq_retx, ue.dl.stats.tx_bytes);
+                used = ue.dl.transmit(now, self.scratch_shares[k], &ch);
+                gnb.tbs += ue.dl.stats.tbs + ue.dl.stats.harq_retx - tbs;
+                gnb.bytes += ue.dl.stats.tx_bytes - bytes;
+                gnb.transmitting = true;
+            }
+            let bits = f64::from(used) * f64::from(table.bits_per_symbol(ue.mcs));
+            ue.pf_average_bits = pf_average(ue.pf_average_bits, bits);
+        }
+    }
+
+    pub fn snapshot(&self, u: usize) -> UeSnapshot {
+        let ue = &self.ues[u];
+        UeSnapshot {
+            position: ue.position,
+            cell: ue.serving as u32,
+            sinr_db: ue.sinr_db,
+            mcs: ue.mcs,
+            los: !ue.blocked[ue.serving],
+            rlc_bytes: ue.dl.buffered_bytes(),
+            rlc_packets: ue.dl.sdus_held() as u32,
+            rlc_drops: ue.dl.stats.sdus_dropped,
+            harq_retx: ue.dl.stats.harq_retx,
+        }
+    }
+
+    /// A UE's totals at the end of a run that stopped at `end`.
+    pub fn ue_summary(&self, u: usize, end: Time) -> UeSummary {
+        let ue = &self.ues[u];
+        let open = ue.nlos_since.map(|since| (since, end));
+        UeSummary {
+            ue: u as u32,
+            mean_sinr_db: if ue.sinr_samples == 0 { f64::NAN } else { ue.sinr_sum_db / ue.sinr_samples as f64 },
+            nlos_intervals_s: ue.nlos_intervals.iter().copied().chain(open).map(|(a, b)| [to_secs(a), to_secs(b)]).collect(),
+            handovers: ue.handovers,
+            cell: ue.serving as u32,
+            harq_retransmissions: ue.dl.stats.harq_retx + ue.ul.stats.harq_retx,
+            harq_failures: ue.dl.stats.harq_failures + ue.ul.stats.harq_failures,
+            rlc_drops: ue.dl.stats.sdus_dropped,
+            uplink_rlc_drops: ue.ul.stats.sdus_dropped,
+        }
+    }
+
+    pub fn cell_summary(&self, g: usize) -> CellSummary {
+        CellSummary { cell: g as u32, transport_blocks: self.gnbs[g].tbs, bytes_transmitted: self.gnbs[g].bytes }
+    }
+}
+
+/// The gNB with the strongest path gain (all gNBs transmit at the same power).
+fn best_cell(gnbs: &[Gnb], gain_db: &[f64]) -> usize {
+    (0..gnbs.len()).fold(0, |best, g| if gain_db[g] > gain_db[best] { g } else { best })
+}
+
+fn db_to_linear(db: f64) -> f64 {
+    10f64.powf(db / 10.0)
+}
+
+fn linear_to_db(x: f64) -> f64 {
+    10.0 * x.log10()
+}

@@ -1,0 +1,454 @@
+//! RLC acknowledged mode over HARQ, for one direction of one UE.
+//!
+//! The transmitter numbers the bytes of the SDUs (IP packets) it queues as one
+//! stream, as RLC AM segments SDUs into PDUs; each transport block (TB) carries a
+//! contiguous stretch of that stream. HARQ retransmits a failed TB after the HARQ
+//! round trip, combining attempts by incremental redundancy, up to `harq_max_retx`
+//! times (the mmWave module: 3); after that RLC ARQ retransmits the bytes once its
+//! status report arrives (`arq_delay`), as a fresh TB. ARQ never gives up, so the
+//! radio loses nothing but what the buffer limit refuses. The receiver reassembles
+//! and hands SDUs up strictly in order, as RLC AM does, so a HARQ retransmission
+//! holds back the SDUs behind it.
+//!
+//! The buffer limit counts new data only (never transmitted bytes), like the
+//! module's `MaxTxBufferSize`: an arriving SDU that does not fit is dropped whole.
+
+use super::mcs::{ir_effective_sinr_db, McsTable};
+use crate::engine::{Rng, RngExt, Time};
+use crate::net::Packet;
+use crate::tcp::RangeSet;
+use std::collections::VecDeque;
+
+/// HARQ attempts a TB can make: the first transmission plus at most this many - 1
+/// retransmissions (the configured maximum is capped to it).
+pub const MAX_HARQ_ATTEMPTS: usize = 8;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RlcConfig {
+    /// Limit on new (never transmitted) data, bytes.
+    pub buffer_bytes: u64,
+    /// HARQ retransmissions of a TB before RLC takes over.
+    pub harq_max_retx: u8,
+    /// From a TB's transmission to its retransmission (feedback and processing).
+    pub harq_rtt: Time,
+    /// TBs that may await HARQ feedback at once (the module: 20 processes).
+    pub harq_processes: usize,
+    /// From HARQ giving up on a TB to RLC retransmitting its bytes (status report).
+    pub arq_delay: Time,
+    /// From an SDU's arrival to the first slot it may be sent in: the uplink's
+    /// scheduling request and grant (0 on the downlink).
+    pub grant_delay: Time,
+}
+
+/// The channel a slot's transmissions see.
+#[derive(Clone, Copy, Debug)]
+pub struct SlotChannel<'a> {
+    pub table: &'a McsTable,
+    /// MCS chosen by link adaptation for new TBs.
+    pub mcs: u8,
+    /// The SINR the TBs actually meet, dB.
+    pub sinr_db: f64,
+}
+
+impl SlotChannel<'_> {
+    fn symbols_for(&self, bytes: u64, mcs: u8) -> u32 {
+        let bits = u64::from(self.table.bits_per_symbol(mcs)).max(1);
+        (bytes * 8).div_ceil(bits) as u32
+    }
+
+    fn bytes_in(&self, symbols: u32) -> u64 {
+        u64::from(symbols) * u64::from(self.table.bits_per_symbol(self.mcs)) / 8
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Sdu {
+    pkt: Packet,
+    /// Stream offset just past the SDU's last byte.
+    end: u64,
+    /// First instant the SDU may be scheduled.
+    ready: Time,
+}
+
+/// A transport block waiting for its HARQ retransmission.
+#[derive(Clone, Copy, Debug)]
+struct Tb {
+    start: u64,
+    end: u64,
+    mcs: u8,
+    attempts: u8,
+    /// SINR (dB) of each attempt so far, for incremental-redundancy combining.
+    sinrs_db: [f64; MAX_HARQ_ATTEMPTS],
+    ready: Time,
+}
+
+/// Counters of one entity.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RlcStats {
+    pub sdus_accepted: u64,
+    pub sdus_dropped: u64,
+    pub sdus_delivered: u64,
+    /// TBs sent for the first time, HARQ retransmissions, TBs HARQ gave up on.
+    pub tbs: u64,
+    pub harq_retx: u64,
+    /// Bytes sent on the air, retransmissions included.
+    pub tx_bytes: u64,
+    pub harq_failures: u64,
+    /// Bytes RLC ARQ retransmitted.
+    pub arq_bytes: u64,
+}
+
+pub struct RlcEntity {
+    cfg: RlcConfig,
+    /// Undelivered SDUs, oldest first: sent or not, until the receiver hands them up.
+    sdus: VecDeque<Sdu>,
+    /// Stream offsets: end of the queued SDUs, end of the new data sent, and the
+    /// receiver's next expected byte (everything before it was handed up).
+    queued_end: u64,
+    sent_end: u64,
+    rx_next: u64,
+    /// Bytes received beyond `rx_next`.
+    received: RangeSet,
+    harq: Vec<Tb>,
+    /// Byte ranges awaiting an ARQ retransmission, with the instant they may go.
+    arq: VecDeque<(u64, u64, Time)>,
+    rng: Rng,
+    pub stats: RlcStats,
+}
+
+impl RlcEntity {
+    pub fn new(cfg: RlcConfig, rng: Rng) -> Self {
+        Self {
+            cfg,
+            sdus: VecDeque::new(),
+            queued_end: 0,
+            sent_end: 0,
+            rx_next: 0,
+            received: RangeSet::default(),
+            harq: Vec::new(),
+            arq: VecDeque::new(),
+            rng,
+            stats: RlcStats::default(),
+        }
+    }
+
+    /// Queues an SDU, or refuses it (tail drop) when the new data would exceed the limit.
+    pub fn enqueue(&mut self, now: Time, pkt: Packet) -> Result<(), Packet> {
+        let size = u64::from(pkt.size);
+        if self.new_bytes() + size > self.cfg.buffer_bytes {
+            self.stats.sdus_dropped += 1;
+            return Err(pkt);
+        }
+        self.queued_end += size;
+        self.sdus.push_back(Sdu { pkt, end: self.queued_end, ready: now + self.cfg.grant_delay });
+        self.stats.sdus_accepted += 1;
+        Ok(())
+    }
+
+    /// Bytes queued and never transmitted (what the buffer limit counts).
+    pub fn new_bytes(&self) -> u64 {
+        self.queued_end - self.sent_end
+    }
+
+    /// Bytes the entity holds: new, in HARQ or ARQ, or received but held back.
+    pub fn buffered_bytes(&self) -> u64 {
+        self.queued_end - self.rx_next
+    }
+
+    /// SDUs inside the entity (for packet conservation).
+    pub fn sdus_held(&self) -> usize {
+        self.sdus.len()
+    }
+
+    /// True while anything remains to send, retransmit or hand up.
+    pub fn is_busy(&self) -> bool {
+        !self.sdus.is_empty()
+    }
+
+    /// End of the new data that may be scheduled at `now`.
+    fn eligible_end(&self, now: Time) -> u64 {
+        if self.cfg.grant_delay == 0 {
+            return self.queued_end;
+        }
+        let n = self.sdus.partition_point(|s| s.ready <= now);
+        if n == 0 { self.rx_next.max(self.sent_end) } else { self.sdus[n - 1].end.max(self.sent_end) }
+    }
+
+    /// Symbols this entity could use in a slot at `now`.
+    pub fn demand_symbols(&self, now: Time, ch: &SlotChannel) -> u32 {
+        let harq: u32 = self.harq.iter().filter(|t| t.ready <= now).map(|t| ch.symbols_for(t.end - t.start, t.mcs)).sum();
+        let arq: u64 = self.arq.iter().filter(|a| a.2 <= now).map(|a| a.1 - a.0).sum();
+        let new = self.eligible_end(now) - self.sent_end;
+        harq + ch.symbols_for(arq + new, ch.mcs)
+    }
+
+    /// Transmits in the slot starting at `now` with `symbols` symbols: due HARQ
+    /// retransmissions first, then due ARQ retransmissions, then new data. Returns
+    /// the symbols used. Decoded bytes reach the receiver at once and are handed up
+    /// by the next [`RlcEntity::deliver`], at the end of the slot.
+    pub fn transmit(&mut self, now: Time, symbols: u32, ch: &SlotChannel) -> u32 {
+        let mut left = symbols;
+        let mut i = 0;
+        while i < self.harq.len() {
+            let mut tb = self.harq[i];
+            let need = ch.symbols_for(tb.end - tb.start, tb.mcs);
+            if tb.ready > now || need > left {
+                i += 1;
+                continue;
+            }
+            left -= need;
+            self.stats.harq_retx += 1;
+            self.stats.tx_bytes += tb.end - tb.start;
+            tb.sinrs_db[tb.attempts as usize] = ch.sinr_db;
+            tb.attempts += 1;
+            if self.decodes(&tb, ch.table) {
+                self.received.insert(tb.start, tb.end);
+                self.harq.remove(i);
+            } else if usize::from(tb.attempts) > usize::from(self.cfg.harq_max_retx) {
+                self.stats.harq_failures += 1;
+                self.arq.push_back((tb.start, tb.end, now + self.cfg.arq_delay));
+                self.harq.remove(i);
+            } else {
+                tb.ready = now + self.cfg.harq_rtt;
+                self.harq[i] = tb;
+                i += 1;
+            }
+        }
+        while let Some(&(start, end, ready)) = self.arq.front() {
+            let take = (end - start).min(ch.bytes_in(left));
+            if ready > now || take == 0 || self.harq.len() >= self.cfg.harq_processes {
+                break;
+            }
+            left -= ch.symbols_for(take, ch.mcs);
+            self.stats.arq_bytes += take;
+            self.send_new_tb(now, start, start + take, ch);
+            if start + take == end {
+                self.arq.pop_front();
+            } else {
+                self.arq[0].0 = start + take;
+            }
+        }
+        let take = (self.eligible_end(now) - self.sent_end).min(ch.bytes_in(left));
+        if take > 0 && self.harq.len() < self.cfg.harq_processes {
+            left -= ch.symbols_for(take, ch.mcs);
+            let start = self.sent_end;
+            self.sent_end += take;
+            self.send_new_tb(now, start, start + take, ch);
+        }
+        symbols - left
+    }
+
+    fn send_new_tb(&mut self, now: Time, start: u64, end: u64, ch: &SlotChannel) {
+        self.stats.tbs += 1;
+        self.stats.tx_bytes += end - start;
+        let mut sinrs_db = [0.0; MAX_HARQ_ATTEMPTS];
+        sinrs_db[0] = ch.sinr_db;
+        let tb = Tb { start, end, mcs: ch.mcs, attempts: 1, sinrs_db, ready: now + self.cfg.harq_rtt };
+        if self.decodes(&tb, ch.table) {
+            self.received.insert(start, end);
+        } else if self.cfg.harq_max_retx == 0 {
+            self.stats.harq_failures += 1;
+            self.arq.push_back((start, end, now + self.cfg.arq_delay));
+        } else {
+            self.harq.push(tb);
+        }
+    }
+
+    fn decodes(&mut self, tb: &Tb, table: &McsTable) -> bool {
+        let sinr = ir_effective_sinr_db(&tb.sinrs_db[..tb.attempts as usize]);
+        self.rng.random::<f64>() >= table.bler(tb.mcs, sinr)
+    }
+
+    /// Hands up, in order, every SDU whose bytes have all been received.
+    pub fn deliver(&mut self, out: &mut Vec<Packet>) {
+        if let Some((_, end)) = self.received.remove_below(self.rx_next) {
+            self.rx_next = end;
+        }
+        while let Some(sdu) = self.sdus.front().filter(|s| s.end <= self.rx_next) {
+            out.push(sdu.pkt);
+            self.sdus.pop_front();
+            self.stats.sdus_delivered += 1;
+        }
+    }
+
+    /// A handover: TBs awaiting HARQ are lost with the old cell's HARQ entity and
+    /// go back to RLC, which retransmits them from the new cell after `resume`.
+    pub fn reestablish(&mut self, resume: Time) {
+        for tb in self.harq.drain(..) {
+            self.arq.push_back((tb.start, tb.end, resume));
+        }
+        for a in &mut self.arq {
+            a.2 = a.2.max(resume);
+        }
+        for s in &mut self.sdus {
+            s.ready = s.ready.max(resume);
+        }
+    }
+
+    /// A handover without forwarding: every undelivered SDU is lost.
+    pub fn flush(&mut self, dropped: &mut Vec<Packet>) {
+        dropped.extend(self.sdus.drain(..).map(|s| s.pkt));
+        self.harq.clear();
+        self.arq.clear();
+        self.received = RangeSet::default();
+        self.sent_end = self.queued_end;
+        self.rx_next = self.queued_end;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::RngStreams;
+    use crate::net::{Body, Segment};
+
+    fn pkt(seq: u64, size: u16) -> Packet {
+        Packet { flow: 0, size, hop: 0, body: Body::Data(Segment { seq, len: u32::from(size), ts_val: 0, retransmission: false }) }
+    }
+
+    fn entity(buffer_bytes: u64, grant_delay: Time) -> RlcEntity {
+        let cfg = RlcConfig { buffer_bytes, harq_max_retx: 3, harq_rtt: 400_000, harq_processes: 20, arq_delay: 4_000_000, grant_delay };
+        RlcEntity::new(cfg, RngStreams::new(1).stream("rlc"))
+    }
+
+    fn seqs(out: &[Packet]) -> Vec<u64> {
+        out.iter().map(|p| if let Body::Data(s) = p.body { s.seq } else { u64::MAX }).collect()
+    }
+
+    /// Runs 100 us slots of 22 symbols from `from` until `until`, collecting what is handed up.
+    fn run(e: &mut RlcEntity, ch: &SlotChannel, from: Time, until: Time, out: &mut Vec<Packet>) {
+        let mut t = from;
+        while t < until {
+            e.deliver(out);
+            e.transmit(t, 22, ch);
+            t += 100_000;
+        }
+        e.deliver(out);
+    }
+
+    #[test]
+    fn tail_drop_counts_new_data_only_and_drops_whole_sdus() {
+        let mut e = entity(3000, 0);
+        assert!(e.enqueue(0, pkt(0, 1500)).is_ok());
+        assert!(e.enqueue(0, pkt(1500, 1500)).is_ok());
+        // 3000 new bytes queued: a third SDU does not fit, even partly.
+        assert!(e.enqueue(0, pkt(3000, 100)).is_err());
+        assert_eq!((e.stats.sdus_accepted, e.stats.sdus_dropped), (2, 1));
+        // Once sent, the bytes no longer count against the limit.
+        let table = McsTable::ns3_mmwave();
+        let ch = SlotChannel { table: &table, mcs: 28, sinr_db: 40.0 };
+        e.transmit(0, 22, &ch);
+        assert_eq!(e.new_bytes(), 0);
+        assert!(e.enqueue(100_000, pkt(3000, 1500)).is_ok());
+    }
+
+    #[test]
+    fn a_clean_channel_delivers_everything_in_order_in_one_slot() {
+        let table = McsTable::ns3_mmwave();
+        let ch = SlotChannel { table: &table, mcs: 28, sinr_db: 40.0 };
+        let mut e = entity(1 << 20, 0);
+        for i in 0..20 {
+            e.enqueue(0, pkt(i * 1500, 1500)).unwrap();
+        }
+        // MCS 28: 3135 Mb/s x 100 us = 39 187 bytes per slot, so 26 SDUs fit.
+        assert_eq!(e.transmit(0, 22, &ch), ch.symbols_for(30_000, 28));
+        let mut out = Vec::new();
+        e.deliver(&mut out);
+        assert_eq!(seqs(&out), (0..20).map(|i| i * 1500).collect::<Vec<_>>());
+        assert!(!e.is_busy());
+        assert_eq!(e.stats.tbs, 1);
+    }
+
+    #[test]
+    fn a_slot_carries_only_what_its_symbols_hold_and_segments_sdus() {
+        let table = McsTable::ns3_mmwave();
+        // MCS 0: 90 Mb/s x 100 us = 1125 bytes per 22-symbol slot, less than one SDU.
+        let ch = SlotChannel { table: &table, mcs: 0, sinr_db: 40.0 };
+        let mut e = entity(1 << 20, 0);
+        e.enqueue(0, pkt(0, 1500)).unwrap();
+        let mut out = Vec::new();
+        e.transmit(0, 22, &ch);
+        e.deliver(&mut out);
+        assert!(out.is_empty(), "a segment of the SDU is not the SDU");
+        e.transmit(100_000, 22, &ch);
+        e.deliver(&mut out);
+        assert_eq!(seqs(&out), vec![0]);
+    }
+
+    #[test]
+    fn harq_failures_go_to_arq_and_nothing_is_lost_or_reordered() {
+        let table = McsTable::ns3_mmwave();
+        // SINR 10 dB below MCS 28's threshold: nearly every attempt fails at first,
+        // and IR combining or ARQ must eventually get every byte through.
+        let bad = SlotChannel { table: &table, mcs: 28, sinr_db: 10.0 };
+        let good = SlotChannel { table: &table, mcs: 28, sinr_db: 40.0 };
+        let mut e = entity(1 << 20, 0);
+        for i in 0..50 {
+            e.enqueue(0, pkt(i * 1500, 1500)).unwrap();
+        }
+        let mut out = Vec::new();
+        run(&mut e, &bad, 0, 2_000_000, &mut out);
+        assert!(e.stats.harq_retx > 0, "failed TBs are retransmitted by HARQ");
+        run(&mut e, &good, 2_000_000, 20_000_000, &mut out);
+        assert_eq!(seqs(&out), (0..50).map(|i| i * 1500).collect::<Vec<_>>());
+        assert!(!e.is_busy());
+    }
+
+    #[test]
+    fn after_max_retx_failures_the_bytes_wait_for_the_arq_delay() {
+        let table = McsTable::ns3_mmwave();
+        let dead = SlotChannel { table: &table, mcs: 28, sinr_db: -30.0 };
+        let mut e = entity(1 << 20, 0);
+        e.enqueue(0, pkt(0, 1500)).unwrap();
+        let mut out = Vec::new();
+        // First attempt at 0, retransmissions at 0.4, 0.8, 1.2 ms: 4 attempts, all lost.
+        run(&mut e, &dead, 0, 1_300_000, &mut out);
+        assert_eq!((e.stats.tbs, e.stats.harq_retx, e.stats.harq_failures), (1, 3, 1));
+        // ARQ resends only after the 4 ms status delay (from 1.2 ms: at 5.2 ms).
+        let good = SlotChannel { table: &table, mcs: 28, sinr_db: 40.0 };
+        run(&mut e, &good, 1_300_000, 5_200_000, &mut out);
+        assert!(out.is_empty() && e.stats.arq_bytes == 0);
+        run(&mut e, &good, 5_200_000, 5_400_000, &mut out);
+        assert_eq!((seqs(&out), e.stats.arq_bytes), (vec![0], 1500));
+    }
+
+    #[test]
+    fn the_uplink_grant_delay_holds_new_sdus() {
+        let table = McsTable::ns3_mmwave();
+        let ch = SlotChannel { table: &table, mcs: 28, sinr_db: 40.0 };
+        let mut e = entity(1 << 20, 500_000);
+        e.enqueue(0, pkt(0, 100)).unwrap();
+        assert_eq!(e.demand_symbols(400_000, &ch), 0);
+        assert_eq!(e.transmit(400_000, 22, &ch), 0);
+        assert!(e.demand_symbols(500_000, &ch) > 0);
+        let mut out = Vec::new();
+        e.transmit(500_000, 22, &ch);
+        e.deliver(&mut out);
+        assert_eq!(out.len(), 1);
+    }
+
+    #[test]
+    fn reestablishment_resends_harq_blocks_and_flush_drops_everything_undelivered() {
+        let table = McsTable::ns3_mmwave();
+        let dead = SlotChannel { table: &table, mcs: 28, sinr_db: -30.0 };
+        let good = SlotChannel { table: &table, mcs: 28, sinr_db: 40.0 };
+        let mut e = entity(1 << 20, 0);
+        e.enqueue(0, pkt(0, 1500)).unwrap();
+        e.transmit(0, 22, &dead);
+        e.reestablish(10_000_000);
+        let mut out = Vec::new();
+        run(&mut e, &good, 100_000, 10_000_000, &mut out);
+        assert!(out.is_empty(), "nothing goes before the handover completes");
+        run(&mut e, &good, 10_000_000, 10_200_000, &mut out);
+        assert_eq!(seqs(&out), vec![0]);
+
+        e.enqueue(0, pkt(1500, 1500)).unwrap();
+        e.enqueue(0, pkt(3000, 1500)).unwrap();
+        let mut dropped = Vec::new();
+        e.flush(&mut dropped);
+        assert_eq!((dropped.len(), e.buffered_bytes(), e.is_busy()), (2, 0, false));
+        e.enqueue(0, pkt(4500, 1500)).unwrap();
+        run(&mut e, &good, 20_000_000, 20_200_000, &mut out);
+        assert_eq!(seqs(&out), vec![0, 4500]);
+    }
+}

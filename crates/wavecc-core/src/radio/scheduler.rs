@@ -1,0 +1,120 @@
+//! The gNB's slot scheduler: how a slot's data symbols are shared among the UEs
+//! that have something to send. The mmWave module uses a flexible TTI: a UE gets a
+//! variable number of symbols of a slot, and several UEs share one slot.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum SchedulerKind {
+    /// Equal shares among backlogged UEs (water-filling: what one UE does not need
+    /// goes to the others), the remainder rotating from slot to slot.
+    Rr,
+    /// Proportional fair: UEs in decreasing order of instantaneous rate over
+    /// average served rate, each given what it needs until the symbols run out.
+    Pf,
+}
+
+/// Time constant of the proportional-fair average, in slots (the usual 100).
+pub const PF_WINDOW_SLOTS: f64 = 100.0;
+
+/// One UE's request for a slot.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Demand {
+    pub symbols: u32,
+    /// Bits one symbol carries for this UE now (its MCS), for proportional fair.
+    pub bits_per_symbol: u32,
+    /// Average served rate (bits per slot), for proportional fair.
+    pub average_bits: f64,
+}
+
+/// Shares `total` symbols among `demands`, writing each UE's share to `out`.
+/// `rotation` (the slot number) decides who gets the round-robin remainder.
+pub fn share(kind: SchedulerKind, total: u32, demands: &[Demand], rotation: usize, out: &mut [u32]) {
+    out.iter_mut().for_each(|s| *s = 0);
+    match kind {
+        SchedulerKind::Rr => round_robin(total, demands, rotation, out),
+        SchedulerKind::Pf => proportional_fair(total, demands, out),
+    }
+}
+
+fn round_robin(mut left: u32, demands: &[Demand], rotation: usize, out: &mut [u32]) {
+    let n = demands.len();
+    loop {
+        let hungry: Vec<usize> = (0..n).map(|k| (k + rotation) % n.max(1)).filter(|&i| out[i] < demands[i].symbols).collect();
+        if hungry.is_empty() || left == 0 {
+            return;
+        }
+        let each = left / hungry.len() as u32;
+        let mut extra = left % hungry.len() as u32;
+        for &i in &hungry {
+            let offer = each + u32::from(extra > 0);
+            extra = extra.saturating_sub(1);
+            let give = offer.min(demands[i].symbols - out[i]);
+            out[i] += give;
+            left -= give;
+        }
+    }
+}
+
+fn proportional_fair(mut left: u32, demands: &[Demand], out: &mut [u32]) {
+    let metric = |d: &Demand| f64::from(d.bits_per_symbol) / d.average_bits.max(1.0);
+    let mut order: Vec<usize> = (0..demands.len()).filter(|&i| demands[i].symbols > 0).collect();
+    // Stable sort: equal metrics keep UE order, so runs stay deterministic.
+    order.sort_by(|&a, &b| metric(&demands[b]).total_cmp(&metric(&demands[a])));
+    for i in order {
+        let give = demands[i].symbols.min(left);
+        out[i] = give;
+        left -= give;
+    }
+}
+
+/// The proportional-fair average after a slot in which the UE got `bits`.
+pub fn pf_average(average_bits: f64, bits: f64) -> f64 {
+    average_bits + (bits - average_bits) / PF_WINDOW_SLOTS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(symbols: u32, bits_per_symbol: u32, average_bits: f64) -> Demand {
+        Demand { symbols, bits_per_symbol, average_bits }
+    }
+
+    #[test]
+    fn round_robin_splits_equally_and_rotates_the_remainder() {
+        let ds = [d(100, 1, 1.0), d(100, 1, 1.0), d(100, 1, 1.0)];
+        let mut out = [0; 3];
+        share(SchedulerKind::Rr, 22, &ds, 0, &mut out);
+        assert_eq!(out, [8, 7, 7]);
+        share(SchedulerKind::Rr, 22, &ds, 1, &mut out);
+        assert_eq!(out, [7, 8, 7]);
+    }
+
+    #[test]
+    fn round_robin_gives_what_one_ue_leaves_to_the_others() {
+        let ds = [d(2, 1, 1.0), d(100, 1, 1.0), d(0, 1, 1.0)];
+        let mut out = [0; 3];
+        share(SchedulerKind::Rr, 22, &ds, 0, &mut out);
+        assert_eq!(out, [2, 20, 0]);
+        // Less demand than symbols: everyone is served in full.
+        share(SchedulerKind::Rr, 22, &[d(3, 1, 1.0), d(4, 1, 1.0)], 0, &mut out[..2]);
+        assert_eq!(out[..2], [3, 4]);
+    }
+
+    #[test]
+    fn proportional_fair_serves_the_best_rate_over_average_first() {
+        // Metrics: 10/100 = 0.1, 5/10 = 0.5, 8/40 = 0.2 -> order 1, 2, 0.
+        let ds = [d(10, 10, 100.0), d(15, 5, 10.0), d(10, 8, 40.0)];
+        let mut out = [0; 3];
+        share(SchedulerKind::Pf, 22, &ds, 0, &mut out);
+        assert_eq!(out, [0, 15, 7]);
+    }
+
+    #[test]
+    fn the_pf_average_is_an_ewma_over_100_slots() {
+        assert_eq!(pf_average(100.0, 200.0), 101.0);
+        assert_eq!(pf_average(100.0, 100.0), 100.0);
+    }
+}

@@ -34,7 +34,6 @@ pub const SUMMARY: &str = "HighSpeed TCP (RFC 3649, Linux tcp_highspeed, ns-3 Tc
 /// table: 0.5 up to 38 segments, falling to 0.09 from 89054 segments on. `w` is in
 /// segments and rounded down, as ns-3 and Linux look up their integer window.
 /// MRVHS reuses HighSpeed's decrease through this function.
-#[allow(dead_code)] // until MRVHS, its user, is registered
 pub fn decrease_fraction(w: f64) -> f64 {
     ns3_row(w).2
 }

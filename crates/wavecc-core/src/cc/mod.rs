@@ -12,8 +12,14 @@ mod bbr;
 mod bbr_filter;
 mod bic;
 mod cubic;
+mod dtcp;
+mod fbtcp;
 mod highspeed;
+mod mrvhs;
+mod mss;
 mod newreno;
+mod rtt_variation;
+mod rttv;
 mod scalable;
 mod vegas;
 mod westwood;
@@ -217,6 +223,12 @@ pub trait CongestionControl: Send {
 
     fn cwnd_event(&mut self, _sock: &mut Socket, _event: CwndEvent) {}
 
+    /// The window a timeout restarts from, segments (Linux and RFC 5681: the loss
+    /// window, one segment). Called after `ssthresh` and `cwnd_event(Loss)`.
+    fn loss_window(&self, _sock: &Socket) -> f64 {
+        1.0
+    }
+
     /// The window to restore when a reduction is found spurious (Linux `undo_cwnd`).
     fn undo_cwnd(&mut self, sock: &Socket) -> f64 {
         sock.cwnd.max(sock.prior_cwnd)
@@ -349,6 +361,11 @@ pub const ALGORITHMS: &[Algorithm] = &[
     Algorithm { name: "yeah", summary: yeah::SUMMARY, build: yeah::build },
     Algorithm { name: "bic", summary: bic::SUMMARY, build: bic::build },
     Algorithm { name: "bbr", summary: bbr::SUMMARY, build: bbr::build },
+    Algorithm { name: "fbtcp", summary: fbtcp::SUMMARY, build: fbtcp::build },
+    Algorithm { name: "rttv", summary: rttv::SUMMARY, build: rttv::build },
+    Algorithm { name: "mss", summary: mss::SUMMARY, build: mss::build },
+    Algorithm { name: "mrvhs", summary: mrvhs::SUMMARY, build: mrvhs::build },
+    Algorithm { name: "dtcp", summary: dtcp::SUMMARY, build: dtcp::build },
 ];
 
 pub fn names() -> Vec<&'static str> {

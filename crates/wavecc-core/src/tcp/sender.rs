@@ -453,7 +453,7 @@ impl Sender {
     fn restart_from_loss_window(&mut self, io: &mut Io) {
         self.sb.mark_all_lost();
         self.sb.reno_sacked = 0;
-        self.sock.cwnd = 1.0;
+        self.sock.cwnd = self.cc.loss_window(&self.sock).max(1.0);
         self.set_state(CaState::Loss, io);
         self.high_seq = self.snd_nxt;
         self.next_send_time = io.now;

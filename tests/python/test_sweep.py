@@ -109,10 +109,12 @@ def test_a_sweep_writes_every_run_and_a_summary(base, tmp_path):
     assert len(seen) == 9 and seen[-1].done == 8 and seen[-1].remaining == 0
     # Each run directory is a whole saved Result (no figure), loadable by key.
     key = summary["key"][0]
-    assert sorted(p.name for p in (out / "runs" / key).iterdir()) == [
-        "cc.parquet", "config.json", "events.parquet", "flows.parquet", "queues.parquet",
-        "summary.json",
-    ]  # fmt: skip
+    from wavecc.result import TABLES
+
+    assert sorted(p.name for p in (out / "runs" / key).iterdir()) == sorted(
+        ["config.json", "summary.json", *(f"{table}.parquet" for table in TABLES)]
+    )
+    assert {"flows", "queues", "cc", "events"} <= set(TABLES)
     result = rs.load(key)
     assert result.config["flows"][0]["cca"] == summary["cca"][0]
     assert result.summary["flows"][0]["goodput_mbps"] == summary["goodput_mbps"][0]

@@ -33,6 +33,9 @@ _LAZY = {
     "ResultSet": "sweep",
 }
 
+# Submodules reachable as attributes without an explicit import (`wavecc.analysis`).
+_SUBMODULES = ("analysis", "figures", "report")
+
 __all__ = [
     "ConfigError",
     "Result",
@@ -46,6 +49,8 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
+    if name in _SUBMODULES:
+        return importlib.import_module(f".{name}", __name__)
     if name not in _LAZY:
         raise AttributeError(f"module 'wavecc' has no attribute {name!r}")
     value = getattr(importlib.import_module(f".{_LAZY[name]}", __name__), name)
@@ -54,4 +59,4 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_LAZY))
+    return sorted(set(globals()) | set(_LAZY) | set(_SUBMODULES))

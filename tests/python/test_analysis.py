@@ -228,3 +228,12 @@ def test_ellipses_per_algorithm_and_scenario():
     assert first["major"] == pytest.approx(2 * math.sqrt(10 / 3))
     assert first["minor"] == pytest.approx(0, abs=1e-6)
     assert first["angle_deg"] == pytest.approx(math.degrees(math.atan2(2, 1)))
+
+
+def test_the_modules_are_reachable_from_the_package():
+    import subprocess
+    import sys
+
+    code = "import wavecc; print(wavecc.analysis.jain([2, 2]), wavecc.figures.color('bbr'))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.split() == ["1.0", "#ff7f0e"], done.stderr

@@ -25,7 +25,7 @@ import pandas as pd
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
-from matplotlib.patches import Patch, Polygon
+from matplotlib.patches import Patch, Polygon, Rectangle
 
 from . import analysis
 
@@ -374,6 +374,84 @@ def radio_traces(
     return fig
 
 
+# --- scenario map -----------------------------------------------------------------------------
+
+# Obstacle classes of the radio config (`radio.obstacles[].class`) and their fill colours.
+OBSTACLE_COLORS = {
+    "building": "#9e9e9e",
+    "tree": "#7cb342",
+    "vehicle": "#5c6bc0",
+    "human": "#ffb74d",
+    "lamppost": "#424242",
+}
+
+
+def ue_paths(config: Mapping[str, Any], duration_s: float | None = None) -> list[np.ndarray]:
+    """Each UE's (x, y) path in the plane, from its start `position` and its `legs`
+    (constant velocity from `at_s` until the next leg or the end of the run) or its
+    `waypoints` (straight lines from point to point)."""
+    radio = config.get("radio") or {}
+    end = float(duration_s if duration_s is not None else config.get("duration_s", 0.0))
+    paths = []
+    for ue in radio.get("ues") or []:
+        start = np.array(ue.get("position", [0.0, 0.0, 0.0])[:2], dtype=float)
+        points = [start]
+        legs = sorted(ue.get("legs") or [], key=lambda leg: leg["at_s"])
+        for i, leg in enumerate(legs):
+            until = legs[i + 1]["at_s"] if i + 1 < len(legs) else end
+            span = max(0.0, min(until, end) - leg["at_s"])
+            velocity = np.array(leg["velocity"][:2], dtype=float)
+            points.append(points[-1] + velocity * span)
+        for waypoint in ue.get("waypoints") or []:
+            points.append(np.array(waypoint["to"][:2], dtype=float))
+        paths.append(np.array(points))
+    return paths
+
+
+def scenario_map(config: Mapping[str, Any], ues: pd.DataFrame | None = None) -> Figure:
+    """The plan view of a radio scenario: obstacles (filled by class), gNBs (triangles)
+    and each UE's path from its start (circle). The path is the `ues` trace's x_m, y_m
+    when given (where the UE really went in the run), else the one its config
+    describes (`ue_paths`). A wired config gets a figure that says so."""
+    radio = config.get("radio") or {}
+    with _paper():
+        fig = _figure(SINGLE_COLUMN_IN * 1.6, 3.4)
+        ax = fig.subplots()
+        if not radio:
+            ax.text(0.5, 0.5, "wired scenario: no radio map", ha="center", transform=ax.transAxes)
+            ax.set_axis_off()
+            return fig
+        handles: dict[str, Any] = {}
+        for obstacle in radio.get("obstacles") or []:
+            kind = str(obstacle.get("class", "building"))
+            (x0, x1), (y0, y1) = obstacle["x"], obstacle["y"]
+            fill = OBSTACLE_COLORS.get(kind, "#bdbdbd")
+            ax.add_patch(Rectangle((x0, y0), x1 - x0, y1 - y0, facecolor=fill, edgecolor="0.3",
+                                   linewidth=0.5, zorder=1))  # fmt: skip
+            handles.setdefault(kind, Patch(facecolor=fill, edgecolor="0.3", label=kind))
+        for i, gnb in enumerate(radio.get("gnbs") or []):
+            x, y = gnb["position"][:2]
+            ax.plot([x], [y], marker="^", color="black", markersize=7, linestyle="", zorder=3)
+            ax.annotate(f"gNB {i}", (x, y), textcoords="offset points", xytext=(4, 4), fontsize=7)
+        handles["gNB"] = Line2D([], [], marker="^", color="black", linestyle="", label="gNB")
+        if ues is not None and not ues.empty and {"x_m", "y_m"} <= set(ues.columns):
+            paths = [rows[["x_m", "y_m"]].to_numpy() for _, rows in ues.groupby("ue", sort=True)]
+        else:
+            paths = ue_paths(config)
+        for i, path in enumerate(paths):
+            c = f"C{i % 10}"
+            ax.plot(path[:, 0], path[:, 1], color=c, zorder=2)
+            ax.plot([path[0, 0]], [path[0, 1]], marker="o", color=c, markersize=5, zorder=3)
+            handles[f"UE {i}"] = Line2D([], [], color=c, marker="o", label=f"UE {i} path")
+        ax.set_aspect("equal", adjustable="datalim")
+        ax.autoscale_view()
+        ax.set_xlabel("x (m)")
+        ax.set_ylabel("y (m)")
+        ax.legend(handles=list(handles.values()), loc="upper left", bbox_to_anchor=(1.0, 1.0),
+                  frameon=False)  # fmt: skip
+    return fig
+
+
 def is_blank(png: str | os.PathLike[str] | bytes) -> bool:
     """True if a PNG is one uniform colour (a figure that drew nothing visible)."""
     import io
@@ -387,5 +465,5 @@ def is_blank(png: str | os.PathLike[str] | bytes) -> bool:
 
 __all__ = [
     "COLORS", "bars", "cdf_plot", "color", "ellipse_plot", "is_blank", "nlos_intervals",
-    "radio_traces", "save", "time_series",
+    "radio_traces", "save", "scenario_map", "time_series", "ue_paths",
 ]  # fmt: skip

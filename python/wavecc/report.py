@@ -137,6 +137,8 @@ def build_report(directory: Path) -> str:
         )
 
     metrics = [m for m in METRICS if m in frame.columns]
+    if not ok.empty:
+        _scenario(page, store, ok["key"].iloc[0])
     if metrics and not ok.empty:
         page.h(2, "Means over seeds (95% t confidence intervals)")
         page.table(_means_table(frame, swept or [analysis.CCA], metrics))
@@ -199,6 +201,17 @@ def _fairness(page: _Page, frame: pd.DataFrame, swept: list[str]) -> None:
     jain = ok.assign(jain=analysis.jain_of_summary(ok))
     page.h(2, "Jain's fairness index over flows (goodput)")
     page.table(_means_table(jain, swept or [analysis.CCA], ["jain"]))
+
+
+def _scenario(page: _Page, store: Store, key: str) -> None:
+    """The map of a radio scenario, with the UE paths of one run."""
+    config = _read_json(store.run_dir(key) / "config.json") or {}
+    if not config.get("radio"):
+        return
+    ues_file = store.run_dir(key) / "ues.parquet"
+    ues = pd.read_parquet(ues_file) if ues_file.is_file() else None
+    page.h(2, "Scenario")
+    page.figure(figures.scenario_map(config, ues), "scenario map: obstacles, gNBs and UE paths")
 
 
 def _distributions(page: _Page, store: Store, frame: pd.DataFrame, x: str | None) -> None:

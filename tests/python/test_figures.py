@@ -134,3 +134,42 @@ def test_is_blank_tells_a_uniform_image(tmp_path):
 
     imsave(tmp_path / "white.png", np.ones((10, 10, 3)))
     assert figures.is_blank(tmp_path / "white.png")
+
+
+RADIO = {
+    "duration_s": 30,
+    "radio": {
+        "gnbs": [{"position": [0.0, 0.0, 15.0]}],
+        "obstacles": [{"class": "building", "x": [2, 10], "y": [67, 74], "z": [0, 30]},
+                      {"class": "tree", "x": [15, 16], "y": [70, 71], "z": [0, 8]}],
+        "ues": [{"position": [0.0, 68.0, 1.5], "legs": [{"at_s": 1, "velocity": [1.5, 0, 0]},
+                                                        {"at_s": 11, "velocity": [0, 0, 0]}]},
+                {"position": [5.0, 5.0, 1.5], "waypoints": [{"to": [5.0, 50.0, 1.5], "speed_mps": 2}]}],
+    },
+}  # fmt: skip
+
+
+def test_ue_paths_follow_legs_and_waypoints():
+    walk, waypoints = figures.ue_paths(RADIO)
+    # Still until 1 s, 1.5 m/s for 10 s, then stopped until the end.
+    np.testing.assert_allclose(walk, [[0, 68], [15, 68], [15, 68]])
+    np.testing.assert_allclose(waypoints, [[5, 5], [5, 50]])
+    assert figures.ue_paths({"duration_s": 5}) == []
+
+
+def test_scenario_map_draws_obstacles_gnbs_and_paths(tmp_path):
+    fig = figures.scenario_map(RADIO)
+    ax = fig.axes[0]
+    boxes = [p for p in ax.patches if isinstance(p, Rectangle)]
+    assert [(b.get_x(), b.get_y(), b.get_width(), b.get_height()) for b in boxes] == [
+        (2, 67, 8, 7), (15, 70, 1, 1),
+    ]  # fmt: skip
+    assert to_hex(boxes[1].get_facecolor()) == figures.OBSTACLE_COLORS["tree"]
+    labels = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert labels == ["building", "tree", "gNB", "UE 0 path", "UE 1 path"]
+    # With a trace, the path is where the UE went.
+    trace = pd.DataFrame({"ue": [0, 0, 0], "x_m": [0.0, 1.0, 2.0], "y_m": [68.0, 68.0, 68.5]})
+    traced = figures.scenario_map(RADIO, trace).axes[0].get_lines()
+    assert list(traced[1].get_xdata()) == [0.0, 1.0, 2.0]
+    assert not figures.is_blank(figures.save(fig, tmp_path / "map", formats=("png",))[0])
+    assert not figures.scenario_map({"path": {}}).axes[0].axison

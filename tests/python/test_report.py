@@ -146,3 +146,12 @@ def test_interval_samples_of_a_store(store):
     )
     table = analysis.ellipses(samples, x="rtt_mean_ms", by=["cca"])
     assert list(table["cca"]) == ["cubic", "newreno"] and (table["n"] > 8).all()
+
+
+def test_a_radio_sweep_gets_the_map_and_the_radio_traces(tmp_path):
+    base = wavecc.apply_overrides(wavecc.load_scenario("fbtcp-2"), ["duration_s=3"])
+    wavecc.sweep(base, {"cca": ["cubic"]}, jobs=0, out=tmp_path / "radio")
+    page = write_report(tmp_path / "radio").read_text()
+    for caption in ("scenario map: obstacles, gNBs and UE paths",
+                    "cubic: SINR and RLC occupancy"):  # fmt: skip
+        assert f'alt="{caption}"' in page

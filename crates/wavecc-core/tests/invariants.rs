@@ -13,7 +13,7 @@ fn scenario() -> impl Strategy<Value = String> {
     (
         (prop::sample::select(vec![5e6, 20e6, 100e6]), 0.001f64..0.05, 20_000u64..400_000),
         (prop::sample::select(vec![0.0, 1e-6, 1e-5]), prop::sample::select(vec![0.0, 0.01, 0.05]), any::<bool>()),
-        (any::<bool>(), any::<bool>(), any::<bool>(), prop::sample::select(vec!["newreno", "cubic", "reno", "tahoe", "vegas", "westwood", "yeah", "highspeed", "scalable", "bic", "bbr"])),
+        (any::<bool>(), any::<bool>(), any::<bool>(), prop::sample::select(vec!["newreno", "cubic", "reno", "tahoe", "vegas", "westwood", "yeah", "highspeed", "scalable", "bic", "bbr", "fbtcp", "rttv", "mss", "mrvhs", "dtcp"])),
         (prop::sample::select(vec!["bulk", "rate", "onoff"]), 1usize..4, 0u64..1000),
     )
         .prop_map(|((rate, delay, buffer), (per_byte, per_packet, bursty), (sack, delack, pacing, cca), (app, flows, seed))| {

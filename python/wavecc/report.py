@@ -22,6 +22,7 @@ import io
 import json
 import os
 import platform
+import re
 import secrets
 from collections.abc import Sequence
 from datetime import datetime, timezone
@@ -36,6 +37,15 @@ from ._core import ConfigError
 from .store import FLOW_METRICS, MANIFEST, SUMMARY, Store
 
 REPORT = "report.html"
+
+# How a multi-flow run's per-flow metrics combine into the run's own.
+MULTI_FLOW = {
+    "goodput_mbps": "sum",
+    "mean_rtt_ms": "mean",
+    "p95_rtt_ms": "max",
+    "retransmitted_segments": "sum",
+    "rto_events": "sum",
+}
 
 # The summary metrics the report averages, with their labels.
 METRICS = {
@@ -141,6 +151,9 @@ def build_report(directory: Path) -> str:
         _scenario(page, store, ok["key"].iloc[0])
     if metrics and not ok.empty:
         page.h(2, "Means over seeds (95% t confidence intervals)")
+        if any(c.startswith("goodput_mbps_f") for c in summary.columns):
+            page.p("Runs with several flows: total goodput, retransmissions and RTOs; the "
+                   "flows' mean of mean RTTs and their largest p95 RTT.", cls="note")  # fmt: skip
         page.table(_means_table(frame, swept or [analysis.CCA], metrics))
 
     x = (
@@ -317,13 +330,16 @@ def _pm(mean: float, ci: float) -> str:
 
 def _with_algorithm(summary: pd.DataFrame, store: Store) -> pd.DataFrame:
     """The summary with a `cca` column (from each run's config when it was not swept)
-    and one `<metric>` column per flow metric (flow 0's, for multi-flow runs)."""
+    and one `<metric>` column per flow metric. For multi-flow runs (`<metric>_f0`,
+    `_f1`, ...) that is the run's aggregate (`MULTI_FLOW`): total goodput,
+    retransmissions and RTOs, the flows' mean of mean RTTs, their largest p95 RTT."""
     frame = summary.copy()
     if analysis.CCA not in frame.columns:
         frame[analysis.CCA] = [_run_algorithms(store, key) for key in frame["key"]]
     for metric in FLOW_METRICS:
-        if metric not in frame.columns and f"{metric}_f0" in frame.columns:
-            frame[metric] = frame[f"{metric}_f0"]
+        per_flow = [c for c in frame.columns if re.fullmatch(rf"{metric}_f\d+", c)]
+        if metric not in frame.columns and per_flow:
+            frame[metric] = getattr(frame[per_flow], MULTI_FLOW[metric])(axis=1)
     return frame
 
 

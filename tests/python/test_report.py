@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import wavecc
@@ -155,3 +156,19 @@ def test_a_radio_sweep_gets_the_map_and_the_radio_traces(tmp_path):
     for caption in ("scenario map: obstacles, gNBs and UE paths",
                     "cubic: SINR and RLC occupancy"):  # fmt: skip
         assert f'alt="{caption}"' in page
+
+
+def test_multi_flow_runs_are_reported_as_aggregates_with_jain(tmp_path):
+    from wavecc.report import _with_algorithm
+    from wavecc.store import Store
+
+    summary = pd.DataFrame({"seed": [1], "key": ["k"], "status": ["ok"], "cca": ["cubic"],
+                            "goodput_mbps_f0": [30.0], "goodput_mbps_f1": [10.0],
+                            "mean_rtt_ms_f0": [20.0], "mean_rtt_ms_f1": [30.0],
+                            "p95_rtt_ms_f0": [25.0], "p95_rtt_ms_f1": [40.0]})  # fmt: skip
+    frame = _with_algorithm(summary, Store(tmp_path))
+    assert frame.loc[0, ["goodput_mbps", "mean_rtt_ms", "p95_rtt_ms"]].tolist() == [
+        40.0,
+        25.0,
+        40.0,
+    ]

@@ -155,6 +155,8 @@ def sweep(
     # Connect before anything is written: an unreachable scheduler leaves no store.
     client, own_client = _client(cluster) if cluster is not None else (None, False)
     try:
+        if client is not None:
+            _check_workers(client)
         return _sweep(points, grid, seeds, jobs, out, progress, client)
     finally:
         if own_client:
@@ -268,6 +270,30 @@ def _client(cluster: Any) -> tuple[Any, bool]:
         raise OSError(f"cannot reach the Dask scheduler at {address}: {e}") from None
     except ValueError as e:  # e.g. an address with an unknown protocol
         raise ConfigError(f"cluster: bad scheduler address {address!r}: {e}") from None
+
+
+def _worker_version() -> str:
+    """The wavecc version where this runs (on each Dask worker, through client.run)."""
+    return _core.__version__
+
+
+def _check_workers(client: Any) -> None:
+    """Refuses a cluster whose workers cannot import wavecc or run another version of
+    it, which would silently mix results of two simulators in one store."""
+    try:
+        versions = client.run(_worker_version)
+    except Exception as e:
+        raise ConfigError(
+            f"cluster: the Dask workers cannot run wavecc ({type(e).__name__}: {e}); "
+            "install the same wavecc on every worker"
+        ) from None
+    ours = _worker_version()
+    for worker, version in versions.items():
+        if version != ours:
+            raise ConfigError(
+                f"cluster: worker {worker} has wavecc {version}, this process {ours}; "
+                "install the same wavecc on every worker"
+            )
 
 
 def execute_remote(task: dict[str, Any]) -> dict[str, Any]:

@@ -396,6 +396,17 @@ def test_a_cluster_run_that_fails_is_recorded(base, tmp_path, local_cluster, mon
     assert "simulated crash" in rs.failed[0]["error"]
 
 
+def test_workers_with_another_wavecc_are_refused(base, tmp_path, local_cluster, monkeypatch):
+    def version(dask_worker=None) -> str:
+        # client.run passes the worker: pretend that it has another wavecc.
+        return "9.9.9" if dask_worker is not None else wavecc.__version__
+
+    monkeypatch.setattr(sweeping, "_worker_version", version)
+    with pytest.raises(ConfigError, match=r"has wavecc 9\.9\.9, this process"):
+        wavecc.sweep(base, {"cca": ["cubic"]}, cluster=local_cluster, out=tmp_path / "s")
+    assert not (tmp_path / "s").exists()
+
+
 def test_cluster_and_jobs_together_are_refused(base, tmp_path):
     with pytest.raises(ConfigError, match="either jobs"):
         wavecc.sweep(

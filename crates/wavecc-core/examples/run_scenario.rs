@@ -3,6 +3,9 @@
 //! (`perf record`, `valgrind --tool=callgrind`).
 //!
 //!     cargo run --release --example run_scenario -- dumbbell-1g 'duration_s = 10'
+//!
+//! With `WAVECC_OUT=FILE` it also writes the whole output (summary and traces) as JSON,
+//! to check that a change leaves results bit-identical.
 
 use wavecc_core::{scenario::builtin, Config};
 
@@ -27,6 +30,10 @@ fn main() {
     let config = Config::from_toml(&text).unwrap_or_else(|e| panic!("{e}"));
     let out = wavecc_core::run(&config);
     println!("{}", serde_json::to_string_pretty(&out.summary).expect("serialisable"));
+    if let Some(path) = std::env::var_os("WAVECC_OUT") {
+        let json = serde_json::to_string(&out).expect("serialisable");
+        std::fs::write(path, json).expect("WAVECC_OUT is writable");
+    }
 }
 
 fn merge(into: &mut toml::Table, from: toml::Table) {

@@ -98,17 +98,23 @@ impl Source {
                 }
             }
             Kind::Paced(p) => {
-                let mut room = (acked + buf).saturating_sub(self.written) / p.chunk;
+                // Writes the buffer has room for, worked out only when one is due.
+                let mut room = None;
                 loop {
                     let (ws, we) = p.window;
                     let due_end = now.min(we.saturating_sub(1));
                     if due_end >= ws {
-                        let due = ((due_end - ws) as f64 / p.interval).floor() as u64 + 1;
+                        // The quotient is non-negative, so truncation is its floor
+                        // (`f64::floor` is a library call on baseline x86-64).
+                        let due = ((due_end - ws) as f64 / p.interval) as u64 + 1;
                         let new = due.saturating_sub(p.attempts);
-                        let ok = new.min(room);
-                        self.written += ok * p.chunk;
-                        room -= ok;
-                        p.attempts += new;
+                        if new > 0 {
+                            let room = room.get_or_insert_with(|| (acked + buf).saturating_sub(self.written) / p.chunk);
+                            let ok = new.min(*room);
+                            self.written += ok * p.chunk;
+                            *room -= ok;
+                            p.attempts += new;
+                        }
                     }
                     if now < we || !p.next_window(self.stop) {
                         break;
@@ -125,7 +131,7 @@ impl Source {
             Kind::Bulk => (self.written == 0).then_some(self.start),
             Kind::Paced(p) => {
                 let (ws, we) = p.window;
-                let t = ws + (p.attempts as f64 * p.interval).ceil() as Time;
+                let t = ws + ceil_non_negative(p.attempts as f64 * p.interval);
                 (t < we && t < self.stop).then_some(t).or_else(|| {
                     // The window is exhausted; with on/off the next one starts
                     // after a silent period that `written` will draw.
@@ -134,6 +140,13 @@ impl Source {
             }
         }
     }
+}
+
+/// `x.ceil() as Time` for `x >= 0`, without `f64::ceil`'s library call on baseline
+/// x86-64 (this runs at every write of a paced application).
+fn ceil_non_negative(x: f64) -> Time {
+    let t = x as Time;
+    if (t as f64) < x { t + 1 } else { t }
 }
 
 impl Paced {

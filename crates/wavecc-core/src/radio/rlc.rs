@@ -113,6 +113,11 @@ pub struct RlcEntity {
     /// Byte ranges awaiting an ARQ retransmission, with the instant they may go.
     arq: VecDeque<(u64, u64, Time)>,
     rng: Rng,
+    /// The error rate of a first attempt at (MCS, SINR bits) last computed: the SINR
+    /// changes only at channel updates, ten slots apart, and the IR combining and
+    /// BLER curve cost five transcendental calls per TB. Entities of one RAN share
+    /// its MCS table, so the key needs no table.
+    first_bler: (u8, u64, f64),
     pub stats: RlcStats,
 }
 
@@ -128,6 +133,7 @@ impl RlcEntity {
             harq: Vec::new(),
             arq: VecDeque::new(),
             rng,
+            first_bler: (0, f64::NAN.to_bits(), 0.0),
             stats: RlcStats::default(),
         }
     }
@@ -255,8 +261,16 @@ impl RlcEntity {
     }
 
     fn decodes(&mut self, tb: &Tb, table: &McsTable) -> bool {
-        let sinr = ir_effective_sinr_db(&tb.sinrs_db[..tb.attempts as usize]);
-        self.rng.random::<f64>() >= table.bler(tb.mcs, sinr)
+        let bler = if tb.attempts == 1 {
+            let key = (tb.mcs, tb.sinrs_db[0].to_bits());
+            if (self.first_bler.0, self.first_bler.1) != key {
+                self.first_bler = (key.0, key.1, table.bler(tb.mcs, ir_effective_sinr_db(&tb.sinrs_db[..1])));
+            }
+            self.first_bler.2
+        } else {
+            table.bler(tb.mcs, ir_effective_sinr_db(&tb.sinrs_db[..tb.attempts as usize]))
+        };
+        self.rng.random::<f64>() >= bler
     }
 
     /// Hands up, in order, every SDU whose bytes have all been received.

@@ -28,6 +28,12 @@
 //!    `BW_C < BW_E`, +1 when above: `n_update = "algorithm1"`), and substituting Eq. 11
 //!    into Eq. 10 gives `N_i` where Eq. 12 has `W_i` (`n_update = "eq10"`, CLTCP's
 //!    rule). An epoch with `BW_E <= 0` (nothing delivered) leaves N unchanged.
+//!    The paper bounds N only from below. Every rule then lets it run away: Eq. 12's
+//!    steps scale with `W`, so on a 1 Gb/s path N reaches 1e5-1e7 segments per RTT,
+//!    and Algorithm 1's doubling overflows to infinity within a minute, after which
+//!    the window becomes NaN. So N is kept at most `max_n_window_factor` (1) times
+//!    the window `W` it was computed with: `cwnd += N` per RTT then never grows
+//!    faster than slow start's doubling, and stays finite.
 //!
 //! Window (Eq. 14-16): slow start is NewReno's while cwnd < ssthresh; in congestion
 //! avoidance `cwnd += N` per RTT (`N / cwnd` per acknowledged segment). A loss sets
@@ -113,6 +119,9 @@ pub struct Params {
     pub current_bw: CurrentBw,
     /// Initial window as a multiple of `tcp.initial_cwnd_segments`: 2 (Algorithm 1).
     pub initial_window_factor: f64,
+    /// Upper bound of N as a multiple of the window `W` at the update: 1 (not in the
+    /// paper, which only floors N at 1; without a bound N overflows).
+    pub max_n_window_factor: f64,
     /// Window after a timeout as a multiple of the initial window: 2 (Algorithm 1).
     pub rto_window_factor: f64,
 }
@@ -130,6 +139,7 @@ impl Default for Params {
             n_update: NUpdate::Eq12,
             current_bw: CurrentBw::Epoch,
             initial_window_factor: 2.0,
+            max_n_window_factor: 1.0,
             rto_window_factor: 2.0,
         }
     }
@@ -145,6 +155,7 @@ impl Params {
             ("update_epoch_s", self.update_epoch_s, NonNegative),
             ("sinr_weight", self.sinr_weight, OpenUnit),
             ("initial_window_factor", self.initial_window_factor, Positive),
+            ("max_n_window_factor", self.max_n_window_factor, Positive),
             ("rto_window_factor", self.rto_window_factor, Positive),
         ])?;
         if self.eta.is_nan() || self.eta < 0.5 {
@@ -237,7 +248,8 @@ impl DTcp {
             CurrentBw::RateSample => self.rate_sample.unwrap_or(b),
         };
         if e.estimate > 0.0 {
-            self.n = next_n(p.n_update, self.n, e.estimate, e.current, p.alpha, sock.cwnd);
+            let n = next_n(p.n_update, self.n, e.estimate, e.current, p.alpha, sock.cwnd);
+            self.n = n.min(p.max_n_window_factor * sock.cwnd).max(1.0);
         }
     }
 }
@@ -446,13 +458,52 @@ mod tests {
     fn rate_sample_as_current_bandwidth() {
         // BW_C = the latest delivery-rate sample, 12 Mb/s (120 segments in 0.1 s):
         // epoch 1: B = 8, BW_E = 8: N = 1 + 1 - (8 - 12) / (0.2 x 8) x 10 = 27.
-        let mut cc = dtcp(json!({ "current_bw": "rate_sample" }));
+        let mut cc = dtcp(json!({ "current_bw": "rate_sample", "max_n_window_factor": 3.0 }));
         let mut s = Socket::new(1250, 10.0, 2.0);
         s.srtt_s = 0.1;
         let rs = RateSample { delivered: 120, interval_s: 0.1, ..RateSample::default() };
         cc.on_ack(&mut s, &rs);
         ack_at(&mut cc, &mut s, 0.125, 100, None);
         assert!(close(cc.n, 27.0, 1e-9), "{}", cc.n);
+        // With the default bound N is at most the window, 10.
+        let mut cc = dtcp(json!({ "current_bw": "rate_sample" }));
+        cc.on_ack(&mut s, &rs);
+        ack_at(&mut cc, &mut s, 0.25, 200, None);
+        assert_eq!(cc.n, 10.0);
+    }
+
+    #[test]
+    fn n_stays_finite_and_at_most_the_window() {
+        // Algorithm 1 doubles N on every epoch below the estimate: unbounded, 2000
+        // such epochs overflow f64 (N = inf, then the window NaN). Each epoch here
+        // delivers less than the last (BW_C < BW_E), with cwnd 500.
+        for rule in ["algorithm1", "eq12", "eq10"] {
+            let mut cc = dtcp(json!({ "n_update": rule }));
+            let mut s = Socket::new(1250, 500.0, 2.0);
+            s.srtt_s = 0.1;
+            let (mut t, mut delivered, mut step) = (0.0, 0u64, 1_000_000u64);
+            ack_at(&mut cc, &mut s, t, delivered, None);
+            for _ in 0..2000 {
+                t += 0.125;
+                delivered += step;
+                step = step * 9 / 10 + 1;
+                ack_at(&mut cc, &mut s, t, delivered, None);
+                assert!(cc.n.is_finite() && (1.0..=500.0).contains(&cc.n), "{rule}: {}", cc.n);
+                cc.cong_avoid(&mut s, 10);
+                s.cwnd = 500.0;
+            }
+        }
+        // Eq. 12 with a rising rate: 2 + 2.5 W = 1252 at W 500, bounded to 500, or
+        // to 1000 with max_n_window_factor 2.
+        for (factor, n) in [(1.0, 500.0), (2.0, 1000.0)] {
+            let mut cc = dtcp(json!({ "current_bw": "rate_sample", "max_n_window_factor": factor }));
+            let mut s = Socket::new(1250, 500.0, 2.0);
+            s.srtt_s = 0.1;
+            let rs = RateSample { delivered: 120, interval_s: 0.1, ..RateSample::default() };
+            cc.on_ack(&mut s, &rs);
+            ack_at(&mut cc, &mut s, 0.125, 100, None);
+            assert_eq!(cc.n, n);
+        }
     }
 
     #[test]
@@ -530,6 +581,7 @@ mod tests {
             (json!({ "sinr_weight": 1.0 }), "sinr_weight = 1: must be in (0, 1)"),
             (json!({ "initial_window_factor": 0.0 }), "initial_window_factor = 0"),
             (json!({ "rto_window_factor": -2.0 }), "rto_window_factor = -2"),
+            (json!({ "max_n_window_factor": 0.0 }), "max_n_window_factor = 0"),
             (json!({ "n_update": "eq11" }), "algorithm1"),
             (json!({ "filter": "fir" }), "ewma"),
             (json!({ "current_bw": "max" }), "rate_sample"),

@@ -388,12 +388,13 @@ impl World {
 
     fn on_link_arrival(&mut self, link: usize) {
         let l = &mut self.links[link];
-        let result = l.pop_arrived(self.now).expect("the head has arrived");
+        let (pkt, lost) = l.pop_arrived(self.now).expect("the head has arrived");
         self.link_heads[link] = l.head_time().unwrap_or(Time::MAX);
         self.arrivals += 1;
-        match result {
-            Ok(p) => self.forward(p),
-            Err(p) => self.record_loss(&p, "random"),
+        if lost {
+            self.record_loss(&pkt, "random");
+        } else {
+            self.forward(pkt);
         }
     }
 

@@ -11,8 +11,12 @@ pub const UDP_HEADER_BYTES: u32 = 28;
 pub const MAX_SACK_BLOCKS: usize = 3;
 
 /// Kept to 64 bytes (one cache line): links hold thousands of packets in flight and
-/// every hop moves them.
+/// every hop moves them. `repr(C)` here and on [`Body`] gives a fixed layout of
+/// whole 8-byte words: with Rust's layout the compiler copied the body as a 45-byte
+/// blob in overlapping 16-byte pieces, and the next copy of the same packet stalled
+/// on store forwarding, at every hop (a sixth of the run time on the 1 Gb/s dumbbell).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
 pub struct Packet {
     pub flow: u32,
     /// Bytes on the wire (headers included): what links serialise and loss models see.
@@ -23,6 +27,7 @@ pub struct Packet {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
 pub enum Body {
     Data(Segment),
     Ack(Ack),

@@ -12,6 +12,11 @@ const BUILTINS: &[(&str, &str)] = &[
     ("fbtcp-3", include_str!("../../scenarios/fbtcp-3.toml")),
     ("fbtcp-4", include_str!("../../scenarios/fbtcp-4.toml")),
     ("urban", include_str!("../../scenarios/urban.toml")),
+    ("mateo-building13", include_str!("../../scenarios/mateo-building13.toml")),
+    ("mateo-buildings4", include_str!("../../scenarios/mateo-buildings4.toml")),
+    ("mateo-obstacles", include_str!("../../scenarios/mateo-obstacles.toml")),
+    ("mateo-handover", include_str!("../../scenarios/mateo-handover.toml")),
+    ("mateo-multiuser", include_str!("../../scenarios/mateo-multiuser.toml")),
 ];
 
 /// (id, description) of every built-in scenario; the description is the first

@@ -8,7 +8,7 @@ use crate::engine::{from_secs, to_secs, EventQueue, RngStreams, Time, Timer};
 use crate::net::{Body, Link, LossModel, Packet, QueueLimit, Verdict, UDP_HEADER_BYTES};
 use crate::radio::{RadioEvent, Ran};
 use crate::scenario::{AppKind, Config, FlowConfig, LossDirection};
-use crate::tcp::{AckPolicy, AppSink, Io, Receiver, ReceiverConfig, RttEstimator, Sender, SenderConfig};
+use crate::tcp::{AckPolicy, AppSink, Io, Outbox, Receiver, ReceiverConfig, RttEstimator, Sender, SenderConfig};
 use crate::trace::{
     EventLog, FlowSampler, FlowState, FlowSummary, QueueSummary, RadioEventTrace, RunOutput, Sampler, Summary, UeTrace,
 };
@@ -92,10 +92,13 @@ pub struct World {
     created: u64,
     delivered: u64,
     flows: Vec<Flow>,
+    /// Each flow's first hops, forward and reverse, for the endpoints' outbox.
+    first_hops: Vec<(Hop, Hop)>,
     log: EventLog,
     sampler: Sampler,
-    /// Scratch outbox reused by every event.
-    out: Vec<Packet>,
+    /// Packets endpoints sent that [`Wire`] could not place during the event (radio
+    /// first hops, tail drops), handled once the event is over.
+    pending: Vec<Packet>,
     /// The radio access network, in a mmWave scenario.
     ran: Option<Ran>,
     ue_trace: UeTrace,
@@ -157,9 +160,10 @@ impl World {
             created: 0,
             delivered: 0,
             flows: Vec::new(),
+            first_hops: Vec::new(),
             log: EventLog::new(cfg.trace.events, cfg.trace.max_events),
             sampler: Sampler::new(from_secs(cfg.trace.interval_s)),
-            out: Vec::new(),
+            pending: Vec::new(),
             ran: cfg.radio.as_ref().map(|r| Ran::new(r, &rng)),
             ue_trace: UeTrace::default(),
             radio_log: RadioEventTrace::default(),
@@ -172,6 +176,7 @@ impl World {
         }
         for (i, f) in cfg.flows.iter().enumerate() {
             let flow = world.build_flow(cfg, i as u32, f, &rng);
+            world.first_hops.push((flow.forward[0], flow.reverse[0]));
             world.flows.push(flow);
             world.queue.push(from_secs(f.start_s), Event::Start(i as u32));
         }
@@ -272,7 +277,7 @@ impl World {
                 let (_, event) = self.queue.pop().expect("peeked");
                 self.dispatch(event);
             }
-            self.flush_outbox();
+            self.flush_pending();
         }
         self.now = self.duration;
     }
@@ -288,16 +293,18 @@ impl World {
         }
     }
 
-    /// Sends the packets endpoints produced into the first hop of their route.
-    fn flush_outbox(&mut self) {
-        self.created += self.out.len() as u64;
-        for i in 0..self.out.len() {
-            let pkt = self.out[i];
-            let flow = &self.flows[pkt.flow as usize];
-            let hop = if pkt.is_forward() { flow.forward[0] } else { flow.reverse[0] };
-            self.send_to(hop, pkt);
+    /// Handles what endpoints sent during the event and [`Wire`] left pending:
+    /// packets for the radio go to it, packets a link refused are counted lost.
+    fn flush_pending(&mut self) {
+        for i in 0..self.pending.len() {
+            let pkt = self.pending[i];
+            let (forward, reverse) = self.first_hops[pkt.flow as usize];
+            match if pkt.is_forward() { forward } else { reverse } {
+                Hop::Link(_) => self.record_loss(&pkt, "overflow"),
+                hop => self.send_to(hop, pkt),
+            }
         }
-        self.out.clear();
+        self.pending.clear();
     }
 
     /// Hands a packet to a hop: a link's queue or the radio's RLC buffer.
@@ -416,7 +423,15 @@ impl World {
         let flow_id = pkt.flow;
         let flow = &mut self.flows[flow_id as usize];
         let sinr_db = self.ran.as_ref().zip(flow.ue).map(|(ran, ue)| ran.sinr_db(ue));
-        let mut io = Io { now, queue: &mut self.queue, out: &mut self.out, log: &mut self.log };
+        let mut wire = Wire {
+            now,
+            links: &mut self.links,
+            link_heads: &mut self.link_heads,
+            first_hops: &self.first_hops,
+            pending: &mut self.pending,
+            created: &mut self.created,
+        };
+        let mut io = Io { now, queue: &mut self.queue, out: &mut wire, log: &mut self.log };
         match (&mut flow.endpoints, pkt.body) {
             (Endpoints::Tcp { receiver, delayed_ack, delayed_ack_timeout, .. }, Body::Data(seg)) => {
                 match receiver.on_segment(&seg) {
@@ -439,7 +454,15 @@ impl World {
     }
 
     fn on_flow_timer(&mut self, flow_id: u32, event: Event) {
-        let mut io = Io { now: self.now, queue: &mut self.queue, out: &mut self.out, log: &mut self.log };
+        let mut wire = Wire {
+            now: self.now,
+            links: &mut self.links,
+            link_heads: &mut self.link_heads,
+            first_hops: &self.first_hops,
+            pending: &mut self.pending,
+            created: &mut self.created,
+        };
+        let mut io = Io { now: self.now, queue: &mut self.queue, out: &mut wire, log: &mut self.log };
         match &mut self.flows[flow_id as usize].endpoints {
             Endpoints::Tcp { sender, receiver, delayed_ack, .. } => match event {
                 Event::Rto(_) => sender.on_rto_timer(&mut io),
@@ -591,18 +614,52 @@ impl World {
     }
 }
 
-fn send_ack(flow: u32, receiver: &mut Receiver, delayed_ack: &mut Timer, io: &mut Io) {
-    delayed_ack.cancel();
-    let ack = receiver.make_ack();
-    io.out.push(Packet { flow, size: ack.wire_size(), hop: 0, body: Body::Ack(ack) });
+/// The endpoints' outbox during an event: a packet whose route starts with a wired
+/// link goes straight into the link's queue, so it is written once, where the link
+/// keeps it (written field by field into a scratch list and then copied whole, it
+/// stalled the copy on store forwarding). Packets for the radio, and packets the
+/// link refuses, wait in `pending` for [`World::flush_pending`], in order.
+struct Wire<'a> {
+    now: Time,
+    links: &'a mut [Link],
+    link_heads: &'a mut [Time],
+    first_hops: &'a [(Hop, Hop)],
+    pending: &'a mut Vec<Packet>,
+    created: &'a mut u64,
 }
 
-fn udp_send(flow: u32, source: &mut Source, sent: &mut u64, chunk: u32, timer: &mut Timer, io: &mut Io) {
+impl Outbox for Wire<'_> {
+    #[inline(always)]
+    fn send(&mut self, pkt: Packet) {
+        *self.created += 1;
+        let (forward, reverse) = self.first_hops[pkt.flow as usize];
+        let Hop::Link(link) = (if pkt.is_forward() { forward } else { reverse }) else {
+            return self.pending.push(pkt);
+        };
+        let l = &mut self.links[link as usize];
+        match l.enqueue(self.now, pkt) {
+            Verdict::Accepted { was_idle } => {
+                if was_idle {
+                    self.link_heads[link as usize] = l.head_time().expect("just queued");
+                }
+            }
+            Verdict::Overflow => self.pending.push(pkt),
+        }
+    }
+}
+
+fn send_ack(flow: u32, receiver: &mut Receiver, delayed_ack: &mut Timer, io: &mut Io<impl Outbox>) {
+    delayed_ack.cancel();
+    let ack = receiver.make_ack();
+    io.out.send(Packet { flow, size: ack.wire_size(), hop: 0, body: Body::Ack(ack) });
+}
+
+fn udp_send(flow: u32, source: &mut Source, sent: &mut u64, chunk: u32, timer: &mut Timer, io: &mut Io<impl Outbox>) {
     // No send buffer: every write leaves at once as one datagram.
     let written = source.written(io.now, *sent, u64::MAX / 4);
     while *sent < written {
         let len = (written - *sent).min(chunk as u64) as u32;
-        io.out.push(Packet { flow, size: (len + UDP_HEADER_BYTES) as u16, hop: 0, body: Body::Datagram { seq: *sent, len } });
+        io.out.send(Packet { flow, size: (len + UDP_HEADER_BYTES) as u16, hop: 0, body: Body::Datagram { seq: *sent, len } });
         *sent += len as u64;
     }
     if let Some(t) = source.next_write() {

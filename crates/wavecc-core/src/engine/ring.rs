@@ -30,6 +30,9 @@ impl<T: Copy> Ring<T> {
         self.len == 0
     }
 
+    /// Always inlined: called out of line, the item goes through memory, and an item
+    /// just written field by field then stalls the copy on store forwarding.
+    #[inline(always)]
     pub fn push_back(&mut self, item: T) {
         if self.len == self.buf.len() {
             self.grow(item);

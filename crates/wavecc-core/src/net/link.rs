@@ -106,7 +106,10 @@ impl Link {
         (self.pipe.len() - self.first_waiting) as u32
     }
 
-    /// Offers `pkt` to the queue at `now`.
+    /// Offers `pkt` to the queue at `now`. Always inlined, so that a packet built
+    /// by its sender is written straight into the queue's slot: copied from a
+    /// packet just written field by field, it stalls on store forwarding.
+    #[inline(always)]
     pub fn enqueue(&mut self, now: Time, pkt: Packet) -> Verdict {
         self.advance(now);
         let full = match self.limit {

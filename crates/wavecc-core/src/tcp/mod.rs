@@ -23,9 +23,22 @@ use crate::world::Event;
 
 /// What an endpoint may touch while it handles an event: the clock, the event
 /// queue for its timers, an outbox for the packets it sends, and the event log.
-pub struct Io<'a> {
+pub struct Io<'a, O: Outbox = Vec<Packet>> {
     pub now: Time,
     pub queue: &'a mut EventQueue<Event>,
-    pub out: &'a mut Vec<Packet>,
+    pub out: &'a mut O,
     pub log: &'a mut EventLog,
+}
+
+/// Where an endpoint's packets go. The world's outbox hands each packet straight to
+/// the first hop of its route (a generic, so that the call inlines and the packet
+/// is written once, where the link keeps it); tests collect packets in a `Vec`.
+pub trait Outbox {
+    fn send(&mut self, pkt: Packet);
+}
+
+impl Outbox for Vec<Packet> {
+    fn send(&mut self, pkt: Packet) {
+        self.push(pkt);
+    }
 }

@@ -5,7 +5,7 @@
 //! `cong_control`), and then sends what the window, the receiver and pacing allow.
 
 use super::rate::{PendingSample, RateSampler};
-use super::{Io, RttEstimator, Scoreboard};
+use super::{Io, Outbox, RttEstimator, Scoreboard};
 use crate::app::Source;
 use crate::cc::{CaState, CongestionControl, CwndEvent, LossResponse, RateSample, Socket};
 use crate::engine::{fs_per_byte, to_secs, tx_time, Time, Timer};
@@ -166,7 +166,7 @@ impl Sender {
         s.is_cwnd_limited = if s.in_slow_start() { s.cwnd < 2.0 * self.max_packets_out as f64 } else { self.cwnd_limited };
     }
 
-    fn set_state(&mut self, new: CaState, io: &mut Io) {
+    fn set_state(&mut self, new: CaState, io: &mut Io<impl Outbox>) {
         if new == self.state {
             return;
         }
@@ -178,7 +178,7 @@ impl Sender {
 
     // ----------------------------------------------------------------- ACKs --
 
-    pub fn on_ack(&mut self, ack: &Ack, io: &mut Io) {
+    pub fn on_ack(&mut self, ack: &Ack, io: &mut Io<impl Outbox>) {
         let now = io.now;
         if ack.ack > self.snd_nxt || ack.ack < self.snd_una {
             return; // acknowledges nothing we sent, or an old ACK overtaken by a newer one
@@ -274,7 +274,7 @@ impl Sender {
 
     /// Marks segments lost: RFC 6675 with SACK; without it, the head after
     /// `dupthresh` duplicate ACKs and again on each partial ACK (RFC 6582).
-    fn detect_losses(&mut self, advanced: bool, io: &mut Io) -> u32 {
+    fn detect_losses(&mut self, advanced: bool, io: &mut Io<impl Outbox>) -> u32 {
         let (flow, now) = (self.flow, io.now);
         if self.sb.sacked_out + self.sb.reno_sacked == 0 && !(advanced && self.state == CaState::Recovery) {
             return 0; // nothing above a hole has been reported: nothing can be lost
@@ -300,7 +300,7 @@ impl Sender {
 
     /// The congestion state machine (Linux `tcp_fastretrans_alert`, simplified to
     /// what SACK/PRR and RFC 6582 need).
-    fn update_state(&mut self, advanced: bool, io: &mut Io) {
+    fn update_state(&mut self, advanced: bool, io: &mut Io<impl Outbox>) {
         let reno_exit = advanced && self.state == CaState::Recovery && self.cc.loss_response() == LossResponse::RenoRecovery;
         if matches!(self.state, CaState::Recovery | CaState::Loss) && (self.snd_una >= self.high_seq || reno_exit) {
             self.end_episode(io);
@@ -321,7 +321,7 @@ impl Sender {
         self.sock.prior_cwnd = self.sock.cwnd;
     }
 
-    fn enter_recovery(&mut self, io: &mut Io) {
+    fn enter_recovery(&mut self, io: &mut Io<impl Outbox>) {
         self.save_for_undo();
         self.sync_sock(io.now);
         self.sock.ssthresh = self.cc.ssthresh(&self.sock).max(2.0);
@@ -338,7 +338,7 @@ impl Sender {
     }
 
     /// Recovery or loss episode complete: the cumulative ACK passed `high_seq`.
-    fn end_episode(&mut self, io: &mut Io) {
+    fn end_episode(&mut self, io: &mut Io<impl Outbox>) {
         if self.state == CaState::Recovery && !self.try_undo(io) && self.sock.ssthresh.is_finite() {
             // Linux `tcp_end_cwnd_reduction`: leave recovery at ssthresh.
             self.sock.cwnd = self.sock.ssthresh;
@@ -355,7 +355,7 @@ impl Sender {
     /// is undone: at once outside recovery, at the end of recovery otherwise (Linux
     /// `tcp_try_undo_dsack`, `tcp_try_undo_loss`, `tcp_try_undo_recovery`), so that
     /// PRR never fights a restored window.
-    fn on_dsack(&mut self, block: SackBlock, io: &mut Io) {
+    fn on_dsack(&mut self, block: SackBlock, io: &mut Io<impl Outbox>) {
         self.counters.spurious_retransmissions += 1;
         io.log.log(io.now, self.flow, "spurious_retransmission", "dsack", Some(block.start));
         if self.undo.marker.is_none_or(|m| block.start < m) || self.undo.retrans == 0 {
@@ -369,7 +369,7 @@ impl Sender {
 
     /// Restores the window and threshold from before the reduction when every
     /// retransmission of the episode was reported spurious; true when it did.
-    fn try_undo(&mut self, io: &mut Io) -> bool {
+    fn try_undo(&mut self, io: &mut Io<impl Outbox>) -> bool {
         if !self.cfg.undo || self.undo.marker.is_none() || self.undo.retrans > 0 {
             return false;
         }
@@ -382,7 +382,7 @@ impl Sender {
         true
     }
 
-    fn adjust_window(&mut self, rs: &RateSample, advanced: bool, io: &mut Io) {
+    fn adjust_window(&mut self, rs: &RateSample, advanced: bool, io: &mut Io<impl Outbox>) {
         // Again after `on_ack` and the state machine: HyStart may have set ssthresh,
         // which decides whether the flow counts as cwnd-limited (as in Linux, where
         // `tcp_is_cwnd_limited` is read after `pkts_acked`).
@@ -424,7 +424,7 @@ impl Sender {
     // ------------------------------------------------------------- timeouts --
 
     /// The retransmission timer fired (Linux `tcp_retransmit_timer` + `tcp_enter_loss`).
-    pub fn on_rto_timer(&mut self, io: &mut Io) {
+    pub fn on_rto_timer(&mut self, io: &mut Io<impl Outbox>) {
         if !self.rto_timer.fire(io.now, io.queue, Event::Rto(self.flow)) || self.sb.packets_out == 0 {
             return;
         }
@@ -450,7 +450,7 @@ impl Sender {
     /// Everything not SACKed counts as lost, cwnd drops to the loss window of one
     /// segment and slow start resends from the oldest hole (go-back-N): after a
     /// timeout, and on every loss for Tahoe.
-    fn restart_from_loss_window(&mut self, io: &mut Io) {
+    fn restart_from_loss_window(&mut self, io: &mut Io<impl Outbox>) {
         self.sb.mark_all_lost();
         self.sb.reno_sacked = 0;
         self.sock.cwnd = self.cc.loss_window(&self.sock).max(1.0);
@@ -459,13 +459,13 @@ impl Sender {
         self.next_send_time = io.now;
     }
 
-    pub fn on_pace_timer(&mut self, io: &mut Io) {
+    pub fn on_pace_timer(&mut self, io: &mut Io<impl Outbox>) {
         if self.pace_timer.fire(io.now, io.queue, Event::Pace(self.flow)) {
             self.send(io);
         }
     }
 
-    pub fn on_app_timer(&mut self, io: &mut Io) {
+    pub fn on_app_timer(&mut self, io: &mut Io<impl Outbox>) {
         if self.app_timer.fire(io.now, io.queue, Event::AppWake(self.flow)) {
             self.send(io);
         }
@@ -505,7 +505,7 @@ impl Sender {
 
     /// Sends what the window, the receive window, the application and pacing allow:
     /// retransmissions of lost segments first (RFC 6675 NextSeg rule 1), then new data.
-    pub fn send(&mut self, io: &mut Io) {
+    pub fn send(&mut self, io: &mut Io<impl Outbox>) {
         let now = io.now;
         let mss = self.cfg.mss as u64;
         // What the application has written by now; it cannot change during this call.
@@ -557,7 +557,7 @@ impl Sender {
         }
     }
 
-    fn transmit(&mut self, seq: u64, len: u32, retransmit: Option<usize>, io: &mut Io) {
+    fn transmit(&mut self, seq: u64, len: u32, retransmit: Option<usize>, io: &mut Io<impl Outbox>) {
         let now = io.now;
         // Linux: CA_EVENT_TX_START when nothing is in flight (`tcp_transmit_skb`);
         // the rate sampler restarts its clocks when nothing is outstanding at all.
@@ -585,7 +585,7 @@ impl Sender {
         }
         self.counters.segments_sent += 1;
         let size = (len + HEADER_BYTES) as u16;
-        io.out.push(Packet {
+        io.out.send(Packet {
             flow: self.flow,
             size,
             hop: 0,

@@ -1,7 +1,9 @@
-//! The built-in scenarios of seed 004 (Jiménez Mateo et al.). The seed describes its
-//! layouts only in words and blockage durations; these tests check that the geometry we
-//! chose gives those durations (from the geometry and, once, from a run), that the handover
-//! street hands over, and that the ten-UE application mix runs with every UE receiving data.
+//! The built-in scenarios of seeds 004 (Jiménez Mateo et al.) and 003 (D-TCP). The seeds
+//! describe their layouts only in words and blockage durations; these tests check that the
+//! geometry we chose gives those durations (from the geometry and, once, from a run), that
+//! the handover street and the high-speed road hand over, that the ten-UE application mix
+//! runs with every UE receiving data, and that the wired bottleneck and fairness scenarios
+//! are what seed 003 describes.
 
 use wavecc_core::radio::{blocked_intervals, LosTest, Obstacle, Point};
 use wavecc_core::scenario::{builtin, AppKind};
@@ -169,4 +171,57 @@ fn seed_004_multiuser_moving_ues_hand_over() {
             assert!(ue.handovers >= 1, "UE{}: {ue:?}", ue.ue);
         }
     }
+}
+
+#[test]
+fn seed_003_walks_are_blocked_3_s_three_times_or_12_s_then_half_a_second() {
+    let cfg = builtin_config("dtcp-small-building");
+    assert_intervals("dtcp-small-building", &blocked(&cfg, 0, 0), &[(5.0, 3.0), (14.0, 3.0), (23.0, 3.0)], 0.01);
+    let cfg = builtin_config("dtcp-large-building");
+    assert_intervals("dtcp-large-building", &blocked(&cfg, 0, 0), &[(7.0, 12.0), (24.0, 0.5)], 0.01);
+    for id in ["dtcp-small-building", "dtcp-large-building", "dtcp-highspeed"] {
+        let cfg = builtin_config(id);
+        let r = cfg.radio.as_ref().unwrap();
+        // Seed 003's Table 4: 10 MB RLC, 1 ms core, 10 ms remote host, a 2 Gb/s source.
+        assert_eq!((r.rlc_buffer_bytes, r.s1u_delay_s, cfg.path.one_way_delay_s), (10 << 20, 0.001, 0.010), "{id}");
+        assert_eq!((cfg.flows[0].rate_bps, cfg.flows[0].write_bytes), (Some(2e9), Some(1400)), "{id}");
+    }
+}
+
+#[test]
+fn seed_003_high_speed_road_hands_over_between_three_gnbs() {
+    let cfg = builtin_config("dtcp-highspeed");
+    let r = cfg.radio.as_ref().unwrap();
+    let t = r.ues[0].trajectory().unwrap();
+    assert!((t.position(11.0).distance(t.position(10.0)) - 30.0).abs() < 1e-9, "108 km/h");
+    // The nearest gNB is blocked for under a second at a time.
+    for (g, from, to) in [(0, 0.0, 7.0), (1, 8.0, 14.0), (2, 15.0, 22.0)] {
+        let b: Vec<(f64, f64)> = blocked(&cfg, 0, g).into_iter().filter(|&(a, _)| a >= from && a < to).collect();
+        assert!(!b.is_empty() && b.iter().all(|(a, e)| e - a < 1.0), "gNB {g}: {b:?}");
+    }
+    let out = wavecc_core::run(&with_flows("dtcp-highspeed", 22.0, &udp(1e7, 0)));
+    let ue = &out.summary.ues[0];
+    assert!(ue.handovers >= 2 && ue.cell == 2, "{ue:?} at {:?}", handover_times(&out, 0));
+}
+
+#[test]
+fn seed_003_bottleneck_and_fairness_are_5_mbps_at_40_ms() {
+    let cfg = builtin_config("dtcp-bottleneck");
+    assert!(cfg.radio.is_none());
+    assert_eq!((cfg.path.rate_bps, 2.0 * cfg.path.one_way_delay_s, cfg.path.loss.per_packet, cfg.duration_s), (5e6, 0.040, 1e-4, 60.0));
+    let mut short = cfg.clone();
+    short.duration_s = 10.0;
+    let out = wavecc_core::run(&short);
+    let f = &out.summary.flows[0];
+    assert!(f.goodput_mbps > 2.0 && f.goodput_mbps < 5.0, "{f:?}");
+    assert!(f.min_rtt_ms > 40.0 && f.min_rtt_ms < 45.0, "{f:?}");
+
+    let cfg = builtin_config("dtcp-fairness");
+    assert_eq!(cfg.path.rate_bps, 5e6);
+    let starts: Vec<f64> = cfg.flows.iter().map(|f| f.start_s).collect();
+    assert_eq!(starts, [0.0, 10.0, 20.0, 30.0, 40.0]);
+    assert!(cfg.flows.iter().all(|f| f.cca == "dtcp"));
+    let out = wavecc_core::run(&cfg);
+    let total: f64 = out.summary.flows.iter().map(|f| f.bytes_delivered as f64).sum::<f64>() * 8.0 / 60.0 / 1e6;
+    assert!(out.summary.flows.iter().all(|f| f.bytes_delivered > 0) && total > 4.0 && total < 5.0, "{total} Mb/s");
 }

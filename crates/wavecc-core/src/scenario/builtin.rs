@@ -17,6 +17,11 @@ const BUILTINS: &[(&str, &str)] = &[
     ("mateo-obstacles", include_str!("../../scenarios/mateo-obstacles.toml")),
     ("mateo-handover", include_str!("../../scenarios/mateo-handover.toml")),
     ("mateo-multiuser", include_str!("../../scenarios/mateo-multiuser.toml")),
+    ("dtcp-small-building", include_str!("../../scenarios/dtcp-small-building.toml")),
+    ("dtcp-large-building", include_str!("../../scenarios/dtcp-large-building.toml")),
+    ("dtcp-highspeed", include_str!("../../scenarios/dtcp-highspeed.toml")),
+    ("dtcp-bottleneck", include_str!("../../scenarios/dtcp-bottleneck.toml")),
+    ("dtcp-fairness", include_str!("../../scenarios/dtcp-fairness.toml")),
 ];
 
 /// (id, description) of every built-in scenario; the description is the first

@@ -150,11 +150,13 @@ fn ceil_non_negative(x: f64) -> Time {
 }
 
 impl Paced {
-    /// Moves to the next on-window after an off period; false when none is left.
+    /// Moves to the next on-window after an off period; false when none is left
+    /// (the window is then the empty one at `stop`, so nothing more is due).
     fn next_window(&mut self, stop: Time) -> bool {
         let Some(o) = &mut self.onoff else { return false };
         let start = self.window.1 + o.draw(o.off_s);
         if start >= stop {
+            self.window = (stop, stop);
             return false;
         }
         let end = (start + o.draw(o.on_s)).min(stop);
@@ -219,6 +221,16 @@ mod tests {
         assert_eq!(s.written(from_secs(0.0019), 0, BIG), 1000, "off period");
         assert_eq!(s.written(from_secs(0.002), 0, BIG), 2000, "second on period");
         assert_eq!(s.next_write(), Some(from_secs(0.003)));
+    }
+
+    #[test]
+    fn on_off_stops_writing_when_the_next_on_period_would_start_after_stop() {
+        // On 0-6 s, off 6 s: the next period would start at 12 s, after the 10 s run.
+        let mut s = source("app = \"onoff\"\nrate_bps = 8e6\nwrite_bytes = 1000\non_s = 6\noff_s = 6\nperiod_distribution = \"constant\"");
+        assert_eq!(s.written(from_secs(6.5), 0, BIG), 6000 * 1000);
+        // No wake-up is left: before the fix the sender woke every ns until the end.
+        assert_eq!(s.next_write(), None);
+        assert_eq!(s.written(from_secs(9.0), 0, BIG), 6000 * 1000);
     }
 
     #[test]

@@ -113,10 +113,10 @@ fn a_ue_walking_between_two_gnbs_hands_over_without_losing_packets() {
     r.ues[0].legs = serde_json::from_value(serde_json::json!([{"at_s": 0.5, "velocity": [15.0, 0.0, 0.0]}, {"at_s": 4.0, "velocity": [0.0, 0.0, 0.0]}])).unwrap();
     let out = wavecc_core::run(&cfg);
     let ue = &out.summary.ues[0];
-    // It ends on gNB 1. Near the midpoint the two links' beamforming gains (redrawn
-    // every 100 ms, 10-90% spread 6 dB) can beat the 3 dB hysteresis either way, so
-    // the UE may ping-pong, as seed 004 observes.
-    assert!(ue.handovers >= 1 && ue.cell == 1, "{ue:?}");
+    // It ends on gNB 1. Near the midpoint the two links' beamforming draws (redrawn
+    // every 100 ms, 10-90% spread 6 dB) could beat the 3 dB hysteresis either way; the
+    // 200 ms measurement filter keeps ping-pong rare.
+    assert!(ue.handovers >= 1 && ue.handovers <= 3 && ue.cell == 1, "{ue:?}");
     assert!(!out.summary.flows[0].losses.contains_key("handover"));
     let handovers: Vec<f64> =
         (0..out.radio_events.t_s.len()).filter(|&i| out.radio_events.kind[i] == "handover").map(|i| out.radio_events.t_s[i]).collect();
@@ -125,6 +125,21 @@ fn a_ue_walking_between_two_gnbs_hands_over_without_losing_packets() {
     // happens around it, none while one gNB is clearly nearer.
     assert!(handovers.iter().all(|&t| t > 1.3 && t < 3.0), "handovers at {handovers:?}");
     assert!(out.summary.flows[0].goodput_mbps > 300.0);
+}
+
+#[test]
+fn the_handover_filter_damps_ping_pong_from_beamforming_draws() {
+    let run = |filter_s: f64| {
+        let mut cfg = scenario("fbtcp-1", Some(6.0), &("[[radio.gnbs]]\nposition = [60.0, 0.0, 15.0]\n".to_string() + &udp_flow(1e8, 0)));
+        let r = cfg.radio.as_mut().unwrap();
+        r.obstacles.clear();
+        r.handover.filter_s = filter_s;
+        r.ues[0].position = [5.0, 10.0, 1.5];
+        r.ues[0].legs = serde_json::from_value(serde_json::json!([{"at_s": 0.5, "velocity": [15.0, 0.0, 0.0]}, {"at_s": 4.0, "velocity": [0.0, 0.0, 0.0]}])).unwrap();
+        wavecc_core::run(&cfg).summary.ues[0].handovers
+    };
+    let (raw, filtered) = (run(0.0), run(0.2));
+    assert!(filtered >= 1 && filtered < raw, "raw {raw}, filtered {filtered}");
 }
 
 #[test]

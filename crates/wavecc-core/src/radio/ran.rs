@@ -32,6 +32,8 @@ struct Ue {
     /// Per gNB: the channel, its gain (dB) and whether obstacles block it.
     channels: Vec<Channel>,
     gain_db: Vec<f64>,
+    /// The gains filtered for handover decisions.
+    filtered_gain_db: Vec<f64>,
     blocked: Vec<bool>,
     serving: usize,
     /// Downlink and uplink SINR now, and the downlink's as last reported (CQI).
@@ -89,6 +91,8 @@ pub struct Ran {
     noise_dbm: f64,
     interferer_beam_loss_db: f64,
     hysteresis_db: f64,
+    /// Weight of a new measurement in the handover filter.
+    filter_weight: f64,
     time_to_trigger: Time,
     interruption: Time,
     forwarding: Forwarding,
@@ -138,6 +142,7 @@ impl Ran {
                     trajectory,
                     channels: (0..gnbs.len()).map(|g| Channel::new(&profile, rng.stream(&format!("radio/channel/gnb{g}/ue{u}")))).collect(),
                     gain_db: vec![f64::NEG_INFINITY; gnbs.len()],
+                    filtered_gain_db: Vec::new(),
                     blocked: vec![false; gnbs.len()],
                     serving: 0,
                     sinr_db: f64::NEG_INFINITY,
@@ -172,6 +177,7 @@ impl Ran {
             noise_dbm: profile.noise_dbm(),
             interferer_beam_loss_db: cfg.interferer_beam_loss_db,
             hysteresis_db: cfg.handover.hysteresis_db,
+            filter_weight: filter_weight(cfg.channel_update_s, cfg.handover.filter_s),
             time_to_trigger: from_secs(cfg.handover.time_to_trigger_s),
             interruption: from_secs(cfg.handover.interruption_s),
             forwarding: cfg.handover.forwarding,
@@ -190,6 +196,7 @@ impl Ran {
         for u in 0..ran.ues.len() {
             ran.measure(u, 0);
             let ue = &mut ran.ues[u];
+            ue.filtered_gain_db = ue.gain_db.clone();
             ue.serving = best_cell(&ran.gnbs, &ue.gain_db);
         }
         ran
@@ -249,6 +256,9 @@ impl Ran {
             blockers(self.los_test, gnb.position, ue.position, &self.obstacles, &mut self.scratch_blockers);
             ue.blocked[g] = !self.scratch_blockers.is_empty();
             ue.gain_db[g] = ue.channels[g].update(t, gnb.position, ue.position, &self.scratch_blockers);
+            if let Some(f) = ue.filtered_gain_db.get_mut(g) {
+                *f += self.filter_weight * (ue.gain_db[g] - *f);
+            }
         }
     }
 
@@ -302,8 +312,9 @@ impl Ran {
         if self.gnbs.len() < 2 || now < ue.interrupted_until {
             return;
         }
-        let best = best_cell(&self.gnbs, &ue.gain_db);
-        if best == ue.serving || ue.gain_db[best] <= ue.gain_db[ue.serving] + self.hysteresis_db {
+        let gain = &ue.filtered_gain_db;
+        let best = best_cell(&self.gnbs, gain);
+        if best == ue.serving || gain[best] <= gain[ue.serving] + self.hysteresis_db {
             ue.candidate = None;
             return;
         }
@@ -437,6 +448,12 @@ impl Ran {
     pub fn cell_summary(&self, g: usize) -> CellSummary {
         CellSummary { cell: g as u32, transport_blocks: self.gnbs[g].tbs, bytes_transmitted: self.gnbs[g].bytes }
     }
+}
+
+/// The weight of each new measurement in an exponential filter of time constant
+/// `filter_s` sampled every `update_s` (1: no filtering).
+fn filter_weight(update_s: f64, filter_s: f64) -> f64 {
+    if filter_s <= 0.0 { 1.0 } else { 1.0 - (-update_s / filter_s).exp() }
 }
 
 /// The gNB with the strongest path gain (all gNBs transmit at the same power).

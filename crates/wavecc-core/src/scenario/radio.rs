@@ -98,6 +98,12 @@ pub struct HandoverConfig {
     pub hysteresis_db: f64,
     /// ...for this long (seed 004: a fixed 200 us time-to-trigger).
     pub time_to_trigger_s: f64,
+    /// Time constant of the exponential filter on the gains handover compares (the
+    /// layer-3 filtering of TS 38.331 5.5.3.2); 0 compares raw measurements. Without
+    /// it the ns3-mmwave profile's beamforming draws, redrawn every 100 ms, beat the
+    /// hysteresis at random wherever two cells are close (dozens of ping-pongs per
+    /// minute on seed 004's street).
+    pub filter_s: f64,
     /// No radio transmission for the UE during the handover.
     pub interruption_s: f64,
     /// "lossless": the RLC buffer moves to the new cell and HARQ blocks in flight
@@ -107,7 +113,7 @@ pub struct HandoverConfig {
 
 impl Default for HandoverConfig {
     fn default() -> Self {
-        Self { hysteresis_db: 3.0, time_to_trigger_s: 0.0002, interruption_s: 0.02, forwarding: Forwarding::Lossless }
+        Self { hysteresis_db: 3.0, time_to_trigger_s: 0.0002, filter_s: 0.2, interruption_s: 0.02, forwarding: Forwarding::Lossless }
     }
 }
 
@@ -229,6 +235,7 @@ impl RadioConfig {
         let h = &self.handover;
         non_negative("radio.handover.hysteresis_db", h.hysteresis_db)?;
         non_negative("radio.handover.time_to_trigger_s", h.time_to_trigger_s)?;
+        non_negative("radio.handover.filter_s", h.filter_s)?;
         non_negative("radio.handover.interruption_s", h.interruption_s)?;
         if self.gnbs.is_empty() {
             return Err(ConfigError::invalid("radio.gnbs", "at least one [[radio.gnbs]] entry is required"));

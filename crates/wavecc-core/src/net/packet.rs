@@ -84,7 +84,15 @@ impl Ack {
     /// Appends a block; the caller keeps to [`MAX_SACK_BLOCKS`].
     pub fn push_block(&mut self, b: SackBlock) {
         let off = |x: u64| (x as i64 - self.ack as i64) as i32;
-        self.sack[self.n_sack as usize] = (off(b.start), off(b.end));
+        let block = (off(b.start), off(b.end));
+        // Constant indices rather than `sack[n_sack]`: the compiler can then keep an
+        // ACK being built in registers and write it once, into the link's queue (an
+        // ACK in memory, copied whole, stalled on store forwarding).
+        match self.n_sack {
+            0 => self.sack[0] = block,
+            1 => self.sack[1] = block,
+            _ => self.sack[2] = block,
+        }
         self.n_sack += 1;
     }
 

@@ -134,7 +134,8 @@ impl Receiver {
         }
     }
 
-    /// Builds the ACK to send now.
+    /// Builds the ACK to send now (inlined into the send, see [`Ack::push_block`]).
+    #[inline(always)]
     pub fn make_ack(&mut self) -> Ack {
         let free = self.cfg.rcv_buf.saturating_sub(self.ooo_bytes());
         let rwnd = ((free >> self.window_shift) << self.window_shift).min(u32::MAX as u64) as u32;

@@ -1,5 +1,6 @@
 """The `wavecc` command line: a dispatcher over one module per command
-(`wavecc.commands.run`, `scenarios`, `bench`, `validate`, `sweep`, `report`).
+(`wavecc.commands.run`, `scenarios`, `bench`, `validate`, `sweep`, `reproduce`,
+`report`).
 
 Every failure the user can cause (a bad scenario, a missing file, a bad override or
 argument, an unwritable output directory) is reported as one line,
@@ -18,11 +19,11 @@ from . import bench, validate
 from ._core import ConfigError
 from .commands import EXIT_ERROR
 from .commands import bench as bench_command
-from .commands import report, run, scenarios, sweep
+from .commands import report, reproduce, run, scenarios, sweep
 from .commands import validate as validate_command
 
 # The commands in the order `wavecc --help` lists them.
-COMMANDS = (run, scenarios, bench_command, validate_command, sweep, report)
+COMMANDS = (run, scenarios, bench_command, validate_command, sweep, reproduce, report)
 
 
 class _Parser(argparse.ArgumentParser):

@@ -1,0 +1,392 @@
+"""The machinery shared by every reproduction: an experiment is a list of cases (one
+sweep each: a base config, a grid, labels that place its runs in the seed's tables),
+a function that turns the runs into tables, and one that draws the seed's figures.
+
+Tables are written in long form, one row per cell, with the seed's published value
+(from `published.csv`, transcribed from the seeds into `shared/spec/published`) next to
+ours and the difference.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from .. import analysis
+from ..config import Config, load_scenario, with_transport
+from ..result import Result
+from ..sweep import ResultSet, apply_values, sweep
+
+# Speeds measured on this project's reference machine (2026-11-22, one core, release
+# build): simulated seconds per wall second for a 1 Gb/s flow. They turn an
+# experiment's simulated seconds into the run time `--list` shows.
+MMWAVE_SIM_S_PER_S = 30.0
+WIRED_SIM_S_PER_S = 90.0
+
+# The long-form table's columns, in order.
+TABLE_COLUMNS = [
+    "table", "scenario", "setting", "per_byte", "cca", "metric", "unit",
+    "published", "ours", "ours_ci", "n", "difference", "difference_pct",
+]  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Case:
+    """One sweep: `config` run at every point of `grid` (dotted keys, `cca` for every
+    flow's algorithm) times the experiment's repetitions. `labels` become columns of
+    the combined summary (e.g. scenario and setting) so tables can find the runs."""
+
+    name: str
+    config: Config
+    grid: Mapping[str, Sequence[Any]]
+    labels: Mapping[str, Any]
+    wired: bool = False
+
+    def simulated_s(self, seeds: int) -> float:
+        points = math.prod(len(v) for v in self.grid.values()) if self.grid else 1
+        return points * seeds * float(self.config.get("duration_s", 60.0))
+
+
+@dataclass(frozen=True)
+class Runs:
+    """An experiment's finished sweeps: the combined summary (every case's rows with
+    its labels and a `case` column) and each case's ResultSet for its traces."""
+
+    summary: pd.DataFrame
+    sets: dict[str, ResultSet]
+    quick: bool
+
+    def load(self, row: Mapping[str, Any]) -> Result:
+        """The Result of one row of `summary`."""
+        return self.sets[row["case"]].load(row["key"])
+
+    def rows(self, **where: Any) -> pd.DataFrame:
+        """The summary rows whose columns equal the given values (successful runs)."""
+        frame = self.summary
+        if "status" in frame.columns:
+            frame = frame[frame["status"] == "ok"]
+        for column, value in where.items():
+            frame = frame[frame[column] == value]
+        return frame
+
+    def first(self, **where: Any) -> Result | None:
+        """The first run matching `where` (its lowest seed), or None."""
+        rows = self.rows(**where)
+        return None if rows.empty else self.load(rows.sort_values("seed").iloc[0])
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """A reproduction: `cases(quick)` gives the sweeps, `tables(runs)` the long-form
+    table rows by table name (without the published columns, which are attached
+    here), `figures(runs, directory)` draws the seed's figures."""
+
+    id: str
+    seed: str
+    title: str
+    outputs: str
+    cases: Callable[[bool], list[Case]]
+    tables: Callable[[Runs], dict[str, list[dict[str, Any]]]]
+    figures: Callable[[Runs, Path], list[Path]]
+    repetitions: int = 3
+    notes: str = ""
+    # Published rows of these (seed, table) pairs are matched into the tables.
+    published_tables: Sequence[str] = field(default_factory=tuple)
+
+    def seeds(self, quick: bool) -> int:
+        return 1 if quick else self.repetitions
+
+    def expected_wall_s(self, quick: bool, jobs: int) -> float:
+        """Estimated wall time from the simulated seconds and the measured speeds."""
+        total = 0.0
+        for case in self.cases(quick):
+            speed = WIRED_SIM_S_PER_S if case.wired else MMWAVE_SIM_S_PER_S
+            total += case.simulated_s(self.seeds(quick)) / speed
+        return total / max(jobs, 1)
+
+
+# --- building cases ----------------------------------------------------------------------
+
+
+def scenario(
+    scenario_id: str,
+    values: Mapping[str, Any] | None = None,
+    *,
+    quick_s: float | None = None,
+) -> Config:
+    """A built-in scenario with `values` (dotted keys) applied; with `quick_s` its
+    duration is cut to at most that many seconds."""
+    config = apply_values(load_scenario(scenario_id), dict(values or {}))
+    if quick_s is not None:
+        config["duration_s"] = min(float(config.get("duration_s", 60.0)), quick_s)
+    return config
+
+
+def udp(config: Config) -> Config:
+    """The seeds' UDP-saturated reference: the same applications over UDP."""
+    return with_transport(config, "udp")
+
+
+def with_flows(config: Config, flows: Sequence[Mapping[str, Any]]) -> Config:
+    """A copy of `config` with its flows replaced."""
+    result = copy.deepcopy(config)
+    result["flows"] = [dict(f) for f in flows]
+    return result
+
+
+# --- running -------------------------------------------------------------------------------
+
+
+def run_experiment(
+    experiment: Experiment,
+    out: Path,
+    *,
+    quick: bool,
+    jobs: int | None,
+    cluster: Any,
+    progress: Callable[[str, Any], None] | None,
+) -> Runs:
+    """Runs every case into `out/runs/<case>` (resumable stores) and combines them."""
+    frames, sets = [], {}
+    for case in experiment.cases(quick):
+        report = (lambda p, name=case.name: progress(name, p)) if progress else None
+        rs = sweep(case.config, dict(case.grid), seeds=experiment.seeds(quick), jobs=jobs,
+                   out=out / "runs" / case.name, progress=report, cluster=cluster)  # fmt: skip
+        frame = rs.summary.copy()
+        if "per_byte" not in case.labels:
+            swept = "path.loss.per_byte" in frame.columns
+            loss = case.config.get("path", {}).get("loss", {}).get("per_byte", 0.0)
+            frame["per_byte"] = frame["path.loss.per_byte"] if swept else float(loss)
+        frame.insert(0, "case", case.name)
+        for i, (column, value) in enumerate(case.labels.items()):
+            frame.insert(1 + i, column, value)
+        frames.append(frame)
+        sets[case.name] = rs
+    summary = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    return Runs(summary=summary, sets=sets, quick=quick)
+
+
+# --- tables --------------------------------------------------------------------------------
+
+
+def cell(
+    table: str, metric: str, unit: str, values: Sequence[float] | float, **keys: Any
+) -> dict[str, Any]:
+    """One table row: our mean over repetitions (`values`) with its 95% interval."""
+    if isinstance(values, (int, float)):
+        values = [values]
+    interval = analysis.confidence_interval(list(values))
+    return {"table": table, "metric": metric, "unit": unit, "ours": interval.mean,
+            "ours_ci": interval.half_width, "n": interval.n, **keys}  # fmt: skip
+
+
+def metric_cells(
+    runs: Runs,
+    table: str,
+    metric: str,
+    column: str,
+    unit: str,
+    *,
+    by: Sequence[str],
+    scale: float = 1.0,
+) -> list[dict[str, Any]]:
+    """A cell per group of `by` (e.g. scenario, setting, per_byte, cca) of the summary
+    column `column` (a flow metric) averaged over repetitions."""
+    frame = runs.rows()
+    rows = []
+    for values, group in frame.groupby(list(by), sort=False, dropna=False):
+        values = values if isinstance(values, tuple) else (values,)
+        keys = {k: _plain(v) for k, v in zip(by, values)}
+        rows.append(cell(table, metric, unit, list(group[column] * scale), **keys))
+    return rows
+
+
+def trace_mean_cells(
+    runs: Runs,
+    table: str,
+    metric: str,
+    column: str,
+    unit: str,
+    *,
+    by: Sequence[str],
+    where: Mapping[str, Any] | None = None,
+) -> list[dict[str, Any]]:
+    """A cell per group of `by` of the time average of a flow trace column (e.g. cwnd)
+    of each run, averaged over repetitions (seed 000's Table 8: average cwnd)."""
+    frame = runs.rows(**dict(where or {}))
+    rows = []
+    for values, group in frame.groupby(list(by), sort=False):
+        values = values if isinstance(values, tuple) else (values,)
+        means = [
+            float(runs.load(row).flows[column].mean()) for _, row in group.iterrows()
+        ]
+        rows.append(
+            cell(
+                table, metric, unit, means, **{k: _plain(v) for k, v in zip(by, values)}
+            )
+        )
+    return rows
+
+
+def improvement_cells(
+    runs: Runs,
+    table: str,
+    algorithm: str,
+    metric: str,
+    column: str,
+    *,
+    where: Mapping[str, Any],
+    keys: Mapping[str, Any],
+) -> list[dict[str, Any]]:
+    """Seed 001's improvement tables: `algorithm` over each baseline, per error rate, in
+    percent (`analysis.improvement_table`), one cell per baseline and error rate."""
+    frame = runs.rows(**where)
+    table_frame = analysis.improvement_table(
+        frame, algorithm, column, lower_better=metric.startswith("latency")
+    )
+    rows = []
+    for baseline, row in table_frame.iterrows():
+        for per_byte, value in row.items():
+            rows.append(cell(table, metric, "%", float(value), cca=f"{algorithm} vs {baseline}",
+                             per_byte=_plain(per_byte), **keys))  # fmt: skip
+    return rows
+
+
+@cache
+def published() -> pd.DataFrame:
+    """The seeds' published numbers (one row per value)."""
+    with (
+        resources.files(__package__)
+        .joinpath("published.csv")
+        .open(encoding="utf-8") as f
+    ):
+        frame = pd.read_csv(f, dtype={"seed": str, "table": str, "value": str})
+    frame["per_byte"] = pd.to_numeric(frame["per_byte"], errors="coerce")
+    return frame
+
+
+def attach_published(
+    rows: list[dict[str, Any]], seed: str, tables: Sequence[str], match: Sequence[str]
+) -> pd.DataFrame:
+    """The rows as a long-form DataFrame with the published value of each cell found
+    by `match` columns among the seed's `tables`, and the difference where both are
+    numbers. Published cells we have no run for are kept (ours NaN), so a table always
+    shows everything the seed published."""
+    frame = pd.DataFrame(rows)
+    if "published" not in frame.columns:
+        frame["published"] = None
+    for column in TABLE_COLUMNS:
+        if column not in frame.columns:
+            frame[column] = (
+                math.nan
+                if column
+                not in ("table", "scenario", "setting", "cca", "metric", "unit")
+                else ""
+            )
+    pub = published()
+    pub = pub[(pub["seed"] == seed) & pub["table"].isin(tables)]
+    if not pub.empty and not frame.empty:
+        lookup = {_key(r, match): r["value"] for _, r in pub.iterrows()}
+        metrics = set(frame["metric"])
+        given = (
+            frame["published"] if "published" in frame.columns else [None] * len(frame)
+        )
+        frame["published"] = [
+            p
+            if isinstance(p, str) or (p is not None and not pd.isna(p))
+            else lookup.pop(_key(r, match), None)
+            for p, (_, r) in zip(given, frame.iterrows())
+        ]
+        missing = [
+            {"table": frame["table"].iloc[0], "scenario": r["scenario"], "setting": r["setting"],
+             "per_byte": r["per_byte"], "cca": r["cca"], "metric": r["metric"], "unit": r["unit"],
+             "published": r["value"]}
+            for _, r in pub.iterrows() if _key(r, match) in lookup and r["metric"] in metrics
+        ]  # fmt: skip
+        if missing:
+            frame = pd.concat([frame, pd.DataFrame(missing)], ignore_index=True)
+    numeric = pd.to_numeric(frame["published"], errors="coerce")
+    frame["difference"] = frame["ours"] - numeric
+    frame["difference_pct"] = frame["difference"] / numeric.abs() * 100.0
+    return frame[TABLE_COLUMNS]
+
+
+def _key(row: Mapping[str, Any], match: Sequence[str]) -> tuple:
+    return tuple(_norm(row.get(c)) for c in match)
+
+
+def _norm(value: Any) -> Any:
+    if isinstance(value, float):
+        return None if math.isnan(value) else round(value, 15)
+    if value is None:
+        return None
+    return value
+
+
+def _plain(value: Any) -> Any:
+    """numpy scalars as Python values, for clean CSVs and comparisons."""
+    return value.item() if hasattr(value, "item") else value
+
+
+def write_tables(tables: Mapping[str, pd.DataFrame], directory: Path) -> list[Path]:
+    """Each table as `directory/NAME.csv`."""
+    directory.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for name, frame in tables.items():
+        path = directory / f"{name}.csv"
+        tmp = path.with_name(f".{path.name}.tmp")
+        frame.to_csv(tmp, index=False)
+        os.replace(tmp, path)
+        paths.append(path)
+    return paths
+
+
+# --- figures ------------------------------------------------------------------------------
+
+
+def overlay(results: Sequence[Result]) -> Result:
+    """One Result whose flows are the flows of `results` side by side (renumbered), for
+    time series of several algorithms on one figure; the first run's radio summary
+    (its NLoS stretches) is kept."""
+    flows, summaries = [], []
+    for i, r in enumerate(results):
+        frame = r.flows.copy()
+        base = sum(len(x.summary["flows"]) for x in results[:i])
+        frame["flow"] = frame["flow"] + base
+        flows.append(frame)
+        summaries += [{**f, "flow": f["flow"] + base} for f in r.summary["flows"]]
+    first = results[0]
+    summary = {**first.summary, "flows": summaries}
+    return Result(summary=summary, config=first.config, flows=pd.concat(flows, ignore_index=True),
+                  queues=first.queues, cc=first.cc, events=first.events, ues=first.ues,
+                  radio_events=first.radio_events)  # fmt: skip
+
+
+def goodput_rtt_bars(
+    rows: pd.DataFrame,
+    stem: Path,
+    *,
+    x: str = "per_byte",
+    xlabel: str | None = None,
+    rtt: str = "RTT",
+) -> list[Path]:
+    """The seeds' pair of bar charts: average throughput and average `rtt` (their word
+    for it: RTT or latency) per algorithm at each value of `x`, as `stem`-throughput
+    and `stem`-<rtt>."""
+    from .. import figures
+
+    paths = []
+    for metric, label, suffix in (("goodput_mbps", "average throughput (Mb/s)", "throughput"),
+                                  ("mean_rtt_ms", f"average {rtt} (ms)", rtt.lower())):  # fmt: skip
+        fig = figures.bars(rows, metric, x=x, xlabel=xlabel, ylabel=label)
+        paths += figures.save(fig, stem.with_name(f"{stem.name}-{suffix}"))
+    return paths

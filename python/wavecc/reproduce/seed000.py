@@ -1,0 +1,135 @@
+"""Seed 000 (FB-TCP, Poorzare et al.): scenarios 1-4 (trees, buildings, stops) at four
+per-byte error rates (scenario 4 adds two more), NewReno, CUBIC, HighSpeed, BBR and
+FB-TCP, the UDP-saturated line, Table 8 (average cwnd on scenario 1), FB-TCP vs
+HighSpeed time series, and the paper's note on the initial ssthresh."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .. import figures
+from .core import (
+    Case,
+    Experiment,
+    Runs,
+    attach_published,
+    cell,
+    goodput_rtt_bars,
+    metric_cells,
+    overlay,
+    scenario,
+    trace_mean_cells,
+    udp,
+)  # fmt: skip
+
+ALGORITHMS = ["newreno", "cubic", "highspeed", "bbr", "fbtcp"]
+# "zero, small, moderate, large" BER in the paper, as per-byte rates.
+RATES = [0.0, 1e-9, 1e-8, 1e-7]
+SCENARIO_4_EXTRA = [1e-6, 1e-5]
+SCENARIOS = ["fbtcp-1", "fbtcp-2", "fbtcp-3", "fbtcp-4"]
+SETTING = "rlc 2.5 MiB"
+# The paper's ssthresh remark: 65500 bytes is 46 segments of 1400 bytes.
+SSTHRESH_SEGMENTS = 46
+QUICK_S = 8.0
+
+
+def cases(quick: bool) -> list[Case]:
+    limit = QUICK_S if quick else None
+    out = []
+    for sc in SCENARIOS:
+        rates = RATES + (SCENARIO_4_EXTRA if sc == "fbtcp-4" else [])
+        base = scenario(sc, quick_s=limit)
+        labels = {"scenario": sc, "setting": SETTING}
+        out.append(
+            Case(sc, base, {"cca": ALGORITHMS, "path.loss.per_byte": rates}, labels)
+        )
+        out.append(Case(f"{sc}-udp", udp(base), {}, {**labels, "cca": "udp"}))
+    small = scenario(
+        "fbtcp-1", {"tcp.initial_ssthresh_segments": SSTHRESH_SEGMENTS}, quick_s=limit
+    )
+    out.append(Case("fbtcp-1-ssthresh", small, {"cca": ["highspeed", "cubic", "newreno"]},
+                    {"scenario": "fbtcp-1", "setting": "ssthresh 65500 B"}))  # fmt: skip
+    return out
+
+
+def tables(runs: Runs) -> dict:
+    by = ["scenario", "setting", "per_byte", "cca"]
+    main = runs.rows(setting=SETTING)
+    tcp = Runs(main[main["cca"] != "udp"], runs.sets, runs.quick)
+    udp_runs = Runs(main[main["cca"] == "udp"], runs.sets, runs.quick)
+    match = ["scenario", "per_byte", "cca", "metric"]
+    return {
+        "throughput": attach_published(
+            metric_cells(tcp, "throughput", "avg_throughput", "goodput_mbps", "Mb/s", by=by), "000", (), match),
+        "rtt": attach_published(
+            metric_cells(tcp, "rtt", "avg_rtt", "mean_rtt_ms", "ms", by=by), "000", ("text",), match),
+        "table8": attach_published(
+            trace_mean_cells(tcp, "table8", "avg_cwnd", "cwnd_segments", "segments", by=by,
+                             where={"scenario": "fbtcp-1"}), "000", ("8",), match),
+        "udp_saturated": attach_published(
+            metric_cells(udp_runs, "udp_saturated", "saturated_throughput", "goodput_mbps", "Mb/s", by=by),
+            "000", ("text",), match),
+        "ssthresh": attach_published(ssthresh_rows(runs), "000", (), match),
+    }  # fmt: skip
+
+
+def ssthresh_rows(runs: Runs) -> list[dict]:
+    """The paper gives "large -> 65500 B" throughputs as one text value per algorithm;
+    ours is written the same way, from the same runs."""
+    from .core import published
+
+    pub = published()
+    rows = []
+    for cca in ["highspeed", "cubic", "newreno"]:
+        large = runs.rows(scenario="fbtcp-1", setting=SETTING, cca=cca, per_byte=0.0)[
+            "goodput_mbps"
+        ]
+        small = runs.rows(scenario="fbtcp-1", setting="ssthresh 65500 B", cca=cca)[
+            "goodput_mbps"
+        ]
+        if large.empty or small.empty:
+            continue
+        text = pub[
+            (pub["seed"] == "000")
+            & (pub["cca"] == cca)
+            & (pub["metric"] == "avg_throughput_large_vs_65500")
+        ]
+        published_value = text["value"].iloc[0] if not text.empty else None
+        for setting, values in (("ssthresh large", large), ("ssthresh 65500 B", small)):
+            row = cell("ssthresh", "avg_throughput", "Mb/s", list(values), scenario="fbtcp-1",
+                       setting=setting, per_byte=0.0, cca=cca)  # fmt: skip
+            if published_value:
+                before, after = (float(v) for v in published_value.split("->"))
+                row["published"] = before if setting == "ssthresh large" else after
+            rows.append(row)
+    return rows
+
+
+def draw(runs: Runs, directory: Path) -> list[Path]:
+    paths = []
+    for sc in SCENARIOS:
+        rows = runs.rows(scenario=sc, setting=SETTING)
+        tcp = rows[rows["cca"] != "udp"]
+        if tcp.empty:
+            continue
+        paths += goodput_rtt_bars(tcp, directory / sc)
+        pair = [
+            runs.first(scenario=sc, setting=SETTING, cca=c, per_byte=0.0)
+            for c in ("fbtcp", "highspeed")
+        ]
+        if all(pair):
+            fig = figures.time_series(overlay(pair), udp=runs.first(scenario=sc, cca="udp"),
+                                      title=f"{sc}: FB-TCP vs HighSpeed, BER 0")  # fmt: skip
+            paths += figures.save(fig, directory / f"{sc}-fbtcp-vs-highspeed")
+    return paths
+
+
+EXPERIMENT = Experiment(
+    id="fbtcp",
+    seed="000",
+    title="FB-TCP: scenarios 1-4 x BER zero/small/moderate/large",
+    outputs="throughput, RTT, Table 8 (avg cwnd), UDP line, ssthresh note; bars and FB-TCP vs HighSpeed time series",
+    cases=cases,
+    tables=tables,
+    figures=draw,
+)

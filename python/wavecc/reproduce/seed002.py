@@ -1,0 +1,92 @@
+"""Seed 002 (Poorzare and Calveras Auge, urban deployment): the urban scenario with
+RLC buffers of 20 MiB ("unlimited"), 2.5 MiB (100% BDP) and 0.25 MiB (10% BDP), MSS
+14000 and a remote server; NewReno, CUBIC, HighSpeed and BBR with the UDP-saturated
+reference; throughput and RTT bars, HighSpeed vs BBR over time with the NLoS
+stretches shaded."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .. import figures
+from .core import (
+    Case,
+    Experiment,
+    Runs,
+    attach_published,
+    goodput_rtt_bars,
+    metric_cells,
+    overlay,
+    scenario,
+    udp,
+)
+
+ALGORITHMS = ["newreno", "cubic", "highspeed", "bbr"]
+SETTINGS = {
+    "rlc 20 MiB": {"radio.rlc_buffer_bytes": 20_971_520},
+    "rlc 2.5 MiB (100% BDP)": {"radio.rlc_buffer_bytes": 2_621_440},
+    "rlc 0.25 MiB (10% BDP)": {"radio.rlc_buffer_bytes": 262_144},
+    # Seed 002: MSS 14000 with MTU 15000 and 14000-byte writes ("datagrams").
+    "mss 14000, rlc 2.5 MiB": {"radio.rlc_buffer_bytes": 2_621_440, "tcp.mss_bytes": 14_000,
+                               "path.mtu_bytes": 15_000, "flows.0.write_bytes": 14_000},
+    # Seed 002: a server 40 ms away with an 8 MiB RLC buffer.
+    "remote server": {"radio.rlc_buffer_bytes": 8_388_608, "path.one_way_delay_s": 0.040},
+}  # fmt: skip
+SLUGS = {
+    name: slug
+    for name, slug in zip(
+        SETTINGS, ["rlc20", "rlc2.5", "rlc0.25", "mss14000", "remote"]
+    )
+}
+QUICK_S = 10.0
+
+
+def cases(quick: bool) -> list[Case]:
+    out = []
+    for name, values in SETTINGS.items():
+        base = scenario("urban", values, quick_s=QUICK_S if quick else None)
+        labels = {"scenario": "urban", "setting": name}
+        out.append(Case(SLUGS[name], base, {"cca": ALGORITHMS}, labels))
+        out.append(Case(f"{SLUGS[name]}-udp", udp(base), {}, {**labels, "cca": "udp"}))
+    return out
+
+
+def tables(runs: Runs) -> dict:
+    by = ["scenario", "setting", "per_byte", "cca"]
+    rows = runs.rows()
+    tcp = Runs(rows[rows["cca"] != "udp"], runs.sets, runs.quick)
+    saturated = Runs(rows[rows["cca"] == "udp"], runs.sets, runs.quick)
+    match = ["scenario", "setting", "cca", "metric"]
+    return {
+        "throughput": attach_published(metric_cells(tcp, "throughput", "avg_throughput", "goodput_mbps", "Mb/s", by=by),
+                                       "002", (), match),
+        "rtt": attach_published(metric_cells(tcp, "rtt", "avg_rtt", "mean_rtt_ms", "ms", by=by), "002", (), match),
+        "udp_saturated": attach_published(
+            metric_cells(saturated, "udp_saturated", "saturated_throughput", "goodput_mbps", "Mb/s", by=by),
+            "002", ("text",), match),
+    }  # fmt: skip
+
+
+def draw(runs: Runs, directory: Path) -> list[Path]:
+    rows = runs.rows()
+    tcp = rows[rows["cca"] != "udp"]
+    paths = []
+    if not tcp.empty:
+        paths += goodput_rtt_bars(
+            tcp, directory / "urban", x="setting", xlabel="setting"
+        )
+    for name, slug in SLUGS.items():
+        pair = [runs.first(setting=name, cca=c) for c in ("highspeed", "bbr")]
+        if all(pair):
+            fig = figures.time_series(overlay(pair), udp=runs.first(setting=name, cca="udp"),
+                                      title=f"urban, {name}: HighSpeed vs BBR")  # fmt: skip
+            paths += figures.save(fig, directory / f"{slug}-highspeed-vs-bbr")
+    return paths
+
+
+EXPERIMENT = Experiment(
+    id="urban", seed="002",
+    title="Urban deployment: RLC 20/2.5/0.25 MiB, MSS 14000, remote server",
+    outputs="throughput, RTT, UDP saturated; bars and HighSpeed vs BBR time series with NLoS shaded",
+    cases=cases, tables=tables, figures=draw,
+)  # fmt: skip

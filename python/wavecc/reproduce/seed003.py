@@ -1,0 +1,189 @@
+"""Seed 003 (D-TCP, Khan et al.): the small-building, large-building and high-speed
+mmWave walks with D-TCP, BBR, BIC, CUBIC and NewReno; the LTE-A-like wired bottleneck
+(1 and 5 Mb/s, 40 ms RTT, packet loss 0.01 / 1e-4 / 1e-6) with D-TCP, CUBIC and Reno
+(the seed's CLTCP is not modelled); five staggered D-TCP flows (intra-fairness) and
+D-TCP, CUBIC, Reno, Westwood+ and Tahoe sharing 5 Mb/s (inter-fairness), with Jain's
+index."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from .. import analysis, figures
+from .core import (
+    Case,
+    Experiment,
+    Runs,
+    attach_published,
+    cell,
+    metric_cells,
+    overlay,
+    scenario,
+    with_flows,
+)
+
+MMWAVE = {"dtcp-small-building": "small building", "dtcp-large-building": "large building",
+          "dtcp-highspeed": "high speed"}  # fmt: skip
+MMWAVE_ALGORITHMS = ["dtcp", "bbr", "bic", "cubic", "newreno"]
+BOTTLENECK_ALGORITHMS = ["dtcp", "cubic", "reno"]
+LOSSES = [0.01, 1e-4, 1e-6]
+RATES = [1e6, 5e6]
+# How seed 003's Fig. 13 names the bottleneck (published.csv's scenario column).
+BOTTLENECK_LABEL = "lte-a bottleneck 5 Mb/s, 40 ms"
+INTER = ["dtcp", "cubic", "reno", "westwood", "tahoe"]
+QUICK_S = 10.0
+# Jain's index is taken once every flow runs: over the last this many seconds.
+FAIRNESS_WINDOW_S = 20.0
+BY = ["scenario", "setting", "per_byte", "cca"]
+
+
+def _limit(quick: bool) -> float | None:
+    return QUICK_S if quick else None
+
+
+def mmwave_cases(quick: bool) -> list[Case]:
+    return [Case(sc, scenario(sc, quick_s=_limit(quick)), {"cca": MMWAVE_ALGORITHMS}, {"scenario": sc, "setting": words})
+            for sc, words in MMWAVE.items()]  # fmt: skip
+
+
+def mmwave_tables(runs: Runs) -> dict:
+    return {
+        "throughput": attach_published(metric_cells(runs, "throughput", "avg_throughput", "goodput_mbps", "Mb/s", by=BY),
+                                       "003", (), BY),
+        "rtt": attach_published(metric_cells(runs, "rtt", "avg_rtt", "mean_rtt_ms", "ms", by=BY), "003", (), BY),
+    }  # fmt: skip
+
+
+def mmwave_figures(runs: Runs, directory: Path) -> list[Path]:
+    paths = []
+    for sc, words in MMWAVE.items():
+        results = [runs.first(scenario=sc, cca=c) for c in MMWAVE_ALGORITHMS]
+        if all(results):
+            paths += figures.save(
+                figures.time_series(overlay(results), title=f"D-TCP, {words}"),
+                directory / sc,
+            )
+    rows = runs.rows()
+    if not rows.empty:
+        paths += figures.save(figures.bars(rows, "goodput_mbps", x="setting", xlabel="scenario",
+                                           ylabel="average goodput (Mb/s)"), directory / "goodput")  # fmt: skip
+    return paths
+
+
+MMWAVE_EXPERIMENT = Experiment(
+    id="dtcp-mmwave", seed="003",
+    title="D-TCP in mmWave: small building, large building, high speed; D-TCP, BBR, BIC, CUBIC, NewReno",
+    outputs="throughput, RTT; time series per scenario, goodput bars",
+    cases=mmwave_cases, tables=mmwave_tables, figures=mmwave_figures,
+)  # fmt: skip
+
+
+def bottleneck_cases(quick: bool) -> list[Case]:
+    base = scenario("dtcp-bottleneck", quick_s=_limit(quick))
+    return [Case("bottleneck", base, {"cca": BOTTLENECK_ALGORITHMS, "path.rate_bps": RATES,
+                                      "path.loss.per_packet": LOSSES},
+                 {"scenario": "dtcp-bottleneck", "setting": "lte-a bottleneck"}, wired=True)]  # fmt: skip
+
+
+def bottleneck_tables(runs: Runs) -> dict:
+    """Goodput per rate, loss and algorithm (kb/s), and Fig. 13's "maximum goodput":
+    at 5 Mb/s the best of the three loss conditions' average goodputs."""
+    frame = runs.rows()
+    rows = []
+    for (rate, loss, cca), group in frame.groupby(
+        ["path.rate_bps", "path.loss.per_packet", "cca"], sort=False
+    ):
+        rows.append(cell("goodput", "avg_goodput", "kb/s", list(group["goodput_mbps"] * 1e3),
+                         scenario="dtcp-bottleneck", setting=f"{rate / 1e6:g} Mb/s, packet loss {loss:g}",
+                         per_byte=0.0, cca=cca))  # fmt: skip
+    best = []
+    at5 = frame[frame["path.rate_bps"] == 5e6]
+    for cca, group in at5.groupby("cca", sort=False):
+        means = group.groupby("path.loss.per_packet")["goodput_mbps"].mean() * 1e3
+        best.append(cell("max_goodput", "max_goodput", "kb/s", float(means.max()), scenario=BOTTLENECK_LABEL,
+                         setting="max goodput", cca=cca))  # fmt: skip
+    return {
+        "goodput": attach_published(
+            rows, "003", (), ["scenario", "setting", "cca", "metric"]
+        ),
+        "max_goodput": attach_published(
+            best, "003", ("text (Fig. 13)",), ["scenario", "cca", "metric"]
+        ),
+    }
+
+
+def bottleneck_figures(runs: Runs, directory: Path) -> list[Path]:
+    paths = []
+    for rate in RATES:
+        rows = runs.rows(**{"path.rate_bps": rate})
+        if not rows.empty:
+            fig = figures.bars(rows, "goodput_mbps", x="path.loss.per_packet", xlabel="packet loss ratio",
+                               ylabel="average goodput (Mb/s)")  # fmt: skip
+            paths += figures.save(fig, directory / f"goodput-{rate / 1e6:g}mbps")
+    return paths
+
+
+BOTTLENECK = Experiment(
+    id="dtcp-bottleneck", seed="003",
+    title="LTE-A-like bottleneck: 1 and 5 Mb/s, 40 ms RTT, packet loss 0.01 / 1e-4 / 1e-6",
+    outputs="goodput per cell, Fig. 13's maximum goodput; bars",
+    cases=bottleneck_cases, tables=bottleneck_tables, figures=bottleneck_figures,
+)  # fmt: skip
+
+
+def fairness_cases(quick: bool) -> list[Case]:
+    base = scenario("dtcp-fairness", quick_s=None if not quick else 50.0)
+    inter = with_flows(
+        base, [{**f, "cca": cca} for f, cca in zip(base["flows"], INTER)]
+    )
+    return [
+        Case("intra", base, {}, {"scenario": "dtcp-fairness", "setting": "intra (5 x D-TCP)", "cca": "dtcp"}, wired=True),
+        Case("inter", inter, {}, {"scenario": "dtcp-fairness", "setting": "inter (" + ", ".join(INTER) + ")",
+                                  "cca": "mixed"}, wired=True),
+    ]  # fmt: skip
+
+
+def fairness_tables(runs: Runs) -> dict:
+    rows = []
+    for (setting, cca), group in runs.rows().groupby(["setting", "cca"], sort=False):
+        results = [runs.load(row) for _, row in group.iterrows()]
+        keys = {"scenario": "dtcp-fairness", "setting": setting, "per_byte": 0.0}
+        indices = []
+        for r in results:
+            end = r.flows["t_s"].max()
+            window = r.flows[r.flows["t_s"] > end - FAIRNESS_WINDOW_S]
+            indices.append(analysis.jain(window.groupby("flow")["goodput_mbps"].mean()))
+        rows.append(cell("fairness", "jain_index", "", indices, cca=cca, **keys))
+        for flow in results[0].summary["flows"]:
+            values = [
+                r.summary["flows"][flow["flow"]]["goodput_mbps"] * 1e3 for r in results
+            ]
+            rows.append(
+                cell(
+                    "fairness",
+                    f"flow{flow['flow']}_goodput",
+                    "kb/s",
+                    values,
+                    cca=flow["cca"],
+                    **keys,
+                )
+            )
+    return {"fairness": attach_published(rows, "003", (), BY)}
+
+
+def fairness_figures(runs: Runs, directory: Path) -> list[Path]:
+    paths = []
+    for case in ("intra", "inter"):
+        first = runs.first(case=case)
+        if first is not None:
+            paths += figures.save(figures.time_series(first, title=f"D-TCP {case}-fairness, 5 Mb/s"),
+                                  directory / f"fairness-{case}")  # fmt: skip
+    return paths
+
+
+FAIRNESS = Experiment(
+    id="dtcp-fairness", seed="003",
+    title="Fairness on 5 Mb/s: five staggered D-TCP flows; D-TCP, CUBIC, Reno, Westwood+, Tahoe",
+    outputs="Jain's index over the last 20 s, goodput per flow; time series",
+    cases=fairness_cases, tables=fairness_tables, figures=fairness_figures,
+)  # fmt: skip

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import plot
+from . import figures
 from .atomic import atomic_directory
 
 # The traces a run returns, in the order the core defines them (`trace::RunOutput`).
@@ -63,9 +63,10 @@ class Result:
         return directory
 
     def plot(self, path: str | os.PathLike[str]) -> Path:
-        """Draws goodput, cwnd and RTT over time, one line per flow, into `path` (PNG)."""
+        """Draws goodput, RTT and cwnd over time, one line per flow in its algorithm's
+        colour, NLoS stretches shaded (`figures.time_series`), into `path` (PNG)."""
         path = Path(path)
-        plot.time_series(self, path)
+        figures.save(figures.time_series(self, title=self.name), path, formats=("png",))
         return path
 
     def __repr__(self) -> str:

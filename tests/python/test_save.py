@@ -8,7 +8,7 @@ import os
 import pandas as pd
 import pytest
 
-from wavecc import plot
+from wavecc import figures
 from wavecc.atomic import atomic_directory
 
 FILES = {
@@ -51,11 +51,11 @@ def test_save_replaces_an_existing_result_whole(dumbbell, tmp_path):
 
 
 def test_a_failed_save_leaves_no_trace_and_the_old_result_alone(dumbbell, tmp_path, monkeypatch):
-    def broken(result, path):
+    def broken(fig, path, formats):
         path.write_bytes(b"half a figure")
         raise RuntimeError("plotting failed")
 
-    monkeypatch.setattr(plot, "time_series", broken)
+    monkeypatch.setattr(figures, "save", broken)
     with pytest.raises(RuntimeError, match="plotting failed"):
         dumbbell.save(tmp_path / "new")
     assert listing(tmp_path) == set()

@@ -218,13 +218,9 @@ def metric_cells(
 ) -> list[dict[str, Any]]:
     """A cell per group of `by` (e.g. scenario, setting, per_byte, cca) of the summary
     column `column` (a flow metric) averaged over repetitions."""
-    frame = runs.rows()
-    rows = []
-    for values, group in frame.groupby(list(by), sort=False, dropna=False):
-        values = values if isinstance(values, tuple) else (values,)
-        keys = {k: _plain(v) for k, v in zip(by, values)}
-        rows.append(cell(table, metric, unit, list(group[column] * scale), **keys))
-    return rows
+    return _grouped_cells(
+        runs.rows(), by, lambda group: list(group[column] * scale), table, metric, unit
+    )
 
 
 def trace_mean_cells(
@@ -239,19 +235,61 @@ def trace_mean_cells(
 ) -> list[dict[str, Any]]:
     """A cell per group of `by` of the time average of a flow trace column (e.g. cwnd)
     of each run, averaged over repetitions (seed 000's Table 8: average cwnd)."""
-    frame = runs.rows(**dict(where or {}))
-    rows = []
-    for values, group in frame.groupby(list(by), sort=False):
-        values = values if isinstance(values, tuple) else (values,)
-        means = [
+
+    def means(group: pd.DataFrame) -> list[float]:
+        return [
             float(runs.load(row).flows[column].mean()) for _, row in group.iterrows()
         ]
+
+    return _grouped_cells(
+        runs.rows(**dict(where or {})), by, means, table, metric, unit
+    )
+
+
+def _grouped_cells(
+    frame: pd.DataFrame,
+    by: Sequence[str],
+    values: Callable[[pd.DataFrame], list[float]],
+    table: str,
+    metric: str,
+    unit: str,
+) -> list[dict[str, Any]]:
+    rows = []
+    for keys, group in frame.groupby(list(by), sort=False, dropna=False):
+        keys = keys if isinstance(keys, tuple) else (keys,)
         rows.append(
             cell(
-                table, metric, unit, means, **{k: _plain(v) for k, v in zip(by, values)}
+                table,
+                metric,
+                unit,
+                values(group),
+                **{k: _plain(v) for k, v in zip(by, keys)},
             )
         )
     return rows
+
+
+def goodput_rtt_tables(
+    runs: Runs, seed: str, by: Sequence[str]
+) -> dict[str, pd.DataFrame]:
+    """The usual pair: average throughput and average RTT per group of `by`, with any
+    values the seed published for them."""
+    return {
+        "throughput": attach_published(
+            metric_cells(
+                runs, "throughput", "avg_throughput", "goodput_mbps", "Mb/s", by=by
+            ),
+            seed,
+            (),
+            by,
+        ),
+        "rtt": attach_published(
+            metric_cells(runs, "rtt", "avg_rtt", "mean_rtt_ms", "ms", by=by),
+            seed,
+            (),
+            by,
+        ),
+    }
 
 
 def improvement_cells(

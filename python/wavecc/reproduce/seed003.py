@@ -16,7 +16,7 @@ from .core import (
     Runs,
     attach_published,
     cell,
-    metric_cells,
+    goodput_rtt_tables,
     overlay,
     scenario,
     with_flows,
@@ -47,11 +47,7 @@ def mmwave_cases(quick: bool) -> list[Case]:
 
 
 def mmwave_tables(runs: Runs) -> dict:
-    return {
-        "throughput": attach_published(metric_cells(runs, "throughput", "avg_throughput", "goodput_mbps", "Mb/s", by=BY),
-                                       "003", (), BY),
-        "rtt": attach_published(metric_cells(runs, "rtt", "avg_rtt", "mean_rtt_ms", "ms", by=BY), "003", (), BY),
-    }  # fmt: skip
+    return goodput_rtt_tables(runs, "003", BY)
 
 
 def mmwave_figures(runs: Runs, directory: Path) -> list[Path]:

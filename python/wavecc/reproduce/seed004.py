@@ -17,6 +17,7 @@ from .core import (
     Runs,
     attach_published,
     cell,
+    goodput_rtt_tables,
     metric_cells,
     overlay,
     scenario,
@@ -57,11 +58,7 @@ def blockage_cases(quick: bool) -> list[Case]:
 
 
 def blockage_tables(runs: Runs) -> dict:
-    return {
-        "throughput": attach_published(metric_cells(runs, "throughput", "avg_throughput", "goodput_mbps", "Mb/s", by=BY),
-                                       "004", (), BY),
-        "rtt": attach_published(metric_cells(runs, "rtt", "avg_rtt", "mean_rtt_ms", "ms", by=BY), "004", (), BY),
-    }  # fmt: skip
+    return goodput_rtt_tables(runs, "004", BY)
 
 
 def blockage_figures(runs: Runs, directory: Path) -> list[Path]:

@@ -26,10 +26,12 @@ from ..config import Config, load_scenario, with_transport
 from ..result import Result
 from ..sweep import ResultSet, apply_values, sweep
 
-# Speeds measured on this project's reference machine (2026-11-22, one core, release
-# build): simulated seconds per wall second for a 1 Gb/s flow. They turn an
-# experiment's simulated seconds into the run time `--list` shows.
-MMWAVE_SIM_S_PER_S = 30.0
+# Simulated seconds per wall second per worker process, overheads included, that turn
+# an experiment's simulated seconds into the run time `--list` shows. mmWave: the full
+# thesis-benchmarks reproduction (14,400 simulated s of 1 Gb/s flows in 173 s on 2
+# processes, 2026-11-22). Wired: `wavecc bench`'s 1 Gb/s dumbbell; slower links run
+# faster, so wired estimates err long.
+MMWAVE_SIM_S_PER_S = 40.0
 WIRED_SIM_S_PER_S = 90.0
 
 # The long-form table's columns, in order.

@@ -33,8 +33,8 @@ class Case:
     overrides: tuple[str, ...] = ()
 
 
-# The cases named in the issue that introduced `wavecc bench`: a single bulk flow over
-# the 1 Gb/s, 20 ms RTT dumbbell for 60 simulated seconds.
+# The cases named in the issues: a single bulk flow over the 1 Gb/s, 20 ms RTT dumbbell
+# for 60 simulated seconds, and two mmWave scenarios.
 CASES = (
     Case("cubic-1g-20ms-60s", "dumbbell-1g", "cubic", ("duration_s=60",)),
     Case("newreno-1g-20ms-60s", "dumbbell-1g", "newreno", ("duration_s=60",)),
@@ -45,6 +45,10 @@ CASES = (
         "cubic",
         ("duration_s=60", "path.loss.per_byte=1e-7"),
     ),
+    # The mmWave issue's cases: the seeds' 1 Gb/s server over the urban walk, and
+    # seed 004's ten UEs with their application mix over four gNBs.
+    Case("cubic-urban-60s", "urban", "cubic", ("duration_s=60",)),
+    Case("cubic-multiuser-40s", "mateo-multiuser", "cubic", ("duration_s=40",)),
 )
 
 
@@ -84,7 +88,9 @@ def select(names: Iterable[str] | None) -> list[Case]:
     by_name = {case.name: case for case in CASES}
     unknown = [name for name in names if name not in by_name]
     if unknown or not names:
-        what = f"unknown bench case '{unknown[0]}'" if unknown else "no bench case named"
+        what = (
+            f"unknown bench case '{unknown[0]}'" if unknown else "no bench case named"
+        )
         raise ConfigError(f"{what} (cases: {', '.join(by_name)})")
     return [by_name[name] for name in names]
 

@@ -35,9 +35,17 @@ def test_each_case_is_what_its_name_says(name, cca, per_byte):
     assert [flow["cca"] for flow in config["flows"]] == [cca]
 
 
+def test_the_mmwave_cases_are_the_seeds_scenarios():
+    urban = json.loads(bench.config_json(*bench.select(["cubic-urban-60s"])))
+    assert urban["duration_s"] == 60 and urban["radio"]["rlc_buffer_bytes"] == 20 * 2**20
+    assert [(f["cca"], f["app"], f["rate_bps"]) for f in urban["flows"]] == [("cubic", "rate", 1e9)]
+    multi = json.loads(bench.config_json(*bench.select(["cubic-multiuser-40s"])))
+    assert (len(multi["radio"]["ues"]), len(multi["radio"]["gnbs"]), multi["duration_s"]) == (10, 4, 40)
+
+
 def test_all_cases_run_by_default():
     assert [case.name for case in bench.select(None)] == [case.name for case in bench.CASES]
-    assert len(bench.CASES) == 4
+    assert len(bench.CASES) == 6
 
 
 def test_bench_json_measures_a_short_case(cli):

@@ -119,32 +119,16 @@ class Experiment:
 # --- building cases ----------------------------------------------------------------------
 
 
-# The ns3-mmwave profile's steady blockage loss that brings its UDP-saturated goodput
-# onto the four the seeds publish (docs/validation.md: within 6%, against +5% to +18%
-# with the spec's 35.96 dB): the radio abstraction has no frequency-selective fading,
-# which costs ns-3 about 3 dB in NLoS. Reproductions use it; scenarios keep the spec's.
-CALIBRATED_BLOCKAGE_LOSS_DB = 39.0
-SPEC_BLOCKAGE_LOSS_DB = 35.96
-
-
 def scenario(
     scenario_id: str,
     values: Mapping[str, Any] | None = None,
     *,
     quick_s: float | None = None,
 ) -> Config:
-    """A built-in scenario with `values` (dotted keys) applied and the radio calibrated
-    (`CALIBRATED_BLOCKAGE_LOSS_DB`, where the scenario keeps the spec's blockage loss);
-    with `quick_s` its duration is cut to at most that many seconds."""
-    config = load_scenario(scenario_id)
-    ns3 = config.get("radio", {}).get("ns3_mmwave", {})
-    if (
-        "radio" in config
-        and ns3.get("blockage_loss_db", SPEC_BLOCKAGE_LOSS_DB) == SPEC_BLOCKAGE_LOSS_DB
-    ):
-        key = "radio.ns3_mmwave.blockage_loss_db"
-        config = apply_values(config, {key: CALIBRATED_BLOCKAGE_LOSS_DB})
-    config = apply_values(config, dict(values or {}))
+    """A built-in scenario with `values` (dotted keys) applied (the seeds' built-ins
+    carry the calibrated radio, docs/validation.md); with `quick_s` its duration is cut
+    to at most that many seconds."""
+    config = apply_values(load_scenario(scenario_id), dict(values or {}))
     if quick_s is not None:
         config["duration_s"] = min(float(config.get("duration_s", 60.0)), quick_s)
     return config

@@ -257,6 +257,15 @@ impl RadioConfig {
                 }
             }
         }
+        for (i, g) in self.gnbs.iter().enumerate() {
+            let [x, y, z] = g.position;
+            let inside = |o: &&ObstacleConfig| {
+                o.class == ObstacleClass::Building && (o.x[0]..=o.x[1]).contains(&x) && (o.y[0]..=o.y[1]).contains(&y) && (o.z[0]..=o.z[1]).contains(&z)
+            };
+            if let Some(j) = self.obstacles.iter().position(|o| inside(&o)) {
+                return Err(ConfigError::invalid(format!("radio.gnbs[{i}].position"), format!("{:?} is inside a building (radio.obstacles[{j}])", g.position)));
+            }
+        }
         if let Some(i) = flows.iter().position(|f| f.ue as usize >= self.ues.len()) {
             return Err(ConfigError::invalid(format!("flows[{i}].ue"), format!("must name one of the {} UEs (0..{}), got {}", self.ues.len(), self.ues.len() - 1, flows[i].ue)));
         }

@@ -40,14 +40,19 @@ pub fn share(kind: SchedulerKind, total: u32, demands: &[Demand], rotation: usiz
 
 fn round_robin(mut left: u32, demands: &[Demand], rotation: usize, out: &mut [u32]) {
     let n = demands.len();
+    // UEs in this slot's order, from `rotation` on (no allocation: this runs per slot).
+    let order = || (0..n).map(move |k| (k + rotation) % n);
     loop {
-        let hungry: Vec<usize> = (0..n).map(|k| (k + rotation) % n.max(1)).filter(|&i| out[i] < demands[i].symbols).collect();
-        if hungry.is_empty() || left == 0 {
+        let hungry = order().filter(|&i| out[i] < demands[i].symbols).count() as u32;
+        if hungry == 0 || left == 0 {
             return;
         }
-        let each = left / hungry.len() as u32;
-        let mut extra = left % hungry.len() as u32;
-        for &i in &hungry {
+        let each = left / hungry;
+        let mut extra = left % hungry;
+        for i in order() {
+            if out[i] >= demands[i].symbols {
+                continue;
+            }
             let offer = each + u32::from(extra > 0);
             extra = extra.saturating_sub(1);
             let give = offer.min(demands[i].symbols - out[i]);

@@ -226,6 +226,7 @@ impl World {
                 pacing: t.pacing,
                 pacing_burst: from_secs(t.pacing_burst_s),
                 undo: t.undo,
+                cwnd_validation: t.cwnd_validation,
             };
             let rtt = RttEstimator::new(t.initial_rto_s, t.min_rto_s, t.max_rto_s);
             let receiver = Receiver::new(ReceiverConfig {

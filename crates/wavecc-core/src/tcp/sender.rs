@@ -26,6 +26,9 @@ pub struct SenderConfig {
     /// packet on its own, as ns-3 does.
     pub pacing_burst: Time,
     pub undo: bool,
+    /// Grow the window only while it limits sending (Linux, RFC 7661); false grows it
+    /// on every ACK, as ns-3's TcpSocketBase does.
+    pub cwnd_validation: bool,
 }
 
 /// Linux's GSO size limit, the largest burst TSO autosizing builds.
@@ -163,7 +166,8 @@ impl Sender {
         s.snd_nxt = self.snd_nxt;
         s.snd_una = self.snd_una;
         s.ca_state = self.state;
-        s.is_cwnd_limited = if s.in_slow_start() { s.cwnd < 2.0 * self.max_packets_out as f64 } else { self.cwnd_limited };
+        s.is_cwnd_limited = !self.cfg.cwnd_validation
+            || if s.in_slow_start() { s.cwnd < 2.0 * self.max_packets_out as f64 } else { self.cwnd_limited };
     }
 
     fn set_state(&mut self, new: CaState, io: &mut Io<impl Outbox>) {
@@ -638,6 +642,7 @@ mod tests {
             pacing: false,
             pacing_burst: 0,
             undo: true,
+            cwnd_validation: true,
         };
         tune(&mut cfg);
         let flow = crate::Config::from_toml("[[flows]]\n").unwrap().flows[0].clone();

@@ -119,6 +119,17 @@ class Experiment:
 # --- building cases ----------------------------------------------------------------------
 
 
+# Quick runs are cut to this many seconds unless an experiment needs longer; the
+# columns that place a run in a seed's table.
+QUICK_S = 10.0
+TABLE_KEYS = ["scenario", "setting", "per_byte", "cca"]
+
+
+def quick_cut(quick: bool, seconds: float = QUICK_S) -> float | None:
+    """The `quick_s` of `scenario`: `seconds` for a --quick run, none for a full one."""
+    return seconds if quick else None
+
+
 def scenario(
     scenario_id: str,
     values: Mapping[str, Any] | None = None,

@@ -17,6 +17,7 @@ from .core import (
     goodput_rtt_bars,
     metric_cells,
     overlay,
+    quick_cut,
     scenario,
     trace_mean_cells,
     udp,
@@ -30,11 +31,11 @@ SCENARIOS = ["fbtcp-1", "fbtcp-2", "fbtcp-3", "fbtcp-4"]
 SETTING = "rlc 2.5 MiB"
 # The paper's ssthresh remark: 65500 bytes is 46 segments of 1400 bytes.
 SSTHRESH_SEGMENTS = 46
-QUICK_S = 8.0
+QUICK_S = 8.0  # the first blockage starts at 2 s
 
 
 def cases(quick: bool) -> list[Case]:
-    limit = QUICK_S if quick else None
+    limit = quick_cut(quick, QUICK_S)
     out = []
     for sc in SCENARIOS:
         rates = RATES + (SCENARIO_4_EXTRA if sc == "fbtcp-4" else [])

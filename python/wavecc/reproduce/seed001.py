@@ -16,6 +16,7 @@ from .core import (
     goodput_rtt_bars,
     improvement_cells,
     metric_cells,
+    quick_cut,
     scenario,
 )
 
@@ -33,14 +34,13 @@ SETTINGS = {
         "path.one_way_delay_s": 0.040,
     },
 }
-QUICK_S = 10.0
 MATCH = ["setting", "per_byte", "cca", "metric"]
 
 
 def _cases(algorithms: list[str], settings: list[str]):
     def cases(quick: bool) -> list[Case]:
         return [
-            Case(_slug(name), scenario("urban", SETTINGS[name], quick_s=QUICK_S if quick else None),
+            Case(_slug(name), scenario("urban", SETTINGS[name], quick_s=quick_cut(quick)),
                  {"cca": algorithms, "path.loss.per_byte": RATES}, {"scenario": SCENARIO, "setting": name})
             for name in settings
         ]  # fmt: skip

@@ -17,6 +17,7 @@ from .core import (
     goodput_rtt_bars,
     metric_cells,
     overlay,
+    quick_cut,
     scenario,
     udp,
 )
@@ -38,13 +39,12 @@ SLUGS = {
         SETTINGS, ["rlc20", "rlc2.5", "rlc0.25", "mss14000", "remote"]
     )
 }
-QUICK_S = 10.0
 
 
 def cases(quick: bool) -> list[Case]:
     out = []
     for name, values in SETTINGS.items():
-        base = scenario("urban", values, quick_s=QUICK_S if quick else None)
+        base = scenario("urban", values, quick_s=quick_cut(quick))
         labels = {"scenario": "urban", "setting": name}
         out.append(Case(SLUGS[name], base, {"cca": ALGORITHMS}, labels))
         out.append(Case(f"{SLUGS[name]}-udp", udp(base), {}, {**labels, "cca": "udp"}))

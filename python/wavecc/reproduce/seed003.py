@@ -11,6 +11,7 @@ from pathlib import Path
 
 from .. import analysis, figures
 from .core import (
+    TABLE_KEYS,
     Case,
     Experiment,
     Runs,
@@ -18,6 +19,7 @@ from .core import (
     cell,
     goodput_rtt_tables,
     overlay,
+    quick_cut,
     scenario,
     with_flows,
 )
@@ -31,18 +33,13 @@ RATES = [1e6, 5e6]
 # How seed 003's Fig. 13 names the bottleneck (published.csv's scenario column).
 BOTTLENECK_LABEL = "lte-a bottleneck 5 Mb/s, 40 ms"
 INTER = ["dtcp", "cubic", "reno", "westwood", "tahoe"]
-QUICK_S = 10.0
 # Jain's index is taken once every flow runs: over the last this many seconds.
 FAIRNESS_WINDOW_S = 20.0
-BY = ["scenario", "setting", "per_byte", "cca"]
-
-
-def _limit(quick: bool) -> float | None:
-    return QUICK_S if quick else None
+BY = TABLE_KEYS
 
 
 def mmwave_cases(quick: bool) -> list[Case]:
-    return [Case(sc, scenario(sc, quick_s=_limit(quick)), {"cca": MMWAVE_ALGORITHMS}, {"scenario": sc, "setting": words})
+    return [Case(sc, scenario(sc, quick_s=quick_cut(quick)), {"cca": MMWAVE_ALGORITHMS}, {"scenario": sc, "setting": words})
             for sc, words in MMWAVE.items()]  # fmt: skip
 
 
@@ -75,7 +72,7 @@ MMWAVE_EXPERIMENT = Experiment(
 
 
 def bottleneck_cases(quick: bool) -> list[Case]:
-    base = scenario("dtcp-bottleneck", quick_s=_limit(quick))
+    base = scenario("dtcp-bottleneck", quick_s=quick_cut(quick))
     return [Case("bottleneck", base, {"cca": BOTTLENECK_ALGORITHMS, "path.rate_bps": RATES,
                                       "path.loss.per_packet": LOSSES},
                  {"scenario": "dtcp-bottleneck", "setting": "lte-a bottleneck"}, wired=True)]  # fmt: skip
@@ -128,7 +125,7 @@ BOTTLENECK = Experiment(
 
 
 def fairness_cases(quick: bool) -> list[Case]:
-    base = scenario("dtcp-fairness", quick_s=None if not quick else 50.0)
+    base = scenario("dtcp-fairness", quick_s=quick_cut(quick, 50.0))
     inter = with_flows(
         base, [{**f, "cca": cca} for f, cca in zip(base["flows"], INTER)]
     )

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from .. import analysis, figures
 from .core import (
+    TABLE_KEYS,
     Case,
     Experiment,
     Runs,
@@ -20,6 +21,7 @@ from .core import (
     goodput_rtt_tables,
     metric_cells,
     overlay,
+    quick_cut,
     scenario,
     with_flows,
 )
@@ -38,12 +40,7 @@ CONFIG_SLUGS = {
     "rlc 7 MB": "rlc7",
     "rlc 7 MB + rto 200 ms": "rlc7-rto200",
 }
-QUICK_S = 10.0
-BY = ["scenario", "setting", "per_byte", "cca"]
-
-
-def _limit(quick: bool) -> float | None:
-    return QUICK_S if quick else None
+BY = TABLE_KEYS
 
 
 # --- blockage -------------------------------------------------------------------------------
@@ -51,7 +48,7 @@ def _limit(quick: bool) -> float | None:
 
 def blockage_cases(quick: bool) -> list[Case]:
     return [
-        Case(f"{sc}-{CONFIG_SLUGS[name]}", scenario(sc, values, quick_s=_limit(quick)), {"cca": ALGORITHMS},
+        Case(f"{sc}-{CONFIG_SLUGS[name]}", scenario(sc, values, quick_s=quick_cut(quick)), {"cca": ALGORITHMS},
              {"scenario": sc, "setting": name})
         for sc in BLOCKAGES for name, values in CONFIGS.items()
     ]  # fmt: skip
@@ -108,7 +105,7 @@ BLOCKAGE = Experiment(
 
 
 def handover_cases(quick: bool) -> list[Case]:
-    base = scenario("mateo-handover", quick_s=_limit(quick))
+    base = scenario("mateo-handover", quick_s=quick_cut(quick))
     return [
         Case(
             "handover",
@@ -157,7 +154,7 @@ HANDOVER = Experiment(
 
 
 def multiuser_cases(quick: bool) -> list[Case]:
-    base = scenario("mateo-multiuser", quick_s=_limit(quick))
+    base = scenario("mateo-multiuser", quick_s=quick_cut(quick))
     without = with_flows(base, [f for f in base["flows"] if f.get("ue", 0) != 0])
     return [
         Case("with-ue0", base, {"cca": ["cubic", "yeah"]}, {"scenario": "mateo-multiuser", "setting": "with UE0"}),

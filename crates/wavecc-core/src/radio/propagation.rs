@@ -196,10 +196,7 @@ impl Ns3MmwaveParams {
                 self.carrier_hz
             ));
         }
-        positive("bandwidth_hz", self.bandwidth_hz)?;
-        finite("gnb_tx_power_dbm", self.gnb_tx_power_dbm)?;
-        finite("ue_tx_power_dbm", self.ue_tx_power_dbm)?;
-        non_negative("noise_figure_db", self.noise_figure_db)?;
+        link_budget(self.bandwidth_hz, self.gnb_tx_power_dbm, self.ue_tx_power_dbm, self.noise_figure_db)?;
         non_negative("blockage_loss_db", self.blockage_loss_db)?;
         non_negative("blockage_ramp_s", self.blockage_ramp_s)?;
         positive("bf_redraw_s", self.bf_redraw_s)?;
@@ -377,7 +374,6 @@ impl ThreeGppParams {
                 self.carrier_hz
             ));
         }
-        positive("bandwidth_hz", self.bandwidth_hz)?;
         if self.mu > 4 {
             return Err(format!(
                 "mu = {}: must be 0..=4 (TS 38.211 numerologies)",
@@ -390,9 +386,7 @@ impl ThreeGppParams {
                 self.data_symbols
             ));
         }
-        finite("gnb_tx_power_dbm", self.gnb_tx_power_dbm)?;
-        finite("ue_tx_power_dbm", self.ue_tx_power_dbm)?;
-        non_negative("noise_figure_db", self.noise_figure_db)?;
+        link_budget(self.bandwidth_hz, self.gnb_tx_power_dbm, self.ue_tx_power_dbm, self.noise_figure_db)?;
         finite("gnb_antenna_gain_db", self.gnb_antenna_gain_db)?;
         finite("ue_antenna_gain_db", self.ue_antenna_gain_db)?;
         for (k, v) in [
@@ -497,6 +491,14 @@ fn finite(key: &str, v: f64) -> Result<(), String> {
     } else {
         Err(format!("{key} = {v}: must be a finite number"))
     }
+}
+
+/// The checks both profiles make on the band, the powers and the noise figure.
+fn link_budget(bandwidth_hz: f64, gnb_dbm: f64, ue_dbm: f64, noise_figure_db: f64) -> Result<(), String> {
+    positive("bandwidth_hz", bandwidth_hz)?;
+    finite("gnb_tx_power_dbm", gnb_dbm)?;
+    finite("ue_tx_power_dbm", ue_dbm)?;
+    non_negative("noise_figure_db", noise_figure_db)
 }
 
 fn positive(key: &str, v: f64) -> Result<(), String> {

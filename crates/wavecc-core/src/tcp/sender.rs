@@ -4,11 +4,12 @@
 //! (PRR in recovery, the algorithm's `cong_avoid` otherwise, or the algorithm's own
 //! `cong_control`), and then sends what the window, the receiver and pacing allow.
 
+use super::pacing::PacingRate;
 use super::rate::{PendingSample, RateSampler};
 use super::{Io, Outbox, RttEstimator, Scoreboard};
 use crate::app::Source;
 use crate::cc::{CaState, CongestionControl, CwndEvent, LossResponse, RateSample, Socket};
-use crate::engine::{fs_per_byte, to_secs, tx_time, Time, Timer};
+use crate::engine::{to_secs, Time, Timer};
 use crate::net::{Ack, Body, Packet, SackBlock, Segment, HEADER_BYTES};
 use crate::trace::{FlowSampler, FlowState, RttStats};
 use crate::world::Event;
@@ -30,9 +31,6 @@ pub struct SenderConfig {
     /// on every ACK, as ns-3's TcpSocketBase does.
     pub cwnd_validation: bool,
 }
-
-/// Linux's GSO size limit, the largest burst TSO autosizing builds.
-const MAX_BURST_BYTES: f64 = 65_536.0;
 
 /// Per-flow counters reported in the summary.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -86,6 +84,7 @@ pub struct Sender {
     max_packets_seq: u64,
     cwnd_limited: bool,
     next_send_time: Time,
+    pacer: PacingRate,
     rto_timer: Timer,
     pace_timer: Timer,
     app_timer: Timer,
@@ -119,6 +118,7 @@ impl Sender {
             max_packets_seq: 0,
             cwnd_limited: false,
             next_send_time: 0,
+            pacer: PacingRate::default(),
             rto_timer: Timer::default(),
             pace_timer: Timer::default(),
             app_timer: Timer::default(),
@@ -490,21 +490,12 @@ impl Sender {
         w / srtt * if self.sock.in_slow_start() { 2.0 } else { 1.2 }
     }
 
-    /// How far ahead of its schedule the pacer may send: one burst (Linux's
-    /// `tcp_tso_autosize`: `pacing_burst` of data at the pacing rate, capped at 64 KB,
-    /// at least 2 segments), or nothing when every packet is paced.
-    fn pacing_allowance(&self) -> Time {
-        if self.cfg.pacing_burst == 0 {
-            return 0;
-        }
+    /// The pacing rate's integer forms (see [`PacingRate`]), or None while the
+    /// rate is infinite (no RTT sample yet): nothing is paced then.
+    fn pacing(&mut self) -> Option<&PacingRate> {
         let rate = self.pacing_rate_bps();
-        if !rate.is_finite() {
-            return 0;
-        }
-        let segment = (self.cfg.mss + HEADER_BYTES) as f64;
-        let bytes = (rate / 8.0 * to_secs(self.cfg.pacing_burst)).min(MAX_BURST_BYTES).max(2.0 * segment);
-        // The allowance covers the burst but its last packet, which sets the next slot.
-        tx_time((bytes - segment).max(0.0) as u64, fs_per_byte(rate))
+        let segment = self.cfg.mss + HEADER_BYTES;
+        rate.is_finite().then(|| self.pacer.update(rate, segment, self.cfg.pacing_burst))
     }
 
     /// Sends what the window, the receive window, the application and pacing allow:
@@ -514,7 +505,7 @@ impl Sender {
         let mss = self.cfg.mss as u64;
         // What the application has written by now; it cannot change during this call.
         let written = self.app.written(now, self.snd_una, self.cfg.snd_buf);
-        let allowance = if self.cfg.pacing { self.pacing_allowance() } else { 0 };
+        let allowance = if self.cfg.pacing { self.pacing().map_or(0, PacingRate::allowance) } else { 0 };
         loop {
             let cwnd = (self.sock.cwnd as u32).max(1);
             if self.sb.in_flight() >= cwnd {
@@ -599,9 +590,8 @@ impl Sender {
             self.rto_timer.set(now + self.rtt.rto(), io.queue, Event::Rto(self.flow));
         }
         if self.cfg.pacing {
-            let rate = self.pacing_rate_bps();
-            if rate.is_finite() {
-                self.next_send_time = self.next_send_time.max(now) + tx_time(size as u64, fs_per_byte(rate));
+            if let Some(gap) = self.pacing().map(|p| p.gap(size as u64)) {
+                self.next_send_time = self.next_send_time.max(now) + gap;
             }
         }
     }

@@ -83,6 +83,20 @@ pub enum Quantization {
     Ns3,
 }
 
+impl Quantization {
+    /// Segments per TSO burst at the socket's pacing rate (Linux `bbr_tso_segs_goal`).
+    fn tso_segs_goal(self, sock: &Socket) -> f64 {
+        let min_segs = if sock.pacing_rate_bps < MIN_TSO_RATE_BPS { 1.0 } else { 2.0 };
+        match self {
+            Quantization::LinuxTso => {
+                let bytes = (sock.pacing_rate_bps / 8.0 / 1024.0).min(GSO_MAX_BYTES);
+                floor_non_negative(bytes / sock.mss as f64).max(min_segs).min(MAX_TSO_SEGS)
+            }
+            Quantization::LinuxNoTso | Quantization::Ns3 => min_segs,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
@@ -278,6 +292,11 @@ pub struct Bbr {
     /// RTprop estimate in seconds and when it was last set.
     min_rtt: Option<f64>,
     min_rtt_stamp: Time,
+    /// `min_rtt_window_s` in ns (checked on every ACK).
+    min_rtt_window: Time,
+    /// Segments per TSO burst for the pacing rate (bits) they were worked out for:
+    /// [`Bbr::tso_segs_goal`] is needed several times per ACK, the rate changes rarely.
+    tso_goal: (u64, f64),
     /// Packet-timed rounds: a round ends when a segment sent after it began is
     /// delivered (`rs.prior_delivered` reaches `next_rtt_delivered`).
     round_count: u64,
@@ -332,6 +351,8 @@ impl Bbr {
             bw: MaxFilter::new(0, 0.0),
             min_rtt: None,
             min_rtt_stamp: 0,
+            min_rtt_window: from_secs(p.min_rtt_window_s),
+            tso_goal: (f64::NAN.to_bits(), 0.0),
             round_count: 0,
             next_rtt_delivered: 0,
             round_start: false,
@@ -414,15 +435,12 @@ impl Bbr {
     }
 
     /// Segments per TSO burst (Linux `bbr_tso_segs_goal`, see [`Quantization`]).
-    fn tso_segs_goal(&self, sock: &Socket) -> f64 {
-        let min_segs = if sock.pacing_rate_bps < MIN_TSO_RATE_BPS { 1.0 } else { 2.0 };
-        match self.p.quantization {
-            Quantization::LinuxTso => {
-                let bytes = (sock.pacing_rate_bps / 8.0 / 1024.0).min(GSO_MAX_BYTES);
-                floor_non_negative(bytes / sock.mss as f64).max(min_segs).min(MAX_TSO_SEGS)
-            }
-            Quantization::LinuxNoTso | Quantization::Ns3 => min_segs,
+    fn tso_segs_goal(&mut self, sock: &Socket) -> f64 {
+        let key = sock.pacing_rate_bps.to_bits();
+        if self.tso_goal.0 != key {
+            self.tso_goal = (key, self.p.quantization.tso_segs_goal(sock));
         }
+        self.tso_goal.1
     }
 
     /// `ceil(gain x bw x RTprop)` segments; the initial window while no RTT is known
@@ -438,7 +456,7 @@ impl Bbr {
     /// Linux `bbr_quantization_budget`: room for the bursts the end hosts hold, an
     /// even window against delayed ACKs, and 2 more segments in the 1.25 phase so
     /// that probing raises the data in flight above the BDP even when it is small.
-    fn quantization_budget(&self, sock: &Socket, cwnd: f64) -> f64 {
+    fn quantization_budget(&mut self, sock: &Socket, cwnd: f64) -> f64 {
         let mut cwnd = match self.p.quantization {
             Quantization::Ns3 => cwnd + 3.0,
             Quantization::LinuxNoTso | Quantization::LinuxTso => {
@@ -452,13 +470,13 @@ impl Bbr {
     }
 
     /// Target data in flight for `gain` (Linux `bbr_inflight`).
-    fn inflight(&self, sock: &Socket, bw: f64, gain: f64) -> f64 {
+    fn inflight(&mut self, sock: &Socket, bw: f64, gain: f64) -> f64 {
         self.quantization_budget(sock, self.bdp(sock, bw, gain))
     }
 
     /// Linux `bbr_packets_in_net_at_edt` with no departure scheduled ahead of now:
     /// the data in flight, plus the next TSO burst while the gain raises it.
-    fn in_net_at_edt(&self, sock: &Socket, in_flight: u32) -> f64 {
+    fn in_net_at_edt(&mut self, sock: &Socket, in_flight: u32) -> f64 {
         let next_burst = match self.p.quantization {
             Quantization::Ns3 => 0.0,
             _ if self.pacing_gain > 1.0 => self.tso_segs_goal(sock),
@@ -586,7 +604,7 @@ impl Bbr {
     /// Linux `bbr_is_next_cycle_phase`: a phase lasts one RTprop, except that 1.25
     /// also waits until in flight reaches 1.25 BDP (or a loss shows it will not fit)
     /// and 0.75 ends as soon as in flight is down to one BDP.
-    fn is_next_cycle_phase(&self, sock: &Socket, rs: &RateSample) -> bool {
+    fn is_next_cycle_phase(&mut self, sock: &Socket, rs: &RateSample) -> bool {
         let elapsed = secs(self.delivered_stamp.saturating_sub(self.cycle_stamp));
         let full_length = self.min_rtt.is_some_and(|m| elapsed > m);
         if self.pacing_gain == 1.0 {
@@ -643,7 +661,7 @@ impl Bbr {
 
     /// RTprop filter and PROBE_RTT (Linux `bbr_update_min_rtt`).
     fn update_min_rtt(&mut self, sock: &mut Socket, rs: &RateSample) {
-        let expired = sock.now > self.min_rtt_stamp + from_secs(self.p.min_rtt_window_s);
+        let expired = sock.now > self.min_rtt_stamp + self.min_rtt_window;
         if let Some(rtt) = rs.rtt_s
             && (self.min_rtt.is_none_or(|m| rtt <= m) || expired)
         {

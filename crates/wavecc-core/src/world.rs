@@ -266,7 +266,7 @@ impl World {
                 .iter()
                 .enumerate()
                 .fold((0, Time::MAX), |best, (i, &t)| if t < best.1 { (i, t) } else { best });
-            let timer_time = self.queue.peek_time().unwrap_or(Time::MAX);
+            let timer_time = self.queue.next_time();
             let now = link_time.min(timer_time);
             if now > self.duration {
                 break;

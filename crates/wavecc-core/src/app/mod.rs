@@ -32,6 +32,10 @@ struct Paced {
     /// Current on-window and the write attempts made in it.
     window: (Time, Time),
     attempts: u64,
+    /// When the next write attempt of the window falls (its start plus `attempts`
+    /// intervals, rounded up to the ns; past the window's end once it holds no
+    /// more): worked out when the attempts change, read by every call in between.
+    next_due: Time,
     onoff: Option<OnOff>,
 }
 
@@ -77,6 +81,7 @@ impl Source {
                     interval: chunk as f64 * 8.0 * 1e9 / rate,
                     window: (start, first_end.min(stop)),
                     attempts: 0,
+                    next_due: start,
                     onoff,
                 })
             }
@@ -98,6 +103,11 @@ impl Source {
                 }
             }
             Kind::Paced(p) => {
+                // Nothing is due yet (with a nanosecond to spare for the rounding of
+                // the count below): most calls come from ACKs between two writes.
+                if now.saturating_add(1) < p.next_due.min(p.window.1) {
+                    return self.written;
+                }
                 // Writes the buffer has room for, worked out only when one is due.
                 let mut room = None;
                 loop {
@@ -105,8 +115,10 @@ impl Source {
                     let due_end = now.min(we.saturating_sub(1));
                     if due_end >= ws {
                         // The quotient is non-negative, so truncation is its floor
-                        // (`f64::floor` is a library call on baseline x86-64).
-                        let due = ((due_end - ws) as f64 / p.interval) as u64 + 1;
+                        // (`f64::floor` is a library call on baseline x86-64); signed
+                        // conversions are single instructions there, unsigned ones are
+                        // not, and times are far below 2^63.
+                        let due = ((due_end - ws) as i64 as f64 / p.interval) as i64 as u64 + 1;
                         let new = due.saturating_sub(p.attempts);
                         if new > 0 {
                             let room = room.get_or_insert_with(|| (acked + buf).saturating_sub(self.written) / p.chunk);
@@ -120,6 +132,7 @@ impl Source {
                         break;
                     }
                 }
+                p.next_due = p.window.0 + ceil_non_negative(p.attempts as f64 * p.interval);
             }
         }
         self.written
@@ -130,8 +143,7 @@ impl Source {
         match &self.kind {
             Kind::Bulk => (self.written == 0).then_some(self.start),
             Kind::Paced(p) => {
-                let (ws, we) = p.window;
-                let t = ws + ceil_non_negative(p.attempts as f64 * p.interval);
+                let (t, we) = (p.next_due, p.window.1);
                 (t < we && t < self.stop).then_some(t).or_else(|| {
                     // The window is exhausted; with on/off the next one starts
                     // after a silent period that `written` will draw.
@@ -142,11 +154,12 @@ impl Source {
     }
 }
 
-/// `x.ceil() as Time` for `x >= 0`, without `f64::ceil`'s library call on baseline
-/// x86-64 (this runs at every write of a paced application).
+/// `x.ceil() as Time` for `0 <= x < 2^63`, without `f64::ceil`'s library call on
+/// baseline x86-64 (this runs at every write of a paced application), through
+/// signed conversions (see [`Source::written`]).
 fn ceil_non_negative(x: f64) -> Time {
-    let t = x as Time;
-    if (t as f64) < x { t + 1 } else { t }
+    let t = x as i64;
+    (if (t as f64) < x { t + 1 } else { t }) as Time
 }
 
 impl Paced {

@@ -412,6 +412,8 @@ impl World {
         let flow = &self.flows[pkt.flow as usize];
         let route = if pkt.is_forward() { &flow.forward } else { &flow.reverse };
         match route.get(pkt.hop as usize) {
+            // Wired hops inline: the packet is not copied once more on its way.
+            Some(&Hop::Link(link)) => self.enqueue(link, pkt),
             Some(&next) => self.send_to(next, pkt),
             None => self.deliver(pkt),
         }

@@ -156,6 +156,7 @@ impl Timer {
     }
 
     /// Sets the deadline, pushing a heap entry only when the current one would be late.
+    #[inline]
     pub fn set<E: Copy>(&mut self, deadline: Time, queue: &mut EventQueue<E>, event: E) {
         self.deadline = Some(deadline);
         if self.armed.is_none_or(|a| a > deadline) {
@@ -171,6 +172,7 @@ impl Timer {
     /// Called when a heap entry of this timer pops at `now`; true when the timer
     /// really expires now. Stale entries return false; an entry that fires before
     /// a deadline that moved later re-arms itself.
+    #[inline]
     pub fn fire<E: Copy>(&mut self, now: Time, queue: &mut EventQueue<E>, event: E) -> bool {
         if self.armed != Some(now) {
             return false;

@@ -159,8 +159,6 @@ impl Sender {
     fn sync_sock(&mut self, now: Time) {
         let s = &mut self.sock;
         s.now = now;
-        s.srtt_s = self.rtt.srtt_s();
-        s.min_rtt_s = self.rtt.min_rtt.map_or(f64::INFINITY, to_secs);
         s.in_flight = self.sb.in_flight();
         s.delivered = self.rate.delivered;
         s.snd_nxt = self.snd_nxt;
@@ -243,6 +241,10 @@ impl Sender {
         });
         if let Some(r) = rtt {
             self.rtt.sample(r);
+            // The socket's RTT view changes only here, so it is updated here rather
+            // than converted again at every `sync_sock`.
+            self.sock.srtt_s = self.rtt.srtt_s();
+            self.sock.min_rtt_s = self.rtt.min_rtt.map_or(f64::INFINITY, to_secs);
             self.rtt_stats.record(r);
             self.sampler.record_rtt(r);
         }

@@ -260,8 +260,11 @@ fn recovering(s: CaState) -> bool {
     matches!(s, CaState::Recovery | CaState::Loss)
 }
 
+/// A time difference in seconds. Through `i64`: its conversion is one instruction on
+/// baseline x86-64 (the unsigned one is emulated), and a difference of two instants
+/// of one run is far below 2^63 ns.
 fn secs(t: Time) -> f64 {
-    t as f64 * 1e-9
+    t as i64 as f64 * 1e-9
 }
 
 /// Long-term ("LT") bandwidth estimator state (Linux `lt_*` fields).
@@ -793,10 +796,19 @@ impl Bbr {
 
     /// Linux `bbr_lt_bw_sampling`: from the first loss on, measure the delivery rate
     /// over intervals of 4-16 rounds that end on a loss; see [`Params::lt_bw`].
+    #[inline]
     fn lt_bw_sampling(&mut self, sock: &Socket, losses: u32, app_limited: bool) {
-        if !self.p.lt_bw {
+        // The common case, decided without a call: nothing to sample before a loss.
+        if !self.p.lt_bw || !(self.lt.use_bw || self.lt.is_sampling || losses > 0) {
             return;
         }
+        self.lt_bw_sampling_slow(sock, losses, app_limited);
+    }
+
+    /// The rest of [`Bbr::lt_bw_sampling`], kept out of line: it runs from the first
+    /// loss on.
+    #[inline(never)]
+    fn lt_bw_sampling_slow(&mut self, sock: &Socket, losses: u32, app_limited: bool) {
         if self.lt.use_bw {
             if self.mode == Mode::ProbeBw && self.round_start {
                 self.lt.rtt_cnt += 1;

@@ -22,12 +22,21 @@
 //! (`CA_EVENT_LOSS`). ns-3 `TcpWestwoodPlus` and the paper set ssthresh to the
 //! estimate at the loss itself: `loss_response = "immediate"`.
 //!
+//! What an ACK adds to the interval's bytes (`count`): Linux counts each segment once,
+//! whether a cumulative ACK, a SACK or a duplicate ACK reported it. ns-3 3.37 adds
+//! the `segmentsAcked` its socket passes to `PktsAcked`: 1 per duplicate ACK and per
+//! partial ACK in recovery, but the whole cumulative advance on the ACK that ends
+//! recovery, which counts again the segments the duplicate ACKs already counted
+//! (`count = "ns3"`). Each recovery thus inflates ns-3's estimate by about the
+//! segments SACKed above the hole, close to a window.
+//!
 //! Written in floating point (bytes per second, seconds) from the papers and the
 //! behaviour of Linux `tcp_westwood.c`; Linux's jiffy clock and integer rates are not
 //! reproduced.
 
 use super::{
-    CongestionControl, CwndEvent, RateSample, Socket, additive_increase, parse_params, slow_start,
+    CaState, CongestionControl, CwndEvent, RateSample, Socket, additive_increase, parse_params,
+    slow_start,
 };
 use crate::engine::Time;
 use serde::Deserialize;
@@ -57,6 +66,16 @@ pub enum LossResponse {
     Immediate,
 }
 
+/// What an ACK adds to the bandwidth sample.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Count {
+    /// Linux: the segments it newly delivered, cumulatively or by SACK, each once.
+    Delivered,
+    /// ns-3 3.37's `PktsAcked` counts (see [`Ns3Count`]).
+    Ns3,
+}
+
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
@@ -67,11 +86,65 @@ pub struct Params {
     pub min_interval_ms: f64,
     /// Default `linux`; `immediate` reproduces ns-3 and the paper.
     pub loss_response: LossResponse,
+    /// Default `delivered` (Linux); `ns3` reproduces ns-3's double count at the end of
+    /// recovery.
+    pub count: Count,
 }
 
 impl Default for Params {
     fn default() -> Self {
-        Self { filter: Filter::Linux, min_interval_ms: 50.0, loss_response: LossResponse::Linux }
+        Self {
+            filter: Filter::Linux,
+            min_interval_ms: 50.0,
+            loss_response: LossResponse::Linux,
+            count: Count::Delivered,
+        }
+    }
+}
+
+/// The segments ns-3 3.37's `TcpSocketBase::ProcessAck` passes to `PktsAcked` for one
+/// ACK, by the congestion state the ACK arrives in: an ACK that does not advance
+/// `snd_una` counts 1; an advance counts its segments in Open, less the duplicate
+/// ACKs already counted in Disorder, 1 when partial in Recovery and all of them when
+/// it ends Recovery; after a timeout, all of them up to the recovery point and those
+/// past it when it ends Loss.
+#[derive(Clone, Debug, Default)]
+pub struct Ns3Count {
+    /// `snd_una` at the previous ACK, bytes.
+    snd_una: u64,
+    /// Duplicate ACKs since `snd_una` last advanced (ns-3 `m_dupAckCount`).
+    dupacks: u64,
+    /// `snd_nxt` when Recovery or Loss began (ns-3 `m_recover`), bytes.
+    recover: u64,
+}
+
+impl Ns3Count {
+    /// The count for an ACK that left the socket at `sock` (`ca_state` still the
+    /// state it arrived in).
+    fn on_ack(&mut self, sock: &Socket) -> u64 {
+        let mss = u64::from(sock.mss);
+        let (old, new) = (self.snd_una, sock.snd_una);
+        self.snd_una = new;
+        if new <= old {
+            self.dupacks += 1;
+            return u64::from(sock.snd_nxt > new);
+        }
+        let advance = (new - old) / mss;
+        let dupacks = std::mem::take(&mut self.dupacks);
+        match sock.ca_state {
+            CaState::Open => advance,
+            CaState::Disorder => advance.saturating_sub(dupacks),
+            CaState::Recovery if new < self.recover => 1,
+            CaState::Recovery => advance,
+            CaState::Loss if new <= self.recover => advance,
+            CaState::Loss => (new - self.recover.max(old)) / mss,
+        }
+    }
+
+    fn set_state(&mut self, sock: &Socket, new: CaState) {
+        if matches!(new, CaState::Recovery | CaState::Loss) {
+            self.recover = sock.snd_nxt;
+        }
     }
 }
 
@@ -111,6 +184,7 @@ pub struct Westwood {
     /// The socket's minimum RTT at the last ACK, seconds, and its MSS, for the traces.
     rtt_min: f64,
     mss: u32,
+    ns3_count: Ns3Count,
 }
 
 pub fn build(params: &serde_json::Value) -> Result<Box<dyn CongestionControl>, String> {
@@ -131,6 +205,7 @@ impl Westwood {
             bw_est: 0.0,
             rtt_min: f64::INFINITY,
             mss: 1,
+            ns3_count: Ns3Count::default(),
         }
     }
 
@@ -205,10 +280,18 @@ impl CongestionControl for Westwood {
         self.mss = sock.mss;
         self.rtt_min = sock.min_rtt_s;
         self.update_interval(sock.now);
-        self.acked_bytes += rs.acked_sacked as f64 * sock.mss as f64;
+        let segments = match self.p.count {
+            Count::Delivered => u64::from(rs.acked_sacked),
+            Count::Ns3 => self.ns3_count.on_ack(sock),
+        };
+        self.acked_bytes += segments as f64 * sock.mss as f64;
         if let Some(rtt) = rs.rtt_s.filter(|&r| r > 0.0) {
             self.rtt = Some(rtt);
         }
+    }
+
+    fn set_state(&mut self, sock: &mut Socket, new: CaState) {
+        self.ns3_count.set_state(sock, new);
     }
 
     fn cwnd_event(&mut self, sock: &mut Socket, event: CwndEvent) {
@@ -400,9 +483,59 @@ mod tests {
         assert!(close(s.cwnd, 12.0 + 2.0 / 12.0), "{}", s.cwnd);
     }
 
+    /// One ACK up to `una` (segments) arriving in `state`, after 100 segments were sent;
+    /// returns the segments ns-3 counts for it.
+    fn ns3_ack(count: &mut Ns3Count, state: CaState, una: u64) -> u64 {
+        let mut s = Socket::new(MSS, 10.0, f64::INFINITY);
+        (s.snd_una, s.snd_nxt, s.ca_state) = (una * u64::from(MSS), 100 * u64::from(MSS), state);
+        count.on_ack(&s)
+    }
+
+    #[test]
+    fn ns3_counts_a_recovered_window_twice() {
+        // Segment 10 is lost; 20 segments above it come back as 20 duplicate ACKs
+        // (3 in Disorder, then Recovery, entered with snd_nxt at 31): 1 each. The
+        // retransmission's ACK, up to 31, ends recovery and counts 21 more: 41 for 21
+        // segments delivered. A partial ACK would have counted 1.
+        let mut c = Ns3Count::default();
+        assert_eq!(ns3_ack(&mut c, CaState::Open, 10), 10);
+        let mut counted = 0;
+        for i in 0..20 {
+            let state = if i < 3 { CaState::Disorder } else { CaState::Recovery };
+            if i == 3 {
+                let mut s = Socket::new(MSS, 10.0, f64::INFINITY);
+                s.snd_nxt = 31 * u64::from(MSS);
+                c.set_state(&s, CaState::Recovery);
+            }
+            counted += ns3_ack(&mut c, state, 10);
+        }
+        assert_eq!(counted, 20);
+        let mut partial = c.clone();
+        partial.recover = 200 * u64::from(MSS);
+        assert_eq!(ns3_ack(&mut partial, CaState::Recovery, 31), 1);
+        assert_eq!(ns3_ack(&mut c, CaState::Recovery, 31), 21);
+        // In Disorder the duplicate ACKs are not counted twice.
+        let mut c = Ns3Count::default();
+        assert_eq!(ns3_ack(&mut c, CaState::Open, 10), 10);
+        assert_eq!(ns3_ack(&mut c, CaState::Disorder, 10), 1);
+        assert_eq!(ns3_ack(&mut c, CaState::Disorder, 13), 2);
+    }
+
+    #[test]
+    fn the_count_reading_drives_the_estimate() {
+        // A duplicate ACK reporting 2 SACKed segments: Linux counts 2, ns-3 1.
+        for (count, bytes) in [("delivered", 2000.0), ("ns3", 1000.0)] {
+            let (mut cc, mut s) = westwood(json!({ "count": count }));
+            s.snd_nxt = 50 * u64::from(MSS);
+            ack(&mut cc, &mut s, 1.0, 2, 0.05);
+            assert_eq!(cc.acked_bytes, bytes, "{count}");
+        }
+    }
+
     #[test]
     fn impossible_parameters_are_rejected_with_the_key_and_range() {
         for (params, needle) in [
+            (json!({ "count": "acks" }), "ns3"),
             (json!({ "min_interval_ms": -1.0 }), "min_interval_ms = -1: must be >= 0"),
             (json!({ "filter": "kalman" }), "tustin"),
             (json!({ "loss_response": "later" }), "immediate"),

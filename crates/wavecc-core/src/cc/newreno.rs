@@ -81,6 +81,15 @@ pub fn build_tahoe(params: &serde_json::Value) -> Result<Box<dyn CongestionContr
     build_variant(params, "tahoe", LossResponse::SlowStart)
 }
 
+/// Reno's window growth for an ACK of `acked` segments, per segment (Linux) or per
+/// ACK (ns-3); Westwood+, which grows as Reno, shares it.
+pub(super) fn reno_grow(sock: &mut Socket, acked: u32, per: IncreasePer) {
+    match per {
+        IncreasePer::Segment => NewReno::grow_per_segment(sock, acked),
+        IncreasePer::Ack => NewReno::grow_per_ack(sock, acked),
+    }
+}
+
 impl NewReno {
     /// Linux `tcp_reno_cong_avoid`: slow start up to ssthresh, and the acknowledged
     /// segments left over grow the window linearly.
@@ -121,10 +130,7 @@ impl CongestionControl for NewReno {
     }
 
     fn cong_avoid(&mut self, sock: &mut Socket, acked: u32) {
-        match self.params.increase_per {
-            IncreasePer::Segment => Self::grow_per_segment(sock, acked),
-            IncreasePer::Ack => Self::grow_per_ack(sock, acked),
-        }
+        reno_grow(sock, acked, self.params.increase_per);
     }
 }
 

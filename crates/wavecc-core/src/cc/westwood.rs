@@ -34,10 +34,8 @@
 //! behaviour of Linux `tcp_westwood.c`; Linux's jiffy clock and integer rates are not
 //! reproduced.
 
-use super::{
-    CaState, CongestionControl, CwndEvent, RateSample, Socket, additive_increase, parse_params,
-    slow_start,
-};
+use super::newreno::{IncreasePer, reno_grow};
+use super::{CaState, CongestionControl, CwndEvent, RateSample, Socket, parse_params};
 use crate::engine::Time;
 use serde::Deserialize;
 
@@ -89,6 +87,9 @@ pub struct Params {
     /// Default `delivered` (Linux); `ns3` reproduces ns-3's double count at the end of
     /// recovery.
     pub count: Count,
+    /// Reno's growth per acknowledged segment (`segment`, Linux) or per ACK (`ack`:
+    /// ns-3's `TcpWestwood` inherits `TcpNewReno::IncreaseWindow`).
+    pub increase_per: IncreasePer,
 }
 
 impl Default for Params {
@@ -98,6 +99,7 @@ impl Default for Params {
             min_interval_ms: 50.0,
             loss_response: LossResponse::Linux,
             count: Count::Delivered,
+            increase_per: IncreasePer::Segment,
         }
     }
 }
@@ -267,10 +269,7 @@ impl CongestionControl for Westwood {
     }
 
     fn cong_avoid(&mut self, sock: &mut Socket, acked: u32) {
-        let acked = if sock.in_slow_start() { slow_start(sock, acked) } else { acked };
-        if acked > 0 {
-            additive_increase(sock, sock.cwnd, acked);
-        }
+        reno_grow(sock, acked, self.p.increase_per);
     }
 
     /// Linux's order: `in_ack_event` (close the interval, count the bytes) before
@@ -481,6 +480,13 @@ mod tests {
         s.ssthresh = 10.0;
         cc.cong_avoid(&mut s, 2);
         assert!(close(s.cwnd, 12.0 + 2.0 / 12.0), "{}", s.cwnd);
+        // ns-3: per ACK, whatever it covers.
+        let (mut cc, mut s) = westwood(json!({ "increase_per": "ack" }));
+        cc.cong_avoid(&mut s, 2);
+        assert_eq!(s.cwnd, 11.0);
+        s.ssthresh = 10.0;
+        cc.cong_avoid(&mut s, 2);
+        assert!(close(s.cwnd, 11.0 + 1.0 / 11.0), "{}", s.cwnd);
     }
 
     /// One ACK up to `una` (segments) arriving in `state`, after 100 segments were sent;

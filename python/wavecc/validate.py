@@ -88,14 +88,18 @@ NS3_TCP: dict[str, Any] = {
 }
 NS3_CC: dict[str, dict[str, Any]] = {
     "newreno": {"increase_per": "ack", "ssthresh_basis": "inflight"},
-    "cubic": {},
+    # ns-3's HyStart: the ACK train must span the whole minimum RTT, and the delay
+    # threshold is the minimum RTT itself (clamped to [4, 1000] ms); no Reno-friendly
+    # region; delay samples ignored for 10 ms (CubicDelta) after an epoch starts.
+    "cubic": {"hystart_ack_train_ratio": 1.0, "hystart_delay_ratio": 1.0,
+              "hystart_delay_max_ms": 1000.0, "tcp_friendliness": False, "rtt_holdoff_ms": 10.0},
     "highspeed": {"ssthresh_basis": "inflight"},
     "bbr": {"quantization": "ns3", "extra_acked_gain": 0.0, "lt_bw": False, "cycle_rand": 6},
     "vegas": {"ssthresh_rule": "ns3", "restart_on_idle": False, "integer_windows": True},
     "scalable": {"ai_cnt": 50, "ssthresh_basis": "inflight"},
     "yeah": {"phy_integer_division": True, "ssthresh_basis": "inflight", "restart_on_idle": False},
-    "westwood": {"loss_response": "immediate", "filter": "tustin", "min_interval_ms": 0.0,
-                 "count": "ns3"},
+    "westwood": {"loss_response": "immediate", "filter": "tustin", "sampling": "ns3",
+                 "count": "ns3", "increase_per": "ack"},
 }  # fmt: skip
 READINGS = {
     reading.name: reading

@@ -22,6 +22,12 @@
 //! (`CA_EVENT_LOSS`). ns-3 `TcpWestwoodPlus` and the paper set ssthresh to the
 //! estimate at the loss itself: `loss_response = "immediate"`.
 //!
+//! ns-3's sampling (`sampling = "ns3"`): the first ACK with an RTT `R` starts a timer
+//! of `R`; when it fires, the bytes counted since the last firing, divided by `R`
+//! (not by the time they took), are the sample. An interval that began in an idle gap
+//! between slow-start bursts thus holds more than `R` worth of ACKs, and the sample
+//! overstates the rate.
+//!
 //! What an ACK adds to the interval's bytes (`count`): Linux counts each segment once,
 //! whether a cumulative ACK, a SACK or a duplicate ACK reported it. ns-3 3.37 adds
 //! the `segmentsAcked` its socket passes to `PktsAcked`: 1 per duplicate ACK and per
@@ -36,7 +42,7 @@
 
 use super::newreno::{IncreasePer, reno_grow};
 use super::{CaState, CongestionControl, CwndEvent, RateSample, Socket, parse_params};
-use crate::engine::Time;
+use crate::engine::{from_secs, Time};
 use serde::Deserialize;
 
 pub const SUMMARY: &str =
@@ -64,6 +70,18 @@ pub enum LossResponse {
     Immediate,
 }
 
+/// How the per-interval rate samples are taken.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Sampling {
+    /// Linux: an interval closes on the first ACK after `max(RTT, min_interval_ms)`,
+    /// and its bytes are divided by the time it lasted.
+    Linux,
+    /// ns-3 `TcpWestwood` (WestwoodPlus): a timer of one RTT, started by the first ACK
+    /// after the last sample; its bytes are divided by that RTT.
+    Ns3,
+}
+
 /// What an ACK adds to the bandwidth sample.
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
@@ -79,8 +97,9 @@ pub enum Count {
 pub struct Params {
     /// Smoothing of the bandwidth samples. Default `linux`; `tustin` reproduces ns-3.
     pub filter: Filter,
-    /// Shortest sampling interval in ms (Linux 50). ns-3 samples over exactly one
-    /// RTT: 0 comes closest.
+    /// Default `linux`; `ns3` reproduces ns-3's RTT timer.
+    pub sampling: Sampling,
+    /// Shortest sampling interval in ms (Linux 50), for `sampling = "linux"`.
     pub min_interval_ms: f64,
     /// Default `linux`; `immediate` reproduces ns-3 and the paper.
     pub loss_response: LossResponse,
@@ -96,6 +115,7 @@ impl Default for Params {
     fn default() -> Self {
         Self {
             filter: Filter::Linux,
+            sampling: Sampling::Linux,
             min_interval_ms: 50.0,
             loss_response: LossResponse::Linux,
             count: Count::Delivered,
@@ -173,6 +193,8 @@ pub struct Westwood {
     p: Params,
     /// Start of the current sampling interval.
     interval_start: Time,
+    /// ns-3's sampling timer: when it fires and the RTT it divides by.
+    timer: Option<(Time, f64)>,
     /// Bytes acknowledged in the current interval (Linux `bk`).
     acked_bytes: f64,
     /// Latest RTT sample, seconds (Linux `w->rtt`); None before the first.
@@ -200,6 +222,7 @@ impl Westwood {
         Self {
             p,
             interval_start: 0,
+            timer: None,
             acked_bytes: 0.0,
             rtt: None,
             last_sample: 0.0,
@@ -241,6 +264,15 @@ impl Westwood {
         }
     }
 
+    /// ns-3's timer: once it has fired, the bytes counted until then over its RTT.
+    fn fire_timer(&mut self, now: Time) {
+        if let Some((_, rtt)) = self.timer.filter(|&(at, _)| now >= at) {
+            self.filter(self.acked_bytes / rtt);
+            self.acked_bytes = 0.0;
+            self.timer = None;
+        }
+    }
+
     /// `BWE x RTTmin` in segments, at least 2 (Linux `tcp_westwood_bw_rttmin`).
     fn bw_rttmin(&self) -> f64 {
         let w = self.bw_est * self.rtt_min / self.mss as f64;
@@ -278,7 +310,10 @@ impl CongestionControl for Westwood {
     fn on_ack(&mut self, sock: &mut Socket, rs: &RateSample) {
         self.mss = sock.mss;
         self.rtt_min = sock.min_rtt_s;
-        self.update_interval(sock.now);
+        match self.p.sampling {
+            Sampling::Linux => self.update_interval(sock.now),
+            Sampling::Ns3 => self.fire_timer(sock.now),
+        }
         let segments = match self.p.count {
             Count::Delivered => u64::from(rs.acked_sacked),
             Count::Ns3 => self.ns3_count.on_ack(sock),
@@ -286,6 +321,9 @@ impl CongestionControl for Westwood {
         self.acked_bytes += segments as f64 * sock.mss as f64;
         if let Some(rtt) = rs.rtt_s.filter(|&r| r > 0.0) {
             self.rtt = Some(rtt);
+            if self.p.sampling == Sampling::Ns3 && self.timer.is_none() {
+                self.timer = Some((sock.now + from_secs(rtt), rtt));
+            }
         }
     }
 
@@ -489,6 +527,26 @@ mod tests {
         assert!(close(s.cwnd, 11.0 + 1.0 / 11.0), "{}", s.cwnd);
     }
 
+    #[test]
+    fn ns3_sampling_divides_an_rtt_timers_bytes_by_that_rtt() {
+        // RTT 100 ms. The first ACK (at 10 ms) starts a timer to 110 ms; ACKs of 10
+        // segments at 10, 20, ..., 100 ms count; the one at 110 ms sees it fired:
+        // 100 segments / 0.1 s = 1e6 B/s, although they took 90 ms from the first.
+        // Linux's sampling (no minimum) divides the same 100 segments by the 110 ms
+        // the interval lasted since the connection began.
+        let (mut cc, mut s) = westwood(json!({ "sampling": "ns3", "filter": "tustin" }));
+        for i in 1..=11 {
+            ack(&mut cc, &mut s, 10.0 * i as f64, 10, 0.1);
+        }
+        assert!(close(cc.last_sample, 1e6), "{}", cc.last_sample);
+        assert_eq!(cc.acked_bytes, 10_000.0); // the ACK at 110 ms starts the next one
+        let (mut cc, mut s) = westwood(json!({ "min_interval_ms": 0.0, "filter": "tustin" }));
+        for i in 1..=11 {
+            ack(&mut cc, &mut s, 10.0 * i as f64, 10, 0.1);
+        }
+        assert!(close(cc.last_sample, 100_000.0 / 0.11), "{}", cc.last_sample);
+    }
+
     /// One ACK up to `una` (segments) arriving in `state`, after 100 segments were sent;
     /// returns the segments ns-3 counts for it.
     fn ns3_ack(count: &mut Ns3Count, state: CaState, una: u64) -> u64 {
@@ -542,6 +600,7 @@ mod tests {
     fn impossible_parameters_are_rejected_with_the_key_and_range() {
         for (params, needle) in [
             (json!({ "count": "acks" }), "ns3"),
+            (json!({ "sampling": "timer" }), "ns3"),
             (json!({ "min_interval_ms": -1.0 }), "min_interval_ms = -1: must be >= 0"),
             (json!({ "filter": "kalman" }), "tustin"),
             (json!({ "loss_response": "later" }), "immediate"),

@@ -168,9 +168,6 @@ pub struct TcpConfig {
     /// The RTT the algorithm sees on each ACK: `sample` (Linux) or `smoothed` (ns-3
     /// 3.37, the smoothed RTT on every ACK).
     pub cc_rtt: crate::tcp::CcRtt,
-    /// Fast recovery's Proportional Rate Reduction: `linux`, or `ns3` (ns-3 3.37's
-    /// `TcpPrrRecovery`, its 32-bit product included; see [`crate::tcp::PrrReading`]).
-    pub prr: crate::tcp::PrrReading,
 }
 
 impl Default for TcpConfig {
@@ -197,7 +194,6 @@ impl Default for TcpConfig {
             cwnd_validation: true,
             rtt_granularity_s: 0.0,
             cc_rtt: crate::tcp::CcRtt::Sample,
-            prr: crate::tcp::PrrReading::Linux,
         }
     }
 }

@@ -222,8 +222,6 @@ mod tests {
         assert!(e.starts_with("tcp.rtt_granularity_s: must be in [0, 1]"), "{e}");
         let e = err("[tcp]\ncc_rtt = \"srtt\"\n[[flows]]\n");
         assert!(e.contains("cc_rtt") && e.contains("sample") && e.contains("smoothed"), "{e}");
-        let e = err("[tcp]\nprr = \"rfc\"\n[[flows]]\n");
-        assert!(e.contains("prr") && e.contains("linux") && e.contains("ns3"), "{e}");
         let c = Config::from_toml("[tcp]\nrtt_granularity_s = 0.001\ncc_rtt = \"smoothed\"\n[[flows]]\n").unwrap();
         assert_eq!((c.tcp.rtt_granularity_s, c.tcp.cc_rtt), (0.001, crate::tcp::CcRtt::Smoothed));
     }

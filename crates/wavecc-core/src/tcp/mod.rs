@@ -2,7 +2,6 @@
 //! recovery, RTT/RTO, delayed ACKs, pacing and delivery-rate sampling. It knows no
 //! particular congestion-control algorithm: those sit behind [`crate::cc`].
 
-mod prr;
 mod ranges;
 mod rate;
 mod receiver;
@@ -10,7 +9,6 @@ mod rtt;
 mod scoreboard;
 mod sender;
 
-pub use prr::PrrReading;
 pub use ranges::RangeSet;
 pub use rate::{RateSampler, TxState};
 pub use receiver::{AckPolicy, AppSink, Receiver, ReceiverConfig};

@@ -5,7 +5,6 @@
 //! `cong_control`), and then sends what the window, the receiver and pacing allow.
 
 use super::rate::{PendingSample, RateSampler};
-use super::prr::{Prr, PrrReading};
 use super::{clock_rtt, CcRtt, Io, Outbox, RttEstimator, Scoreboard};
 use crate::app::Source;
 use crate::cc::{CaState, CongestionControl, CwndEvent, LossResponse, RateSample, Socket};
@@ -34,8 +33,6 @@ pub struct SenderConfig {
     pub rtt_granularity: Time,
     /// The RTT the algorithm is given on each ACK.
     pub cc_rtt: CcRtt,
-    /// How fast recovery paces its sending.
-    pub prr: PrrReading,
 }
 
 /// Linux's GSO size limit, the largest burst TSO autosizing builds.
@@ -50,6 +47,15 @@ pub struct FlowCounters {
     pub fast_recovery_episodes: u64,
     pub spurious_retransmissions: u64,
     pub undos: u64,
+}
+
+/// Proportional Rate Reduction state (RFC 6937), in packets as Linux keeps it.
+#[derive(Debug, Clone, Default)]
+struct Prr {
+    delivered: u64,
+    out: u64,
+    /// cwnd when recovery started (RFC 6937's RecoverFS, Linux's `prior_cwnd`).
+    prior_cwnd: u64,
 }
 
 /// What is needed to undo a reduction that D-SACKs prove spurious.
@@ -343,7 +349,7 @@ impl Sender {
             return self.restart_from_loss_window(io);
         }
         self.high_seq = self.snd_nxt;
-        self.prr = Prr::start(self.sock.cwnd);
+        self.prr = Prr { delivered: 0, out: 0, prior_cwnd: (self.sock.cwnd as u64).max(1) };
         self.counters.fast_recovery_episodes += 1;
         io.log.log(io.now, self.flow, "recovery_enter", "fast", Some(self.snd_una));
         self.set_state(CaState::Recovery, io);
@@ -413,8 +419,23 @@ impl Sender {
     /// slow-start back up to it (the SSRB bound).
     fn prr_update(&mut self, newly_delivered: u32, newly_lost: u32, advanced: bool) {
         let in_flight = self.sb.in_flight() as i64;
-        let safe_ack = advanced && newly_lost == 0;
-        let sndcnt = self.prr.sndcnt(self.cfg.prr, in_flight, self.sock.ssthresh, newly_delivered, safe_ack, self.cfg.mss);
+        let ssthresh = self.sock.ssthresh as i64;
+        self.prr.delivered += newly_delivered as u64;
+        let delta = ssthresh - in_flight;
+        let mut sndcnt = if delta < 0 {
+            let target = (ssthresh as u64 * self.prr.delivered).div_ceil(self.prr.prior_cwnd);
+            target as i64 - self.prr.out as i64
+        } else {
+            let mut n = (self.prr.delivered as i64 - self.prr.out as i64).max(newly_delivered as i64);
+            if advanced && newly_lost == 0 {
+                n += 1;
+            }
+            n.min(delta)
+        };
+        // Force the fast retransmission on entering recovery.
+        if self.prr.out == 0 {
+            sndcnt = sndcnt.max(1);
+        }
         self.sock.cwnd = (in_flight + sndcnt.max(0)) as f64;
     }
 
@@ -638,7 +659,6 @@ mod tests {
             cwnd_validation: true,
             rtt_granularity: 0,
             cc_rtt: CcRtt::Sample,
-            prr: PrrReading::Linux,
         };
         tune(&mut cfg);
         let flow = crate::Config::from_toml("[[flows]]\n").unwrap().flows[0].clone();

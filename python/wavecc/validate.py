@@ -93,10 +93,10 @@ NS3_CC: dict[str, dict[str, Any]] = {
     # region; delay samples ignored for 10 ms (CubicDelta) after an epoch starts.
     "cubic": {"hystart_ack_train_ratio": 1.0, "hystart_delay_ratio": 1.0,
               "hystart_delay_max_ms": 1000.0, "tcp_friendliness": False, "rtt_holdoff_ms": 10.0},
-    "highspeed": {"ssthresh_basis": "inflight"},
+    "highspeed": {"ssthresh_basis": "inflight", "slow_start_per": "ack"},
     "bbr": {"quantization": "ns3", "extra_acked_gain": 0.0, "lt_bw": False, "cycle_rand": 6},
     "vegas": {"ssthresh_rule": "ns3", "restart_on_idle": False, "integer_windows": True},
-    "scalable": {"ai_cnt": 50, "ssthresh_basis": "inflight"},
+    "scalable": {"ai_cnt": 50, "ssthresh_basis": "inflight", "slow_start_per": "ack"},
     "yeah": {"phy_integer_division": True, "ssthresh_basis": "inflight", "restart_on_idle": False},
     "westwood": {"loss_response": "immediate", "filter": "tustin", "sampling": "ns3",
                  "count": "ns3", "increase_per": "ack"},

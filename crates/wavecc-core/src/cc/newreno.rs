@@ -9,8 +9,8 @@
 //! which differ from Linux and matter when validating against the seeds' ns-3 runs.
 
 use super::{
-    CongestionControl, LossResponse, Socket, SsthreshBasis, additive_increase, parse_params,
-    slow_start,
+    CongestionControl, LossResponse, SlowStartPer, Socket, SsthreshBasis, additive_increase,
+    parse_params, slow_start,
 };
 use serde::Deserialize;
 
@@ -104,11 +104,7 @@ impl NewReno {
     /// (not capped at ssthresh); if that reaches ssthresh and the ACK covered more
     /// segments, one congestion-avoidance step as well.
     fn grow_per_ack(sock: &mut Socket, acked: u32) {
-        let mut left = acked;
-        if sock.in_slow_start() && left > 0 {
-            sock.cwnd += 1.0;
-            left -= 1;
-        }
+        let left = if sock.in_slow_start() { SlowStartPer::Ack.grow(sock, acked) } else { acked };
         if !sock.in_slow_start() && left > 0 {
             additive_increase(sock, sock.cwnd, 1);
         }

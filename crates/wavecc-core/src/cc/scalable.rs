@@ -178,15 +178,16 @@ mod tests {
 
     #[test]
     fn ns3_slow_start_grows_per_ack() {
-        let mut cc = scalable(json!({ "slow_start_per": "ack" }));
-        let mut s = Socket::new(1400, 10.0, f64::INFINITY);
-        cc.cong_avoid(&mut s, 2);
-        assert_eq!(s.cwnd, 11.0);
-        // Crossing ssthresh 12 from 11.5: +1, the other segment grows by 1/ai_cnt.
+        // Crossing ssthresh 12 from 11.5: +1 for the ACK, then its other segment
+        // grows the window by 1 / min(cwnd, ai_cnt) in avoidance.
         let mut cc = scalable(json!({ "slow_start_per": "ack", "ai_cnt": 50 }));
         let mut s = Socket::new(1400, 11.5, 12.0);
         cc.cong_avoid(&mut s, 2);
         assert!(close(s.cwnd, 12.5 + 1.0 / 12.5, 1e-12), "{}", s.cwnd);
+        // Well below ssthresh an ACK of 3 segments adds one, not three.
+        let mut s = Socket::new(1400, 10.0, f64::INFINITY);
+        cc.cong_avoid(&mut s, 3);
+        assert_eq!(s.cwnd, 11.0);
     }
 
     #[test]

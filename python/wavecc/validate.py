@@ -72,7 +72,6 @@ class Reading:
     the algorithm (keys as in a scenario's `[tcp]` and `flows[].cc`)."""
 
     name: str
-    description: str
     tcp: dict[str, Any]
     cc: dict[str, dict[str, Any]]
 
@@ -104,8 +103,8 @@ NS3_CC: dict[str, dict[str, Any]] = {
 READINGS = {
     reading.name: reading
     for reading in (
-        Reading("linux", "wavecc's defaults (Linux)", {}, {}),
-        Reading("ns3", "ns-3 3.37's readings of the socket and the algorithm", NS3_TCP, NS3_CC),
+        Reading("linux", {}, {}),  # wavecc's defaults, which follow Linux
+        Reading("ns3", NS3_TCP, NS3_CC),
     )
 }
 

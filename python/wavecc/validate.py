@@ -86,7 +86,7 @@ NS3_TCP: dict[str, Any] = {
     "cwnd_validation": False,  # TcpSocketBase grows cwnd on every ACK that advances
 }
 NS3_CC: dict[str, dict[str, Any]] = {
-    "newreno": {"increase_per": "ack", "ssthresh_basis": "inflight"},
+    "newreno": {"increase_per": "ack_bytes", "ssthresh_basis": "inflight"},
     # ns-3's HyStart: the ACK train must span the whole minimum RTT, and the delay
     # threshold is the minimum RTT itself (clamped to [4, 1000] ms); no Reno-friendly
     # region; delay samples ignored for 10 ms (CubicDelta) after an epoch starts.
@@ -98,7 +98,7 @@ NS3_CC: dict[str, dict[str, Any]] = {
     "scalable": {"ai_cnt": 50, "ssthresh_basis": "inflight", "slow_start_per": "ack"},
     "yeah": {"phy_integer_division": True, "ssthresh_basis": "inflight", "restart_on_idle": False},
     "westwood": {"loss_response": "immediate", "filter": "tustin", "sampling": "ns3",
-                 "count": "ns3", "increase_per": "ack"},
+                 "count": "ns3", "increase_per": "ack_bytes"},
 }  # fmt: skip
 READINGS = {
     reading.name: reading

@@ -10,7 +10,7 @@
 
 use super::{
     CongestionControl, LossResponse, SlowStartPer, Socket, SsthreshBasis, additive_increase,
-    parse_params, slow_start,
+    floor_non_negative, parse_params, slow_start,
 };
 use serde::Deserialize;
 
@@ -32,6 +32,12 @@ pub enum IncreasePer {
     /// slow start, +1/cwnd per ACK in congestion avoidance), so delayed ACKs halve
     /// the growth rate.
     Ack,
+    /// Per ACK and in whole bytes, as ns-3 `TcpNewReno::CongestionAvoidance` keeps
+    /// cwnd: each ACK adds `(uint32_t) max(1, MSS^2 / cwnd)` bytes, so the fraction is
+    /// lost (at 1400-byte segments: 2 bytes instead of 2.15 at 650 segments, 1 instead
+    /// of 1.99 from 704 on, about half the per-ACK growth there).
+    #[serde(rename = "ack_bytes")]
+    AckBytes,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -86,7 +92,8 @@ pub fn build_tahoe(params: &serde_json::Value) -> Result<Box<dyn CongestionContr
 pub(super) fn reno_grow(sock: &mut Socket, acked: u32, per: IncreasePer) {
     match per {
         IncreasePer::Segment => NewReno::grow_per_segment(sock, acked),
-        IncreasePer::Ack => NewReno::grow_per_ack(sock, acked),
+        IncreasePer::Ack => NewReno::grow_per_ack(sock, acked, false),
+        IncreasePer::AckBytes => NewReno::grow_per_ack(sock, acked, true),
     }
 }
 
@@ -102,10 +109,17 @@ impl NewReno {
 
     /// ns-3 `TcpNewReno::IncreaseWindow`: one segment for the ACK in slow start
     /// (not capped at ssthresh); if that reaches ssthresh and the ACK covered more
-    /// segments, one congestion-avoidance step as well.
-    fn grow_per_ack(sock: &mut Socket, acked: u32) {
+    /// segments, one congestion-avoidance step as well, rounded down to whole bytes
+    /// with `whole_bytes`.
+    fn grow_per_ack(sock: &mut Socket, acked: u32, whole_bytes: bool) {
         let left = if sock.in_slow_start() { SlowStartPer::Ack.grow(sock, acked) } else { acked };
-        if !sock.in_slow_start() && left > 0 {
+        if sock.in_slow_start() || left == 0 {
+            return;
+        }
+        if whole_bytes {
+            let mss = f64::from(sock.mss);
+            sock.cwnd += floor_non_negative((mss / sock.cwnd).max(1.0)) / mss;
+        } else {
             additive_increase(sock, sock.cwnd, 1);
         }
     }
@@ -219,6 +233,23 @@ mod tests {
         let mut s = Socket::new(1400, 14.0, 15.0);
         cc.cong_avoid(&mut s, 3);
         assert!((s.cwnd - (15.0 + 1.0 / 15.0)).abs() < 1e-12, "{}", s.cwnd);
+    }
+
+    #[test]
+    fn whole_byte_growth_drops_the_fraction_of_a_byte() {
+        // 1400-byte segments at 900 segments: 1400 / 900 = 1.56 bytes per ACK, 1 kept.
+        let mut cc = newreno(json!({ "increase_per": "ack_bytes" }));
+        let mut s = Socket::new(1400, 900.0, 10.0);
+        cc.cong_avoid(&mut s, 2);
+        assert!((s.cwnd - (900.0 + 1.0 / 1400.0)).abs() < 1e-12, "{}", s.cwnd);
+        // Below MSS segments the step is whole bytes too: 1400 / 15 = 93.3 -> 93.
+        let mut s = Socket::new(1400, 15.0, 10.0);
+        cc.cong_avoid(&mut s, 2);
+        assert!((s.cwnd - (15.0 + 93.0 / 1400.0)).abs() < 1e-12, "{}", s.cwnd);
+        // Slow start is ns-3's per-ACK segment either way.
+        let mut s = Socket::new(1400, 10.0, 20.0);
+        cc.cong_avoid(&mut s, 2);
+        assert_eq!(s.cwnd, 11.0);
     }
 
     #[test]

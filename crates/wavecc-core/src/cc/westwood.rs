@@ -106,8 +106,9 @@ pub struct Params {
     /// Default `delivered` (Linux); `ns3` reproduces ns-3's double count at the end of
     /// recovery.
     pub count: Count,
-    /// Reno's growth per acknowledged segment (`segment`, Linux) or per ACK (`ack`:
-    /// ns-3's `TcpWestwood` inherits `TcpNewReno::IncreaseWindow`).
+    /// Reno's growth per acknowledged segment (`segment`, Linux), per ACK (`ack`), or
+    /// per ACK in whole bytes (`ack_bytes`: ns-3's `TcpWestwood` inherits
+    /// `TcpNewReno::IncreaseWindow`).
     pub increase_per: IncreasePer,
 }
 

@@ -363,7 +363,7 @@ AGREEING_NS3 = (
     "highspeed-100m-0",
     "bbr-1g-1e-7", "bbr-100m-0", "vegas-1g-0", "vegas-1g-1e-8", "vegas-1g-1e-7", "vegas-100m-0",
     "scalable-100m-0", "yeah-1g-0", "yeah-1g-1e-8", "yeah-1g-1e-7", "yeah-100m-0",
-    "westwood-1g-1e-7", "westwood-100m-0",
+    "westwood-1g-0", "westwood-1g-1e-7", "westwood-100m-0",
 )  # fmt: skip
 
 

@@ -34,8 +34,8 @@ pub enum IncreasePer {
     Ack,
     /// Per ACK and in whole bytes, as ns-3 `TcpNewReno::CongestionAvoidance` keeps
     /// cwnd: each ACK adds `(uint32_t) max(1, MSS^2 / cwnd)` bytes, so the fraction is
-    /// lost (at 1400-byte segments: 2 bytes instead of 2.15 at 650 segments, 1 instead
-    /// of 1.99 from 704 on, about half the per-ACK growth there).
+    /// lost (at 1400-byte segments: 2 bytes instead of 2.15 at 650 segments, 1 byte
+    /// instead of just under 2 above 700, about half the per-ACK growth there).
     #[serde(rename = "ack_bytes")]
     AckBytes,
 }
@@ -237,19 +237,23 @@ mod tests {
 
     #[test]
     fn whole_byte_growth_drops_the_fraction_of_a_byte() {
-        // 1400-byte segments at 900 segments: 1400 / 900 = 1.56 bytes per ACK, 1 kept.
+        // One ACK in avoidance, 1400-byte segments: at 900 segments 1400 / 900 = 1.56
+        // bytes, 1 kept; at 15, 93.3 -> 93 bytes; per ACK without whole bytes, 1/cwnd.
+        for (per, cwnd, step) in [
+            ("ack_bytes", 900.0, 1.0 / 1400.0),
+            ("ack_bytes", 15.0, 93.0 / 1400.0),
+            ("ack", 900.0, 1.0 / 900.0),
+        ] {
+            let mut cc = newreno(json!({ "increase_per": per }));
+            let mut s = Socket::new(1400, cwnd, 10.0);
+            cc.cong_avoid(&mut s, 2);
+            assert!((s.cwnd - (cwnd + step)).abs() < 1e-12, "{per} at {cwnd}: {}", s.cwnd);
+        }
+        // Slow start stays one segment per ACK.
         let mut cc = newreno(json!({ "increase_per": "ack_bytes" }));
-        let mut s = Socket::new(1400, 900.0, 10.0);
-        cc.cong_avoid(&mut s, 2);
-        assert!((s.cwnd - (900.0 + 1.0 / 1400.0)).abs() < 1e-12, "{}", s.cwnd);
-        // Below MSS segments the step is whole bytes too: 1400 / 15 = 93.3 -> 93.
-        let mut s = Socket::new(1400, 15.0, 10.0);
-        cc.cong_avoid(&mut s, 2);
-        assert!((s.cwnd - (15.0 + 93.0 / 1400.0)).abs() < 1e-12, "{}", s.cwnd);
-        // Slow start is ns-3's per-ACK segment either way.
         let mut s = Socket::new(1400, 10.0, 20.0);
-        cc.cong_avoid(&mut s, 2);
-        assert_eq!(s.cwnd, 11.0);
+        feed(cc.as_mut(), &mut s, 3, 2);
+        assert_eq!(s.cwnd, 13.0);
     }
 
     #[test]

@@ -65,6 +65,61 @@ INTERVAL_S = 0.1
 SEED = 1
 TOLERANCE = 0.10
 
+
+@dataclass(frozen=True)
+class Reading:
+    """A set of overrides wavecc runs a case with: `tcp` on the socket, `cc[cca]` on
+    the algorithm (keys as in a scenario's `[tcp]` and `flows[].cc`)."""
+
+    name: str
+    tcp: dict[str, Any]
+    cc: dict[str, dict[str, Any]]
+
+
+# wavecc's defaults follow Linux; these switch the socket and each algorithm to ns-3
+# 3.37's behaviour where the two differ (docs/validation.md says what each changes and
+# why, with the ns-3 source it follows).
+NS3_TCP: dict[str, Any] = {
+    "rtt_granularity_s": 0.001,  # RTT from millisecond timestamps
+    "cc_rtt": "smoothed",  # PktsAcked is given the smoothed RTT, on every ACK
+    "quickack_segments": 1,  # the first data segment after the handshake is acked at once
+    "cwnd_validation": False,  # TcpSocketBase grows cwnd on every ACK that advances
+}
+NS3_CC: dict[str, dict[str, Any]] = {
+    "newreno": {"increase_per": "ack_bytes", "ssthresh_basis": "inflight"},
+    # ns-3's HyStart: the ACK train must span the whole minimum RTT, and the delay
+    # threshold is the minimum RTT itself (clamped to [4, 1000] ms); no Reno-friendly
+    # region; delay samples ignored for 10 ms (CubicDelta) after an epoch starts.
+    "cubic": {"hystart_ack_train_ratio": 1.0, "hystart_delay_ratio": 1.0,
+              "hystart_delay_max_ms": 1000.0, "tcp_friendliness": False, "rtt_holdoff_ms": 10.0},
+    "highspeed": {"ssthresh_basis": "inflight", "slow_start_per": "ack"},
+    "bbr": {"quantization": "ns3", "extra_acked_gain": 0.0, "lt_bw": False, "cycle_rand": 6},
+    "vegas": {"ssthresh_rule": "ns3", "restart_on_idle": False, "integer_windows": True},
+    "scalable": {"ai_cnt": 50, "ssthresh_basis": "inflight", "slow_start_per": "ack"},
+    "yeah": {"phy_integer_division": True, "ssthresh_basis": "inflight", "restart_on_idle": False},
+    "westwood": {"loss_response": "immediate", "filter": "tustin", "sampling": "ns3",
+                 "count": "ns3", "increase_per": "ack_bytes"},
+}  # fmt: skip
+READINGS = {
+    reading.name: reading
+    for reading in (
+        Reading("linux", {}, {}),  # wavecc's defaults, which follow Linux
+        Reading("ns3", NS3_TCP, NS3_CC),
+    )
+}
+
+
+def readings(names: Iterable[str] | None) -> list[Reading]:
+    """The readings named (all of them for None); ConfigError names the valid ones."""
+    if names is None:
+        return list(READINGS.values())
+    chosen = []
+    for name in names:
+        if name not in READINGS:
+            raise ConfigError(f"unknown reading '{name}' (readings: {', '.join(READINGS)}, both)")
+        chosen.append(READINGS[name])
+    return chosen
+
 REFERENCE_FILES = ("timeseries.csv", "summary.json", "command.txt")
 INSTALL_HINT = "install it with `apt-get install libns3-dev g++ pkg-config` (Debian 12: ns-3 3.37)"
 NS3_MODULES = (
@@ -149,10 +204,11 @@ def select(names: Iterable[str] | None) -> list[Case]:
 # ----------------------------------------------------------------------- wavecc --
 
 
-def wavecc_config(case: Case) -> Config:
+def wavecc_config(case: Case, reading: Reading | None = None, seed: int | None = None) -> Config:
     """The built-in dumbbell-1g with the case's settings: one bulk flow over the
-    bottleneck (wavecc has no access link in front of it; ns-3's is 10 Gb/s and 0 s)."""
-    config = resolve("dumbbell-1g", cca=case.cca, seed=case.seed)
+    bottleneck (wavecc has no access link in front of it; ns-3's is 10 Gb/s and 0 s),
+    with a reading's overrides (none: wavecc's defaults) and another seed if given."""
+    config = resolve("dumbbell-1g", cca=case.cca, seed=case.seed if seed is None else seed)
     config["name"] = f"validate-{case.name}"
     config["duration_s"] = case.duration_s
     path = config.setdefault("path", {})
@@ -161,6 +217,11 @@ def wavecc_config(case: Case) -> Config:
     path["buffer_bytes"] = case.buffer_bytes
     path.setdefault("loss", {})["per_byte"] = case.per_byte
     config.setdefault("tcp", {}).update(TCP)
+    if reading is not None:
+        config["tcp"].update(reading.tcp)
+        if reading.cc.get(case.cca):
+            for flow in config["flows"]:
+                flow["cc"] = {**(flow.get("cc") or {}), **reading.cc[case.cca]}
     trace = config.setdefault("trace", {})
     trace["interval_s"] = case.interval_s
     trace["events"] = False
@@ -373,12 +434,19 @@ def _float(text: str | None) -> float:
 
 @dataclass(frozen=True)
 class Row:
+    """One case under one reading: wavecc's averages (the mean over its seeds) beside
+    ns-3's, and the range over the seeds."""
+
     case: str
     cca: str
     goodput_wavecc_mbps: float
     goodput_ns3_mbps: float
     mean_rtt_wavecc_ms: float
     mean_rtt_ns3_ms: float
+    reading: str = "linux"
+    seeds: int = 1
+    goodput_min_mbps: float = math.nan
+    goodput_max_mbps: float = math.nan
 
     @property
     def goodput_rel_diff(self) -> float:
@@ -396,11 +464,25 @@ class Row:
     def rtt_within(self) -> bool:
         return abs(self.mean_rtt_rel_diff) <= TOLERANCE
 
+    @property
+    def within(self) -> bool:
+        return self.goodput_within and self.rtt_within
+
+    @property
+    def ns3_in_seed_range(self) -> bool:
+        """ns-3's goodput lies within wavecc's range over its seeds (one ns-3 seed
+        against several of wavecc's: the loss process alone spreads the 1e-8 rows)."""
+        return self.goodput_min_mbps <= self.goodput_ns3_mbps <= self.goodput_max_mbps
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "case": self.case,
             "cca": self.cca,
+            "reading": self.reading,
+            "seeds": self.seeds,
             "goodput_wavecc_mbps": self.goodput_wavecc_mbps,
+            "goodput_wavecc_min_mbps": self.goodput_min_mbps,
+            "goodput_wavecc_max_mbps": self.goodput_max_mbps,
             "goodput_ns3_mbps": self.goodput_ns3_mbps,
             "goodput_rel_diff": self.goodput_rel_diff,
             "mean_rtt_wavecc_ms": self.mean_rtt_wavecc_ms,
@@ -408,14 +490,16 @@ class Row:
             "mean_rtt_rel_diff": self.mean_rtt_rel_diff,
             "goodput_within_10pct": self.goodput_within,
             "rtt_within_10pct": self.rtt_within,
-            "within_10pct": self.goodput_within and self.rtt_within,
+            "within_10pct": self.within,
+            "ns3_in_seed_range": self.ns3_in_seed_range,
         }
 
 
 COLUMNS = (
-    "case", "cca", "goodput_wavecc_mbps", "goodput_ns3_mbps", "goodput_rel_diff",
-    "mean_rtt_wavecc_ms", "mean_rtt_ns3_ms", "mean_rtt_rel_diff", "goodput_within_10pct",
-    "rtt_within_10pct", "within_10pct",
+    "case", "cca", "reading", "seeds", "goodput_wavecc_mbps", "goodput_wavecc_min_mbps",
+    "goodput_wavecc_max_mbps", "goodput_ns3_mbps", "goodput_rel_diff", "mean_rtt_wavecc_ms",
+    "mean_rtt_ns3_ms", "mean_rtt_rel_diff", "goodput_within_10pct", "rtt_within_10pct",
+    "within_10pct", "ns3_in_seed_range",
 )  # fmt: skip
 
 
@@ -438,13 +522,17 @@ def compare(
     ns3_dir: Path,
     out: Path,
     *,
+    readings: Sequence[Reading] = (READINGS["linux"],),
+    seeds: int = 1,
     figures: bool = True,
-    on_row: Callable[[Row], None] | None = None,
+    on_case: Callable[[list[Row]], None] | None = None,
 ) -> Comparison:
-    """Runs wavecc on every case that has a reference and compares the two; writes
-    out/comparison.csv and out/<case>.png. Cases without a reference are listed as
-    missing, references made with other settings as stale; if no case has a usable
-    reference, nothing is written and ConfigError says why."""
+    """Runs wavecc on every case that has a reference, under each reading and with
+    `seeds` (at least 1) seeds from the case's, and compares the mean with ns-3's; writes out/comparison.csv (a
+    row per case and reading), out/comparison.md (the table docs/validation.md
+    carries) and out/<case>.png. Cases without a reference are listed as missing,
+    references made with other settings as stale; if no case has a usable reference,
+    nothing is written and ConfigError says why."""
     import wavecc
 
     references: list[tuple[Case, Reference]] = []
@@ -467,73 +555,138 @@ def compare(
             "make them with `wavecc validate ns3 --regenerate`"
         )
 
-    rows = []
+    rows: list[Row] = []
     with atomic_directory(out) as staging:
         for case, reference in references:
-            result = wavecc.run(wavecc_config(case))
-            [flow] = result.summary["flows"]
-            row = Row(
-                case=case.name,
-                cca=case.cca,
-                goodput_wavecc_mbps=_num(flow["goodput_mbps"]),
-                goodput_ns3_mbps=_num(reference.summary.get("goodput_mbps")),
-                mean_rtt_wavecc_ms=_num(flow["mean_rtt_ms"]),
-                mean_rtt_ns3_ms=_num(reference.summary.get("mean_rtt_ms")),
-            )
-            rows.append(row)
+            case_rows, first_runs = [], {}
+            for reading in readings:
+                runs = [
+                    wavecc.run(wavecc_config(case, reading, seed=case.seed + i))
+                    for i in range(seeds)
+                ]
+                first_runs[reading.name] = runs[0]
+                case_rows.append(_row(case, reading, runs, reference))
+            rows += case_rows
             if figures:
-                overlay(case, result, reference, row, staging / f"{case.name}.png")
-            if on_row is not None:
-                on_row(row)
+                overlay(case, first_runs, reference, case_rows, staging / f"{case.name}.png")
+            if on_case is not None:
+                on_case(case_rows)
         with open(staging / "comparison.csv", "w", newline="", encoding="utf-8") as f:
             writer = csv.DictWriter(f, fieldnames=COLUMNS)
             writer.writeheader()
             for row in rows:
                 writer.writerow(row.as_dict())
+        (staging / "comparison.md").write_text(markdown(rows, readings), encoding="utf-8")
     return Comparison(rows, missing, stale)
+
+
+def _row(case: Case, reading: Reading, runs: Sequence[Any], reference: Reference) -> Row:
+    """The mean over wavecc's runs (seeds) of one case and reading, beside ns-3's."""
+    flows = [run.summary["flows"][0] for run in runs]
+    goodputs = [_num(flow["goodput_mbps"]) for flow in flows]
+    rtts = [_num(flow["mean_rtt_ms"]) for flow in flows]
+    return Row(
+        case=case.name,
+        cca=case.cca,
+        goodput_wavecc_mbps=sum(goodputs) / len(goodputs),
+        goodput_ns3_mbps=_num(reference.summary.get("goodput_mbps")),
+        mean_rtt_wavecc_ms=sum(rtts) / len(rtts),
+        mean_rtt_ns3_ms=_num(reference.summary.get("mean_rtt_ms")),
+        reading=reading.name,
+        seeds=len(runs),
+        goodput_min_mbps=min(goodputs),
+        goodput_max_mbps=max(goodputs),
+    )
+
+
+def markdown(rows: Sequence[Row], readings: Sequence[Reading]) -> str:
+    """The comparison as a Markdown table, one line per case, a column group per
+    reading (goodput in Mb/s and mean RTT in ms, each with its difference from ns-3)."""
+    by_case: dict[str, dict[str, Row]] = {}
+    for row in rows:
+        by_case.setdefault(row.case, {})[row.reading] = row
+    seeds = max((row.seeds for row in rows), default=1)
+    header = ["case", "ns-3 goodput", "ns-3 RTT"]
+    for reading in readings:
+        header += [f"{reading.name} goodput", "diff", f"{reading.name} RTT", "diff", "within 10 %"]
+        if seeds > 1:
+            header.append("ns-3 in seeds' range")
+    lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
+    for case, per_reading in by_case.items():
+        first = next(iter(per_reading.values()))
+        cells = [f"`{case}`", _md(first.goodput_ns3_mbps, ".1f"), _md(first.mean_rtt_ns3_ms, ".2f")]
+        for reading in readings:
+            r = per_reading.get(reading.name)
+            if r is None:
+                cells += ["-"] * (6 if seeds > 1 else 5)
+                continue
+            goodput = _md(r.goodput_wavecc_mbps, ".1f")
+            if r.seeds > 1:
+                goodput += f" ({r.goodput_min_mbps:.0f}-{r.goodput_max_mbps:.0f})"
+            cells += [goodput, _pct(r.goodput_rel_diff), _md(r.mean_rtt_wavecc_ms, ".2f"),
+                      _pct(r.mean_rtt_rel_diff), "yes" if r.within else "no"]  # fmt: skip
+            if seeds > 1:
+                cells.append("yes" if r.ns3_in_seed_range else "no")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _md(value: float, spec: str) -> str:
+    return "-" if not math.isfinite(value) else format(value, spec)
 
 
 def _num(value: Any) -> float:
     return math.nan if value is None else float(value)
 
 
-def overlay(case: Case, result: Any, reference: Reference, row: Row, path: Path) -> None:
-    """Goodput, cwnd, RTT (interval mean) and bottleneck queue over time, wavecc and
-    ns-3 on the same axes."""
+def overlay(
+    case: Case, results: dict[str, Any], reference: Reference, rows: Sequence[Row], path: Path
+) -> None:
+    """Goodput, cwnd, RTT (interval mean) and bottleneck queue over time: ns-3 and
+    wavecc under each reading (its first seed) on the same axes."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
     fig = Figure(figsize=(10, 10), layout="constrained")
     FigureCanvasAgg(fig)
     axes = fig.subplots(4, 1, sharex=True)
-    flows = result.flows
-    queue = result.queues[result.queues["queue"] == "bottleneck"]
     ns3 = {key: [r.get(key, math.nan) for r in reference.timeseries] for key in _NS3_COLUMNS}
-    panels = (
-        ("goodput (Mb/s)", flows["t_s"], flows["goodput_mbps"], ns3["goodput_mbps"], 1.0),
-        ("cwnd (segments)", flows["t_s"], flows["cwnd_segments"], ns3["cwnd_segments"], 1.0),
-        ("RTT (ms, interval mean)", flows["t_s"], flows["rtt_mean_ms"], ns3["rtt_mean_ms"], 1.0),
-        ("bottleneck queue (kB)", queue["t_s"], queue["bytes"], ns3["queue_bytes"], 1e-3),
-    )
     ns3_label = f"ns-3 {reference.summary.get('ns3_version', '')}".strip()
-    for ax, (label, t, mine, theirs, scale) in zip(axes, panels):
-        ax.plot(t, mine * scale, color="C0", linewidth=1.2, label="wavecc")
-        ax.plot(ns3["t_s"], [v * scale for v in theirs], color="C3", linewidth=1.0, alpha=0.85,
-                label=ns3_label)  # fmt: skip
+    keys = (("goodput (Mb/s)", "goodput_mbps", "goodput_mbps", 1.0),
+            ("cwnd (segments)", "cwnd_segments", "cwnd_segments", 1.0),
+            ("RTT (ms, interval mean)", "rtt_mean_ms", "rtt_mean_ms", 1.0),
+            ("bottleneck queue (kB)", "bytes", "queue_bytes", 1e-3))  # fmt: skip
+    colours = {"linux": "C0", "ns3": "C2"}
+    for ax, (label, mine, theirs, scale) in zip(axes, keys):
+        for i, (name, result) in enumerate(results.items()):
+            frame = result.flows if mine != "bytes" else _bottleneck(result)
+            ax.plot(frame["t_s"], frame[mine] * scale, color=colours.get(name, f"C{i + 4}"),
+                    linewidth=1.2, label=f"wavecc, {name} reading")  # fmt: skip
+        ax.plot(ns3["t_s"], [v * scale for v in ns3[theirs]], color="C3", linewidth=1.0,
+                alpha=0.85, label=ns3_label)  # fmt: skip
         ax.set_ylabel(label)
         ax.grid(True, alpha=0.3)
         ax.set_ylim(bottom=0)
     axes[-1].set_xlabel("time (s)")
-    axes[0].legend(loc="lower center", bbox_to_anchor=(0.5, 1.02), ncols=2, frameon=False)
+    axes[0].legend(loc="lower center", bbox_to_anchor=(0.5, 1.02), ncols=3, frameon=False)
+    summary = "; ".join(
+        f"{r.reading}: goodput {r.goodput_wavecc_mbps:.1f} ({_pct(r.goodput_rel_diff)}), "
+        f"RTT {r.mean_rtt_wavecc_ms:.2f} ms ({_pct(r.mean_rtt_rel_diff)})"
+        for r in rows
+    )
+    first = rows[0]
     fig.suptitle(
         f"{case.name}: {case.cca} / {case.ns3_cca}, {case.rate_bps / 1e6:g} Mb/s, "
         f"{case.delay_s * 1e3:g} ms one way, {case.buffer_bytes / 1e6:g} MB buffer, "
         f"per-byte loss {case.per_byte:g}\n"
-        f"goodput {row.goodput_wavecc_mbps:.1f} vs {row.goodput_ns3_mbps:.1f} Mb/s "
-        f"({_pct(row.goodput_rel_diff)}), mean RTT {row.mean_rtt_wavecc_ms:.2f} vs "
-        f"{row.mean_rtt_ns3_ms:.2f} ms ({_pct(row.mean_rtt_rel_diff)})"
+        f"ns-3: goodput {first.goodput_ns3_mbps:.1f} Mb/s, mean RTT {first.mean_rtt_ns3_ms:.2f} ms\n"
+        f"wavecc {summary}"
     )
     fig.savefig(path, dpi=100)
+
+
+def _bottleneck(result: Any) -> Any:
+    return result.queues[result.queues["queue"] == "bottleneck"]
 
 
 _NS3_COLUMNS = ("t_s", "goodput_mbps", "cwnd_segments", "rtt_mean_ms", "queue_bytes")

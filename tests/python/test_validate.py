@@ -173,11 +173,12 @@ def test_compare_against_references(tmp_path, work):
     write_reference(ns3_dir, vegas, v["goodput_mbps"], v["mean_rtt_ms"] / 1.5)
 
     proc = run_cli("validate", "ns3", "--cases", "cubic-100m-0,bbr-100m-0,vegas-100m-0",
-                   "--duration", "1", "--ns3-dir", ns3_dir, "--out", "cmp", cwd=work)  # fmt: skip
+                   "--reading", "linux", "--duration", "1", "--ns3-dir", ns3_dir, "--out", "cmp",
+                   cwd=work)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     out = work / "cmp"
     assert {p.name for p in out.iterdir()} == {
-        "comparison.csv", "cubic-100m-0.png", "vegas-100m-0.png",
+        "comparison.csv", "comparison.md", "cubic-100m-0.png", "vegas-100m-0.png",
     }  # fmt: skip
     with open(out / "comparison.csv", newline="") as f:
         rows = {row["case"]: row for row in csv.DictReader(f)}
@@ -196,12 +197,62 @@ def test_compare_against_references(tmp_path, work):
     assert (row["goodput_within_10pct"], row["rtt_within_10pct"]) == ("True", "False")
     assert row["within_10pct"] == "False"
 
+    assert row["reading"] == "linux" and row["seeds"] == "1"
     lines = proc.stdout.splitlines()
-    assert lines[0].split()[:3] == ["case", "goodput", "wavecc"]
-    assert lines[1].split()[0] == "cubic-100m-0" and lines[1].split()[3] == "-5.0%"
+    assert lines[0].split()[:4] == ["case", "ns-3", "Mb/s", "RTT"]
+    assert lines[1].split()[0] == "cubic-100m-0" and lines[1].split()[4] == "-5.0%"
     assert lines[2].split()[-1] == "no"
-    assert "1 of 2 compared cases within 10%" in proc.stdout
+    assert "linux reading: 1 of 2 compared cases within 10%" in proc.stdout
     assert "missing ns-3 references (1): bbr-100m-0" in proc.stdout
+    table = (out / "comparison.md").read_text().splitlines()
+    assert table[0].startswith("| case | ns-3 goodput | ns-3 RTT | linux goodput | diff |")
+    assert table[2].startswith("| `cubic-100m-0` |") and "| -5.0% |" in table[2]
+
+
+def test_both_readings_and_several_seeds_are_compared(tmp_path, work):
+    ns3_dir = tmp_path / "ns3"
+    case = short("vegas-100m-0")
+    ns3 = validate.READINGS["ns3"]
+    runs = [wavecc.run(validate.wavecc_config(case, ns3, seed=s)).summary["flows"][0]
+            for s in (1, 2)]  # fmt: skip
+    goodputs = sorted(run["goodput_mbps"] for run in runs)
+    # ns-3's goodput inside the ns-3 reading's range over seeds 1 and 2.
+    write_reference(ns3_dir, case, sum(goodputs) / 2, runs[0]["mean_rtt_ms"])
+    proc = run_cli("validate", "ns3", "--cases", "vegas-100m-0", "--seeds", "2", "--duration",
+                   "1", "--ns3-dir", ns3_dir, "--out", "cmp", "--no-figures", cwd=work)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    with open(work / "cmp" / "comparison.csv", newline="") as f:
+        rows = {row["reading"]: row for row in csv.DictReader(f)}
+    assert list(rows) == ["linux", "ns3"]
+    row = rows["ns3"]
+    assert row["seeds"] == "2"
+    assert float(row["goodput_wavecc_mbps"]) == pytest.approx(sum(goodputs) / 2)
+    assert float(row["goodput_wavecc_min_mbps"]) == pytest.approx(goodputs[0])
+    assert float(row["goodput_wavecc_max_mbps"]) == pytest.approx(goodputs[1])
+    assert row["ns3_in_seed_range"] == "True" and row["goodput_within_10pct"] == "True"
+    header = proc.stdout.splitlines()[0].split()
+    assert "linux" in header and "ns3" in header
+    assert "ns3 reading: " in proc.stdout and "linux reading: " in proc.stdout
+    table = (work / "cmp" / "comparison.md").read_text()
+    assert "| ns3 goodput |" in table and "ns-3 in seeds' range" in table
+
+
+def test_the_ns3_reading_is_valid_for_every_algorithm_of_the_grid():
+    ns3 = validate.READINGS["ns3"]
+    assert set(ns3.cc) == set(ALGORITHMS)
+    for name in ALGORITHMS:
+        [case] = validate.select([f"{name}-1g-1e-7"])
+        effective = json.loads(_core.validate(to_json(validate.wavecc_config(case, ns3))))
+        for key, value in ns3.tcp.items():
+            assert effective["tcp"][key] == value, key
+        [flow] = effective["flows"]
+        assert flow["cca"] == name
+        for key, value in ns3.cc[name].items():
+            assert flow["cc"][key] == value, (name, key)
+    [case] = validate.select(["cubic-1g-0"])
+    linux = validate.wavecc_config(case, validate.READINGS["linux"])
+    assert linux == validate.wavecc_config(case)
+    assert validate.wavecc_config(case, seed=7)["seed"] == 7
 
 
 def test_without_any_reference_nothing_is_written(tmp_path, work):
@@ -222,7 +273,7 @@ def test_a_reference_with_other_settings_is_stale(tmp_path, work):
     both = run_cli(*args, "--cases", "cubic-100m-0,bbr-100m-0", "--out", "cmp", cwd=work)
     assert both.returncode == 0, both.stderr
     assert "stale ns-3 reference, not compared: cubic-100m-0" in both.stdout
-    assert {p.name for p in (work / "cmp").iterdir()} == {"comparison.csv"}
+    assert {p.name for p in (work / "cmp").iterdir()} == {"comparison.csv", "comparison.md"}
 
 
 def test_relative_differences_of_missing_numbers_are_nan():
@@ -255,6 +306,8 @@ def test_regenerate_without_ns3_says_how_to_install_it(tmp_path, work, missing):
         (["--cases", "nosuch"], "unknown validation case 'nosuch'"),
         (["--regenerate", "--duration", "1"], "--duration cannot be used with --regenerate"),
         (["--jobs", "0"], "--jobs must be at least 1"),
+        (["--seeds", "0"], "--seeds must be at least 1"),
+        (["--reading", "bsd"], "unknown reading 'bsd' (readings: linux, ns3, both)"),
         ([], "cannot find validation/ns3/dumbbell.cc"),
     ],
 )
@@ -304,8 +357,22 @@ AGREEING = (
 )  # fmt: skip
 
 
-def test_cases_that_agree_with_the_committed_ns3_references_still_do(tmp_path):
-    comparison = validate.compare(validate.select(AGREEING), NS3_DIR, tmp_path, figures=False)
+# The same under wavecc's ns-3 reading (seed 1, docs/validation.md).
+AGREEING_NS3 = (
+    "newreno-1g-1e-8", "newreno-1g-1e-7", "newreno-100m-0", "cubic-100m-0", "highspeed-1g-1e-7",
+    "highspeed-100m-0",
+    "bbr-1g-1e-7", "bbr-100m-0", "vegas-1g-0", "vegas-1g-1e-8", "vegas-1g-1e-7", "vegas-100m-0",
+    "scalable-100m-0", "yeah-1g-0", "yeah-1g-1e-8", "yeah-1g-1e-7", "yeah-100m-0",
+    "westwood-1g-0", "westwood-1g-1e-7", "westwood-100m-0",
+)  # fmt: skip
+
+
+@pytest.mark.parametrize(("reading", "cases"), [("linux", AGREEING), ("ns3", AGREEING_NS3)])
+def test_cases_that_agree_with_the_committed_ns3_references_still_do(tmp_path, reading, cases):
+    comparison = validate.compare(
+        validate.select(cases), NS3_DIR, tmp_path, readings=validate.readings([reading]),
+        figures=False,
+    )  # fmt: skip
     assert not comparison.missing and not comparison.stale
     disagreeing = [
         (r.case, f"{r.goodput_rel_diff:+.1%}", f"{r.mean_rtt_rel_diff:+.1%}")

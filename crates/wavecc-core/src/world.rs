@@ -227,6 +227,8 @@ impl World {
                 pacing_burst: from_secs(t.pacing_burst_s),
                 undo: t.undo,
                 cwnd_validation: t.cwnd_validation,
+                rtt_granularity: from_secs(t.rtt_granularity_s),
+                cc_rtt: t.cc_rtt,
             };
             let rtt = RttEstimator::new(t.initial_rto_s, t.min_rto_s, t.max_rto_s);
             let receiver = Receiver::new(ReceiverConfig {
@@ -234,6 +236,7 @@ impl World {
                 delayed_ack: t.delayed_ack,
                 ack_every: t.ack_every_segments,
                 rcv_buf: t.rcv_buf_bytes,
+                quickack: t.quickack_segments,
             });
             Endpoints::Tcp {
                 sender: Box::new(Sender::new(id, sender_cfg, cc, sock, rtt, source)),

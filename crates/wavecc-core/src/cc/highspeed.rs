@@ -24,7 +24,7 @@
 //! `tcp_highspeed.c` and ns-3 `tcp-highspeed.cc`; where they differ the parameters
 //! below say which reading is the default and why.
 
-use super::{CongestionControl, Socket, SsthreshBasis, parse_params, slow_start};
+use super::{CongestionControl, SlowStartPer, Socket, SsthreshBasis, parse_params};
 use serde::Deserialize;
 
 pub const SUMMARY: &str = "HighSpeed TCP (RFC 3649, Linux tcp_highspeed, ns-3 TcpHighSpeed): \
@@ -99,6 +99,9 @@ pub struct Params {
     /// Window `b` is taken at. Default `current` (RFC 3649, ns-3); `last_increase`
     /// reproduces Linux's stale table row.
     pub b_window: BWindow,
+    /// Slow start per acknowledged segment (Linux) or per ACK (`ack`: ns-3's
+    /// `TcpHighSpeed` inherits `TcpNewReno::SlowStart`).
+    pub slow_start_per: SlowStartPer,
 }
 
 impl Default for Params {
@@ -112,6 +115,7 @@ impl Default for Params {
             ssthresh_basis: SsthreshBasis::Cwnd,
             increase_per: IncreasePer::Segment,
             b_window: BWindow::Current,
+            slow_start_per: SlowStartPer::Segment,
         }
     }
 }
@@ -343,14 +347,15 @@ impl CongestionControl for HighSpeed {
     fn cong_avoid(&mut self, sock: &mut Socket, acked: u32) {
         match self.p.increase_per {
             IncreasePer::Segment => {
-                let acked = if sock.in_slow_start() { slow_start(sock, acked) } else { acked };
-                if acked > 0 {
+                let ss = self.p.slow_start_per;
+                let acked = if sock.in_slow_start() { ss.grow(sock, acked) } else { acked };
+                if acked > 0 && !sock.in_slow_start() {
                     self.grow(sock, acked);
                 }
             }
             IncreasePer::Ack => {
                 if sock.in_slow_start() {
-                    slow_start(sock, acked);
+                    self.p.slow_start_per.grow(sock, acked);
                 } else if acked > 0 {
                     self.grow(sock, 1);
                 }
@@ -508,6 +513,18 @@ mod tests {
         let mut s = Socket::new(1400, 30.0, 2.0);
         cc.cong_avoid(&mut s, 3);
         assert!(close(s.cwnd, 30.0 + 3.0 / 30.0, 1e-12), "{}", s.cwnd);
+    }
+
+    #[test]
+    fn ns3_slow_start_grows_per_ack() {
+        let mut cc = highspeed(json!({ "slow_start_per": "ack" }));
+        let mut s = Socket::new(1400, 10.0, f64::INFINITY);
+        cc.cong_avoid(&mut s, 2);
+        assert_eq!(s.cwnd, 11.0);
+        // Still below ssthresh after the ACK's one segment: no avoidance step.
+        let mut s = Socket::new(1400, 10.0, 20.0);
+        cc.cong_avoid(&mut s, 4);
+        assert_eq!(s.cwnd, 11.0);
     }
 
     #[test]

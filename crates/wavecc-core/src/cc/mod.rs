@@ -258,6 +258,34 @@ pub fn slow_start(sock: &mut Socket, acked: u32) -> u32 {
     acked - (used.round() as u32).min(acked)
 }
 
+/// How slow start counts: per acknowledged segment (Linux, RFC 3465) or per ACK, as
+/// ns-3's `TcpNewReno::SlowStart`, which its Reno-derived algorithms (HighSpeed,
+/// Scalable, YeAH, Westwood+) inherit; with delayed ACKs the window then grows by half
+/// per RTT instead of doubling.
+#[derive(Clone, Copy, Debug, Default, serde::Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum SlowStartPer {
+    #[default]
+    Segment,
+    Ack,
+}
+
+impl SlowStartPer {
+    /// Grows the window in slow start for an ACK of `acked` segments and returns the
+    /// segments left for congestion avoidance. Per ACK (ns-3): one segment, not capped
+    /// at ssthresh, and the rest of the ACK's segments left over.
+    pub fn grow(self, sock: &mut Socket, acked: u32) -> u32 {
+        match self {
+            SlowStartPer::Segment => slow_start(sock, acked),
+            SlowStartPer::Ack if acked > 0 => {
+                sock.cwnd += 1.0;
+                acked - 1
+            }
+            SlowStartPer::Ack => 0,
+        }
+    }
+}
+
 /// Additive increase of `1 / w` segment per acknowledged segment: one segment per
 /// `w` segments acknowledged (Linux `tcp_cong_avoid_ai`).
 pub fn additive_increase(sock: &mut Socket, w: f64, acked: u32) {
@@ -417,6 +445,20 @@ mod tests {
     fn slow_start_below_ssthresh_adds_one_per_ack() {
         let mut s = Socket::new(1400, 10.0, f64::INFINITY);
         assert_eq!(slow_start(&mut s, 2), 0);
+        assert_eq!(s.cwnd, 12.0);
+    }
+
+    #[test]
+    fn slow_start_per_ack_adds_one_segment_whatever_the_ack_covers() {
+        let mut s = Socket::new(1400, 10.0, f64::INFINITY);
+        assert_eq!(SlowStartPer::Ack.grow(&mut s, 2), 1);
+        assert_eq!(s.cwnd, 11.0);
+        // Not capped at ssthresh (ns-3): 11.5 -> 12.5 over ssthresh 12.
+        let mut s = Socket::new(1400, 11.5, 12.0);
+        assert_eq!(SlowStartPer::Ack.grow(&mut s, 3), 2);
+        assert_eq!(s.cwnd, 12.5);
+        let mut s = Socket::new(1400, 10.0, f64::INFINITY);
+        assert_eq!(SlowStartPer::Segment.grow(&mut s, 2), 0);
         assert_eq!(s.cwnd, 12.0);
     }
 

@@ -9,8 +9,8 @@
 //! which differ from Linux and matter when validating against the seeds' ns-3 runs.
 
 use super::{
-    CongestionControl, LossResponse, Socket, SsthreshBasis, additive_increase, parse_params,
-    slow_start,
+    CongestionControl, LossResponse, SlowStartPer, Socket, SsthreshBasis, additive_increase,
+    floor_non_negative, parse_params, slow_start,
 };
 use serde::Deserialize;
 
@@ -32,6 +32,12 @@ pub enum IncreasePer {
     /// slow start, +1/cwnd per ACK in congestion avoidance), so delayed ACKs halve
     /// the growth rate.
     Ack,
+    /// Per ACK and in whole bytes, as ns-3 `TcpNewReno::CongestionAvoidance` keeps
+    /// cwnd: each ACK adds `(uint32_t) max(1, MSS^2 / cwnd)` bytes, so the fraction is
+    /// lost (at 1400-byte segments: 2 bytes instead of 2.15 at 650 segments, 1 byte
+    /// instead of just under 2 above 700, about half the per-ACK growth there).
+    #[serde(rename = "ack_bytes")]
+    AckBytes,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -81,6 +87,16 @@ pub fn build_tahoe(params: &serde_json::Value) -> Result<Box<dyn CongestionContr
     build_variant(params, "tahoe", LossResponse::SlowStart)
 }
 
+/// Reno's window growth for an ACK of `acked` segments, per segment (Linux) or per
+/// ACK (ns-3); Westwood+, which grows as Reno, shares it.
+pub(super) fn reno_grow(sock: &mut Socket, acked: u32, per: IncreasePer) {
+    match per {
+        IncreasePer::Segment => NewReno::grow_per_segment(sock, acked),
+        IncreasePer::Ack => NewReno::grow_per_ack(sock, acked, false),
+        IncreasePer::AckBytes => NewReno::grow_per_ack(sock, acked, true),
+    }
+}
+
 impl NewReno {
     /// Linux `tcp_reno_cong_avoid`: slow start up to ssthresh, and the acknowledged
     /// segments left over grow the window linearly.
@@ -93,14 +109,17 @@ impl NewReno {
 
     /// ns-3 `TcpNewReno::IncreaseWindow`: one segment for the ACK in slow start
     /// (not capped at ssthresh); if that reaches ssthresh and the ACK covered more
-    /// segments, one congestion-avoidance step as well.
-    fn grow_per_ack(sock: &mut Socket, acked: u32) {
-        let mut left = acked;
-        if sock.in_slow_start() && left > 0 {
-            sock.cwnd += 1.0;
-            left -= 1;
+    /// segments, one congestion-avoidance step as well, rounded down to whole bytes
+    /// with `whole_bytes`.
+    fn grow_per_ack(sock: &mut Socket, acked: u32, whole_bytes: bool) {
+        let left = if sock.in_slow_start() { SlowStartPer::Ack.grow(sock, acked) } else { acked };
+        if sock.in_slow_start() || left == 0 {
+            return;
         }
-        if !sock.in_slow_start() && left > 0 {
+        if whole_bytes {
+            let mss = f64::from(sock.mss);
+            sock.cwnd += floor_non_negative((mss / sock.cwnd).max(1.0)) / mss;
+        } else {
             additive_increase(sock, sock.cwnd, 1);
         }
     }
@@ -121,10 +140,7 @@ impl CongestionControl for NewReno {
     }
 
     fn cong_avoid(&mut self, sock: &mut Socket, acked: u32) {
-        match self.params.increase_per {
-            IncreasePer::Segment => Self::grow_per_segment(sock, acked),
-            IncreasePer::Ack => Self::grow_per_ack(sock, acked),
-        }
+        reno_grow(sock, acked, self.params.increase_per);
     }
 }
 
@@ -217,6 +233,27 @@ mod tests {
         let mut s = Socket::new(1400, 14.0, 15.0);
         cc.cong_avoid(&mut s, 3);
         assert!((s.cwnd - (15.0 + 1.0 / 15.0)).abs() < 1e-12, "{}", s.cwnd);
+    }
+
+    #[test]
+    fn whole_byte_growth_drops_the_fraction_of_a_byte() {
+        // One ACK in avoidance, 1400-byte segments: at 900 segments 1400 / 900 = 1.56
+        // bytes, 1 kept; at 15, 93.3 -> 93 bytes; per ACK without whole bytes, 1/cwnd.
+        for (per, cwnd, step) in [
+            ("ack_bytes", 900.0, 1.0 / 1400.0),
+            ("ack_bytes", 15.0, 93.0 / 1400.0),
+            ("ack", 900.0, 1.0 / 900.0),
+        ] {
+            let mut cc = newreno(json!({ "increase_per": per }));
+            let mut s = Socket::new(1400, cwnd, 10.0);
+            cc.cong_avoid(&mut s, 2);
+            assert!((s.cwnd - (cwnd + step)).abs() < 1e-12, "{per} at {cwnd}: {}", s.cwnd);
+        }
+        // Slow start stays one segment per ACK.
+        let mut cc = newreno(json!({ "increase_per": "ack_bytes" }));
+        let mut s = Socket::new(1400, 10.0, 20.0);
+        feed(cc.as_mut(), &mut s, 3, 2);
+        assert_eq!(s.cwnd, 13.0);
     }
 
     #[test]

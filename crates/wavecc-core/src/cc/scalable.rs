@@ -19,7 +19,7 @@
 //! taken as the exact 0.875.
 
 use super::{
-    CongestionControl, Range, Socket, SsthreshBasis, check_ranges, parse_params, slow_start,
+    CongestionControl, Range, SlowStartPer, Socket, SsthreshBasis, check_ranges, parse_params,
 };
 use serde::Deserialize;
 
@@ -50,6 +50,9 @@ pub struct Params {
     pub md: f64,
     /// Window a loss reduces. Default `cwnd` as Linux; `inflight` reproduces ns-3.
     pub ssthresh_basis: SsthreshBasis,
+    /// Slow start per acknowledged segment (Linux) or per ACK (`ack`: ns-3's
+    /// `TcpScalable` inherits `TcpNewReno::SlowStart`).
+    pub slow_start_per: SlowStartPer,
 }
 
 impl Default for Params {
@@ -59,6 +62,7 @@ impl Default for Params {
             increase: Increase::Linux,
             md: 0.125,
             ssthresh_basis: SsthreshBasis::Cwnd,
+            slow_start_per: SlowStartPer::Segment,
         }
     }
 }
@@ -98,8 +102,8 @@ impl CongestionControl for Scalable {
     }
 
     fn cong_avoid(&mut self, sock: &mut Socket, acked: u32) {
-        let acked = if sock.in_slow_start() { slow_start(sock, acked) } else { acked };
-        if acked == 0 {
+        let acked = if sock.in_slow_start() { self.p.slow_start_per.grow(sock, acked) } else { acked };
+        if acked == 0 || sock.in_slow_start() {
             return;
         }
         self.ai_window = match self.p.increase {
@@ -170,6 +174,20 @@ mod tests {
         let mut s = Socket::new(1400, 1000.0, 2.0);
         cc.cong_avoid(&mut s, 1);
         assert!(close(s.cwnd, 1000.02, 1e-9), "{}", s.cwnd);
+    }
+
+    #[test]
+    fn ns3_slow_start_grows_per_ack() {
+        // Crossing ssthresh 12 from 11.5: +1 for the ACK, then its other segment
+        // grows the window by 1 / min(cwnd, ai_cnt) in avoidance.
+        let mut cc = scalable(json!({ "slow_start_per": "ack", "ai_cnt": 50 }));
+        let mut s = Socket::new(1400, 11.5, 12.0);
+        cc.cong_avoid(&mut s, 2);
+        assert!(close(s.cwnd, 12.5 + 1.0 / 12.5, 1e-12), "{}", s.cwnd);
+        // Well below ssthresh an ACK of 3 segments adds one, not three.
+        let mut s = Socket::new(1400, 10.0, f64::INFINITY);
+        cc.cong_avoid(&mut s, 3);
+        assert_eq!(s.cwnd, 11.0);
     }
 
     #[test]

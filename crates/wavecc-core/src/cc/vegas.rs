@@ -22,13 +22,14 @@
 //! `CA_EVENT_TX_START`).
 //!
 //! Written in floating point from the paper and the behaviour of Linux `tcp_vegas.c`
-//! and ns-3 `TcpVegas`; Linux's integer truncations (`target` and `diff` rounded
-//! down, RTTs in whole microseconds plus one) are not reproduced. Where Linux, ns-3
+//! and ns-3 `TcpVegas`. Both compute in whole segments (`target` and `diff` rounded
+//! down), which `integer_windows = true` reproduces; by default they are exact.
+//! Linux's RTTs in whole microseconds plus one are not reproduced. Where Linux, ns-3
 //! and the paper differ, [`Params`] documents the default and offers the other reading.
 
 use super::{
-    CaState, CongestionControl, CwndEvent, RateSample, Socket, additive_increase, parse_params,
-    slow_start,
+    CaState, CongestionControl, CwndEvent, RateSample, Socket, additive_increase,
+    floor_non_negative, parse_params, slow_start,
 };
 use serde::Deserialize;
 
@@ -82,6 +83,10 @@ pub struct Params {
     /// in flight (Linux `CA_EVENT_TX_START` re-runs `tcp_vegas_init`). On as Linux;
     /// ns-3 has no such event (off).
     pub restart_on_idle: bool,
+    /// Take the window in whole segments and round `target` and `diff` down, as
+    /// Linux and ns-3 both do (`diff = cwnd - floor(cwnd baseRTT / RTT)` is then at
+    /// least 1 as soon as RTT exceeds baseRTT at all). Off by default: exact values.
+    pub integer_windows: bool,
 }
 
 impl Default for Params {
@@ -94,6 +99,7 @@ impl Default for Params {
             min_rtt_samples: 3,
             ssthresh_rule: SsthreshRule::Linux,
             restart_on_idle: true,
+            integer_windows: false,
         }
     }
 }
@@ -237,13 +243,15 @@ impl Vegas {
     /// The once-per-RTT rule with the round's minimum RTT `rtt` (seconds).
     fn adjust(&mut self, sock: &mut Socket, rtt: f64, acked: u32) {
         let (p, base) = (&self.p, self.rtt.base_rtt);
-        let cwnd = sock.cwnd;
-        self.target = cwnd * base / rtt;
-        self.diff = cwnd * (rtt - base)
-            / match p.diff_basis {
-                DiffBasis::Rtt => rtt,
-                DiffBasis::BaseRtt => base,
-            };
+        let whole = |x: f64| if p.integer_windows { floor_non_negative(x) } else { x };
+        let cwnd = whole(sock.cwnd);
+        self.target = whole(cwnd * base / rtt);
+        self.diff = match p.diff_basis {
+            // ns-3: `segCwnd - targetCwnd`, which rounds diff up.
+            DiffBasis::Rtt if p.integer_windows => cwnd - self.target,
+            DiffBasis::Rtt => cwnd * (rtt - base) / rtt,
+            DiffBasis::BaseRtt => whole(cwnd * (rtt - base) / base),
+        };
         self.last_min_rtt = rtt;
         if sock.in_slow_start() {
             if self.diff > p.gamma {
@@ -254,10 +262,10 @@ impl Vegas {
                 slow_start(sock, acked);
             }
         } else if self.diff > p.beta {
-            sock.cwnd -= 1.0;
+            sock.cwnd = cwnd - 1.0;
             sock.ssthresh = self.lowered_ssthresh(sock);
         } else if self.diff < p.alpha {
-            sock.cwnd += 1.0;
+            sock.cwnd = cwnd + 1.0;
         }
         sock.cwnd = sock.cwnd.max(MIN_WINDOW);
         // Linux `tcp_current_ssthresh` (ns-3 the same): keep ssthresh at least 3/4 of
@@ -422,6 +430,30 @@ mod tests {
         round(&mut cc, &mut s, &[0.1105; 3], 1);
         assert_eq!(s.cwnd, 20.0);
         assert!(close(cc.diff, 2.1));
+    }
+
+    #[test]
+    fn whole_segments_round_target_and_diff_down() {
+        // cwnd 20.6, RTT 105 ms over 100: exactly, diff = 20.6 x 5 / 105 = 0.98 < 2:
+        // grow to 21.6. In whole segments (Linux, ns-3): target = floor(20 x 100 / 105)
+        // = 19, diff = 20 - 19 = 1 < 2: grow to 21.
+        let (mut cc, mut s) = setup(json!({}), 20.6, 10.0);
+        round(&mut cc, &mut s, &[0.105; 3], 2);
+        assert!(close(s.cwnd, 21.6), "{}", s.cwnd);
+        let (mut cc, mut s) = setup(json!({ "integer_windows": true }), 20.6, 10.0);
+        round(&mut cc, &mut s, &[0.105; 3], 2);
+        assert_eq!((s.cwnd, cc.target, cc.diff), (21.0, 19.0, 1.0));
+        // RTT 111 ms, cwnd 20: exact diff 1.98 grows; whole segments: target
+        // floor(18.02) = 18, diff 2: hold.
+        let (mut cc, mut s) = setup(json!({ "integer_windows": true }), 20.0, 10.0);
+        round(&mut cc, &mut s, &[0.111; 3], 2);
+        assert_eq!((s.cwnd, cc.diff), (20.0, 2.0));
+        // Slow start ends once diff > gamma = 1: RTT 101 ms at cwnd 40 gives exact
+        // diff 0.40 (continue) but floor(39.6) = 39, diff 1 (continue); at 103 ms,
+        // diff 40 - floor(38.83) = 2 > 1: cwnd = target + 1 = 39.
+        let (mut cc, mut s) = setup(json!({ "integer_windows": true }), 40.0, f64::INFINITY);
+        round(&mut cc, &mut s, &[0.103; 3], 2);
+        assert_eq!((s.cwnd, s.ssthresh), (39.0, 39.0));
     }
 
     #[test]

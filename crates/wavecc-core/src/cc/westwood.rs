@@ -22,14 +22,27 @@
 //! (`CA_EVENT_LOSS`). ns-3 `TcpWestwoodPlus` and the paper set ssthresh to the
 //! estimate at the loss itself: `loss_response = "immediate"`.
 //!
+//! ns-3's sampling (`sampling = "ns3"`): the first ACK with an RTT `R` starts a timer
+//! of `R`; when it fires, the bytes counted since the last firing, divided by `R`
+//! (not by the time they took), are the sample. An interval that began in an idle gap
+//! between slow-start bursts thus holds more than `R` worth of ACKs, and the sample
+//! overstates the rate.
+//!
+//! What an ACK adds to the interval's bytes (`count`): Linux counts each segment once,
+//! whether a cumulative ACK, a SACK or a duplicate ACK reported it. ns-3 3.37 adds
+//! the `segmentsAcked` its socket passes to `PktsAcked`: 1 per duplicate ACK and per
+//! partial ACK in recovery, but the whole cumulative advance on the ACK that ends
+//! recovery, which counts again the segments the duplicate ACKs already counted
+//! (`count = "ns3"`). Each recovery thus inflates ns-3's estimate by about the
+//! segments SACKed above the hole, close to a window.
+//!
 //! Written in floating point (bytes per second, seconds) from the papers and the
 //! behaviour of Linux `tcp_westwood.c`; Linux's jiffy clock and integer rates are not
 //! reproduced.
 
-use super::{
-    CongestionControl, CwndEvent, RateSample, Socket, additive_increase, parse_params, slow_start,
-};
-use crate::engine::Time;
+use super::newreno::{IncreasePer, reno_grow};
+use super::{CaState, CongestionControl, CwndEvent, RateSample, Socket, parse_params};
+use crate::engine::{from_secs, Time};
 use serde::Deserialize;
 
 pub const SUMMARY: &str =
@@ -57,21 +70,104 @@ pub enum LossResponse {
     Immediate,
 }
 
+/// How the per-interval rate samples are taken.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Sampling {
+    /// Linux: an interval closes on the first ACK after `max(RTT, min_interval_ms)`,
+    /// and its bytes are divided by the time it lasted.
+    Linux,
+    /// ns-3 `TcpWestwood` (WestwoodPlus): a timer of one RTT, started by the first ACK
+    /// after the last sample; its bytes are divided by that RTT.
+    Ns3,
+}
+
+/// What an ACK adds to the bandwidth sample.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Count {
+    /// Linux: the segments it newly delivered, cumulatively or by SACK, each once.
+    Delivered,
+    /// ns-3 3.37's `PktsAcked` counts (see [`Ns3Count`]).
+    Ns3,
+}
+
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
     /// Smoothing of the bandwidth samples. Default `linux`; `tustin` reproduces ns-3.
     pub filter: Filter,
-    /// Shortest sampling interval in ms (Linux 50). ns-3 samples over exactly one
-    /// RTT: 0 comes closest.
+    /// Default `linux`; `ns3` reproduces ns-3's RTT timer.
+    pub sampling: Sampling,
+    /// Shortest sampling interval in ms (Linux 50), for `sampling = "linux"`.
     pub min_interval_ms: f64,
     /// Default `linux`; `immediate` reproduces ns-3 and the paper.
     pub loss_response: LossResponse,
+    /// Default `delivered` (Linux); `ns3` reproduces ns-3's double count at the end of
+    /// recovery.
+    pub count: Count,
+    /// Reno's growth per acknowledged segment (`segment`, Linux), per ACK (`ack`), or
+    /// per ACK in whole bytes (`ack_bytes`: ns-3's `TcpWestwood` inherits
+    /// `TcpNewReno::IncreaseWindow`).
+    pub increase_per: IncreasePer,
 }
 
 impl Default for Params {
     fn default() -> Self {
-        Self { filter: Filter::Linux, min_interval_ms: 50.0, loss_response: LossResponse::Linux }
+        Self {
+            filter: Filter::Linux,
+            sampling: Sampling::Linux,
+            min_interval_ms: 50.0,
+            loss_response: LossResponse::Linux,
+            count: Count::Delivered,
+            increase_per: IncreasePer::Segment,
+        }
+    }
+}
+
+/// The segments ns-3 3.37's `TcpSocketBase::ProcessAck` passes to `PktsAcked` for one
+/// ACK, by the congestion state the ACK arrives in: an ACK that does not advance
+/// `snd_una` counts 1; an advance counts its segments in Open, less the duplicate
+/// ACKs already counted in Disorder, 1 when partial in Recovery and all of them when
+/// it ends Recovery; after a timeout, all of them up to the recovery point and those
+/// past it when it ends Loss.
+#[derive(Clone, Debug, Default)]
+pub struct Ns3Count {
+    /// `snd_una` at the previous ACK, bytes.
+    snd_una: u64,
+    /// Duplicate ACKs since `snd_una` last advanced (ns-3 `m_dupAckCount`).
+    dupacks: u64,
+    /// `snd_nxt` when Recovery or Loss began (ns-3 `m_recover`), bytes.
+    recover: u64,
+}
+
+impl Ns3Count {
+    /// The count for an ACK that left the socket at `sock` (`ca_state` still the
+    /// state it arrived in).
+    fn on_ack(&mut self, sock: &Socket) -> u64 {
+        let mss = u64::from(sock.mss);
+        let (old, new) = (self.snd_una, sock.snd_una);
+        self.snd_una = new;
+        if new <= old {
+            self.dupacks += 1;
+            return u64::from(sock.snd_nxt > new);
+        }
+        let advance = (new - old) / mss;
+        let dupacks = std::mem::take(&mut self.dupacks);
+        match sock.ca_state {
+            CaState::Open => advance,
+            CaState::Disorder => advance.saturating_sub(dupacks),
+            CaState::Recovery if new < self.recover => 1,
+            CaState::Recovery => advance,
+            CaState::Loss if new <= self.recover => advance,
+            CaState::Loss => (new - self.recover.max(old)) / mss,
+        }
+    }
+
+    fn set_state(&mut self, sock: &Socket, new: CaState) {
+        if matches!(new, CaState::Recovery | CaState::Loss) {
+            self.recover = sock.snd_nxt;
+        }
     }
 }
 
@@ -98,6 +194,8 @@ pub struct Westwood {
     p: Params,
     /// Start of the current sampling interval.
     interval_start: Time,
+    /// ns-3's sampling timer: when it fires and the RTT it divides by.
+    timer: Option<(Time, f64)>,
     /// Bytes acknowledged in the current interval (Linux `bk`).
     acked_bytes: f64,
     /// Latest RTT sample, seconds (Linux `w->rtt`); None before the first.
@@ -111,6 +209,7 @@ pub struct Westwood {
     /// The socket's minimum RTT at the last ACK, seconds, and its MSS, for the traces.
     rtt_min: f64,
     mss: u32,
+    ns3_count: Ns3Count,
 }
 
 pub fn build(params: &serde_json::Value) -> Result<Box<dyn CongestionControl>, String> {
@@ -124,6 +223,7 @@ impl Westwood {
         Self {
             p,
             interval_start: 0,
+            timer: None,
             acked_bytes: 0.0,
             rtt: None,
             last_sample: 0.0,
@@ -131,6 +231,7 @@ impl Westwood {
             bw_est: 0.0,
             rtt_min: f64::INFINITY,
             mss: 1,
+            ns3_count: Ns3Count::default(),
         }
     }
 
@@ -164,6 +265,15 @@ impl Westwood {
         }
     }
 
+    /// ns-3's timer: once it has fired, the bytes counted until then over its RTT.
+    fn fire_timer(&mut self, now: Time) {
+        if let Some((_, rtt)) = self.timer.filter(|&(at, _)| now >= at) {
+            self.filter(self.acked_bytes / rtt);
+            self.acked_bytes = 0.0;
+            self.timer = None;
+        }
+    }
+
     /// `BWE x RTTmin` in segments, at least 2 (Linux `tcp_westwood_bw_rttmin`).
     fn bw_rttmin(&self) -> f64 {
         let w = self.bw_est * self.rtt_min / self.mss as f64;
@@ -192,10 +302,7 @@ impl CongestionControl for Westwood {
     }
 
     fn cong_avoid(&mut self, sock: &mut Socket, acked: u32) {
-        let acked = if sock.in_slow_start() { slow_start(sock, acked) } else { acked };
-        if acked > 0 {
-            additive_increase(sock, sock.cwnd, acked);
-        }
+        reno_grow(sock, acked, self.p.increase_per);
     }
 
     /// Linux's order: `in_ack_event` (close the interval, count the bytes) before
@@ -204,11 +311,25 @@ impl CongestionControl for Westwood {
     fn on_ack(&mut self, sock: &mut Socket, rs: &RateSample) {
         self.mss = sock.mss;
         self.rtt_min = sock.min_rtt_s;
-        self.update_interval(sock.now);
-        self.acked_bytes += rs.acked_sacked as f64 * sock.mss as f64;
+        match self.p.sampling {
+            Sampling::Linux => self.update_interval(sock.now),
+            Sampling::Ns3 => self.fire_timer(sock.now),
+        }
+        let segments = match self.p.count {
+            Count::Delivered => u64::from(rs.acked_sacked),
+            Count::Ns3 => self.ns3_count.on_ack(sock),
+        };
+        self.acked_bytes += segments as f64 * sock.mss as f64;
         if let Some(rtt) = rs.rtt_s.filter(|&r| r > 0.0) {
             self.rtt = Some(rtt);
+            if self.p.sampling == Sampling::Ns3 && self.timer.is_none() {
+                self.timer = Some((sock.now + from_secs(rtt), rtt));
+            }
         }
+    }
+
+    fn set_state(&mut self, sock: &mut Socket, new: CaState) {
+        self.ns3_count.set_state(sock, new);
     }
 
     fn cwnd_event(&mut self, sock: &mut Socket, event: CwndEvent) {
@@ -398,11 +519,89 @@ mod tests {
         s.ssthresh = 10.0;
         cc.cong_avoid(&mut s, 2);
         assert!(close(s.cwnd, 12.0 + 2.0 / 12.0), "{}", s.cwnd);
+        // ns-3: per ACK, whatever it covers.
+        let (mut cc, mut s) = westwood(json!({ "increase_per": "ack" }));
+        cc.cong_avoid(&mut s, 2);
+        assert_eq!(s.cwnd, 11.0);
+        s.ssthresh = 10.0;
+        cc.cong_avoid(&mut s, 2);
+        assert!(close(s.cwnd, 11.0 + 1.0 / 11.0), "{}", s.cwnd);
+    }
+
+    #[test]
+    fn ns3_sampling_divides_an_rtt_timers_bytes_by_that_rtt() {
+        // RTT 100 ms. The first ACK (at 10 ms) starts a timer to 110 ms; ACKs of 10
+        // segments at 10, 20, ..., 100 ms count; the one at 110 ms sees it fired:
+        // 100 segments / 0.1 s = 1e6 B/s, although they took 90 ms from the first.
+        // Linux's sampling (no minimum) divides the same 100 segments by the 110 ms
+        // the interval lasted since the connection began.
+        let (mut cc, mut s) = westwood(json!({ "sampling": "ns3", "filter": "tustin" }));
+        for i in 1..=11 {
+            ack(&mut cc, &mut s, 10.0 * i as f64, 10, 0.1);
+        }
+        assert!(close(cc.last_sample, 1e6), "{}", cc.last_sample);
+        assert_eq!(cc.acked_bytes, 10_000.0); // the ACK at 110 ms starts the next one
+        let (mut cc, mut s) = westwood(json!({ "min_interval_ms": 0.0, "filter": "tustin" }));
+        for i in 1..=11 {
+            ack(&mut cc, &mut s, 10.0 * i as f64, 10, 0.1);
+        }
+        assert!(close(cc.last_sample, 100_000.0 / 0.11), "{}", cc.last_sample);
+    }
+
+    /// One ACK up to `una` (segments) arriving in `state`, after 100 segments were sent;
+    /// returns the segments ns-3 counts for it.
+    fn ns3_ack(count: &mut Ns3Count, state: CaState, una: u64) -> u64 {
+        let mut s = Socket::new(MSS, 10.0, f64::INFINITY);
+        (s.snd_una, s.snd_nxt, s.ca_state) = (una * u64::from(MSS), 100 * u64::from(MSS), state);
+        count.on_ack(&s)
+    }
+
+    #[test]
+    fn ns3_counts_a_recovered_window_twice() {
+        // Segment 10 is lost; 20 segments above it come back as 20 duplicate ACKs
+        // (3 in Disorder, then Recovery, entered with snd_nxt at 31): 1 each. The
+        // retransmission's ACK, up to 31, ends recovery and counts 21 more: 41 for 21
+        // segments delivered. A partial ACK would have counted 1.
+        let mut c = Ns3Count::default();
+        assert_eq!(ns3_ack(&mut c, CaState::Open, 10), 10);
+        let mut counted = 0;
+        for i in 0..20 {
+            let state = if i < 3 { CaState::Disorder } else { CaState::Recovery };
+            if i == 3 {
+                let mut s = Socket::new(MSS, 10.0, f64::INFINITY);
+                s.snd_nxt = 31 * u64::from(MSS);
+                c.set_state(&s, CaState::Recovery);
+            }
+            counted += ns3_ack(&mut c, state, 10);
+        }
+        assert_eq!(counted, 20);
+        let mut partial = c.clone();
+        partial.recover = 200 * u64::from(MSS);
+        assert_eq!(ns3_ack(&mut partial, CaState::Recovery, 31), 1);
+        assert_eq!(ns3_ack(&mut c, CaState::Recovery, 31), 21);
+        // In Disorder the duplicate ACKs are not counted twice.
+        let mut c = Ns3Count::default();
+        assert_eq!(ns3_ack(&mut c, CaState::Open, 10), 10);
+        assert_eq!(ns3_ack(&mut c, CaState::Disorder, 10), 1);
+        assert_eq!(ns3_ack(&mut c, CaState::Disorder, 13), 2);
+    }
+
+    #[test]
+    fn the_count_reading_drives_the_estimate() {
+        // A duplicate ACK reporting 2 SACKed segments: Linux counts 2, ns-3 1.
+        for (count, bytes) in [("delivered", 2000.0), ("ns3", 1000.0)] {
+            let (mut cc, mut s) = westwood(json!({ "count": count }));
+            s.snd_nxt = 50 * u64::from(MSS);
+            ack(&mut cc, &mut s, 1.0, 2, 0.05);
+            assert_eq!(cc.acked_bytes, bytes, "{count}");
+        }
     }
 
     #[test]
     fn impossible_parameters_are_rejected_with_the_key_and_range() {
         for (params, needle) in [
+            (json!({ "count": "acks" }), "ns3"),
+            (json!({ "sampling": "timer" }), "ns3"),
             (json!({ "min_interval_ms": -1.0 }), "min_interval_ms = -1: must be >= 0"),
             (json!({ "filter": "kalman" }), "tustin"),
             (json!({ "loss_response": "later" }), "immediate"),

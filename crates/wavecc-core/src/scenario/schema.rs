@@ -140,6 +140,11 @@ pub struct TcpConfig {
     pub delayed_ack: bool,
     pub ack_every_segments: u32,
     pub delayed_ack_timeout_s: f64,
+    /// The receiver acknowledges the first this many in-order data segments at once.
+    /// 0 by default (no handshake is modelled). ns-3 3.37 acks the first data
+    /// segment after the handshake at once (1), which shifts the delayed-ACK pairs
+    /// for the rest of the connection; Linux quick-acks up to 16 at the start.
+    pub quickack_segments: u32,
     pub snd_buf_bytes: u64,
     pub rcv_buf_bytes: u64,
     /// Pace every flow; algorithms that need pacing (BBR) get it regardless.
@@ -155,6 +160,14 @@ pub struct TcpConfig {
     /// the seeds ran: an application-limited flow's window then climbs without bound
     /// (seed 000's Table 8: HighSpeed averages 31,369 segments at 1 Gb/s and 23 ms).
     pub cwnd_validation: bool,
+    /// The sender's RTT clock tick in seconds; 0 measures exactly (Linux's
+    /// microseconds are exact at this model's resolution). 0.001 reads RTTs as ns-3
+    /// 3.37 does, from millisecond timestamps. Applies to what TCP and the algorithm
+    /// use; the RTTs reported in the results stay exact.
+    pub rtt_granularity_s: f64,
+    /// The RTT the algorithm sees on each ACK: `sample` (Linux) or `smoothed` (ns-3
+    /// 3.37, the smoothed RTT on every ACK).
+    pub cc_rtt: crate::tcp::CcRtt,
 }
 
 impl Default for TcpConfig {
@@ -172,12 +185,15 @@ impl Default for TcpConfig {
             delayed_ack: true,
             ack_every_segments: 2,
             delayed_ack_timeout_s: 0.2,
+            quickack_segments: 0,
             snd_buf_bytes: 6_553_600,
             rcv_buf_bytes: 6_553_600,
             pacing: false,
             pacing_burst_s: 0.001,
             undo: true,
             cwnd_validation: true,
+            rtt_granularity_s: 0.0,
+            cc_rtt: crate::tcp::CcRtt::Sample,
         }
     }
 }

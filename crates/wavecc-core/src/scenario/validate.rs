@@ -86,6 +86,9 @@ impl Config {
         }
         at_least("tcp.dupthresh", t.dupthresh as u64, 1)?;
         non_negative("tcp.pacing_burst_s", t.pacing_burst_s)?;
+        if !(t.rtt_granularity_s >= 0.0 && t.rtt_granularity_s <= 1.0) {
+            return Err(ConfigError::invalid("tcp.rtt_granularity_s", format!("must be in [0, 1] seconds (0: exact, 0.001: ns-3's milliseconds), got {}", t.rtt_granularity_s)));
+        }
         at_least("tcp.ack_every_segments", t.ack_every_segments as u64, 1)?;
         positive("tcp.delayed_ack_timeout_s", t.delayed_ack_timeout_s)?;
         at_least("tcp.snd_buf_bytes", t.snd_buf_bytes, t.mss_bytes as u64)?;
@@ -209,6 +212,18 @@ mod tests {
         assert!(err("[[flows]]\napp = \"rate\"\n").starts_with("flows[0].rate_bps: required"));
         assert!(err("[[flows]]\nrate_bps = 1e6\n").starts_with("flows[0].rate_bps: applies only"));
         assert!(err("[[flows]]\napp = \"onoff\"\nrate_bps = 1e6\non_s = 1\n").starts_with("flows[0].off_s: required"));
+    }
+
+    #[test]
+    fn rtt_clock_keys_are_checked() {
+        let e = err("[tcp]\nrtt_granularity_s = -0.001\n[[flows]]\n");
+        assert!(e.starts_with("tcp.rtt_granularity_s: must be in [0, 1] seconds"), "{e}");
+        let e = err("[tcp]\nrtt_granularity_s = 2\n[[flows]]\n");
+        assert!(e.starts_with("tcp.rtt_granularity_s: must be in [0, 1]"), "{e}");
+        let e = err("[tcp]\ncc_rtt = \"srtt\"\n[[flows]]\n");
+        assert!(e.contains("cc_rtt") && e.contains("sample") && e.contains("smoothed"), "{e}");
+        let c = Config::from_toml("[tcp]\nrtt_granularity_s = 0.001\ncc_rtt = \"smoothed\"\n[[flows]]\n").unwrap();
+        assert_eq!((c.tcp.rtt_granularity_s, c.tcp.cc_rtt), (0.001, crate::tcp::CcRtt::Smoothed));
     }
 
     #[test]

@@ -13,7 +13,7 @@ mod sender;
 pub use ranges::RangeSet;
 pub use rate::{RateSampler, TxState};
 pub use receiver::{AckPolicy, AppSink, Receiver, ReceiverConfig};
-pub use rtt::RttEstimator;
+pub use rtt::{clock_rtt, CcRtt, RttEstimator};
 pub use scoreboard::{Scoreboard, SegInfo};
 pub use sender::{FlowCounters, Sender, SenderConfig};
 

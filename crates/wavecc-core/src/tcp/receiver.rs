@@ -11,6 +11,9 @@ pub struct ReceiverConfig {
     pub delayed_ack: bool,
     pub ack_every: u32,
     pub rcv_buf: u64,
+    /// The first this many in-order data segments are acknowledged at once, whatever
+    /// `ack_every` says (see `tcp.quickack_segments`).
+    pub quickack: u32,
 }
 
 /// The receiving application: reads everything delivered at once, counts it, and
@@ -59,6 +62,8 @@ pub struct Receiver {
     dsack: Option<SackBlock>,
     /// Full segments received since the last ACK.
     unacked: u32,
+    /// In-order segments still to be acknowledged at once.
+    quickacks_left: u32,
     ts_recent: Time,
     last_ack_sent: u64,
     window_shift: u32,
@@ -76,6 +81,7 @@ impl Receiver {
     pub fn new(cfg: ReceiverConfig) -> Self {
         // Smallest window-scale shift that fits the buffer in 16 bits (RFC 7323).
         let window_shift = (0..=14).find(|s| cfg.rcv_buf >> s <= 0xFFFF).unwrap_or(14);
+        let quickacks_left = cfg.quickack;
         Self {
             cfg,
             rcv_nxt: 0,
@@ -83,6 +89,7 @@ impl Receiver {
             recent: Vec::new(),
             dsack: None,
             unacked: 0,
+            quickacks_left,
             ts_recent: 0,
             last_ack_sent: 0,
             window_shift,
@@ -127,7 +134,9 @@ impl Receiver {
             self.recent.retain(|&s| s > new_nxt);
         }
         self.unacked += 1;
-        if had_holes || !self.cfg.delayed_ack || self.unacked >= self.cfg.ack_every {
+        let quick = self.quickacks_left > 0;
+        self.quickacks_left = self.quickacks_left.saturating_sub(1);
+        if quick || had_holes || !self.cfg.delayed_ack || self.unacked >= self.cfg.ack_every {
             AckPolicy::Now
         } else {
             AckPolicy::Delay
@@ -168,7 +177,11 @@ mod tests {
     const MSS: u64 = 1000;
 
     fn rx() -> Receiver {
-        Receiver::new(ReceiverConfig { sack: true, delayed_ack: true, ack_every: 2, rcv_buf: 6_553_600 })
+        rx_quick(0)
+    }
+
+    fn rx_quick(quickack: u32) -> Receiver {
+        Receiver::new(ReceiverConfig { sack: true, delayed_ack: true, ack_every: 2, rcv_buf: 6_553_600, quickack })
     }
 
     fn seg(i: u64, ts: Time) -> Segment {
@@ -184,6 +197,20 @@ mod tests {
         assert_eq!(a.ack, 2 * MSS);
         assert_eq!(a.ts_ecr, 1, "the delayed ACK echoes the older timestamp");
         assert_eq!(r.sink.bytes, 2 * MSS);
+    }
+
+    #[test]
+    fn the_first_quickack_segments_are_acked_at_once_then_every_second() {
+        // ns-3 acknowledges the first data segment after the handshake at once: the
+        // pairs that follow are shifted by one, so an odd window leaves its last
+        // segment waiting for the next round.
+        let mut r = rx_quick(1);
+        assert_eq!(r.on_segment(&seg(0, 1)), AckPolicy::Now);
+        assert_eq!(r.make_ack().ack, MSS);
+        assert_eq!(r.on_segment(&seg(1, 2)), AckPolicy::Delay);
+        assert_eq!(r.on_segment(&seg(2, 3)), AckPolicy::Now);
+        assert_eq!(r.make_ack().ack, 3 * MSS);
+        assert_eq!(r.on_segment(&seg(3, 4)), AckPolicy::Delay);
     }
 
     #[test]
@@ -243,7 +270,7 @@ mod tests {
 
     #[test]
     fn without_sack_no_blocks_are_sent() {
-        let mut r = Receiver::new(ReceiverConfig { sack: false, delayed_ack: false, ack_every: 2, rcv_buf: 100_000 });
+        let mut r = Receiver::new(ReceiverConfig { sack: false, delayed_ack: false, ack_every: 2, rcv_buf: 100_000, quickack: 0 });
         r.on_segment(&seg(2, 0));
         assert_eq!(r.make_ack().n_blocks(), 0);
     }

@@ -1,6 +1,36 @@
 //! Round-trip time estimation and the retransmission timeout (RFC 6298).
 
 use crate::engine::{from_secs, Time};
+use serde::{Deserialize, Serialize};
+
+/// The RTT a congestion-control algorithm is given on each ACK (`tcp.cc_rtt`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CcRtt {
+    /// The ACK's own sample, when it yields one (Linux's `pkts_acked` RTT).
+    #[default]
+    Sample,
+    /// The smoothed RTT on every ACK, duplicates included, once a sample exists:
+    /// ns-3 3.37 passes `m_lastRtt`, which `TcpSocketBase::EstimateRtt` sets to the
+    /// RTT estimator's smoothed value, to `PktsAcked` on every ACK it processes.
+    Smoothed,
+}
+
+/// Nanoseconds to microseconds.
+const US: Time = 1_000;
+
+/// The RTT from `sent` to `now` read on a clock that ticks every `granularity` ns
+/// (0: exact). ns-3 3.37 measures RTT from the timestamp echo, both ends read as
+/// whole milliseconds truncated (`TcpOptionTS::NowToTsValue`), so a sample is
+/// `floor(now) - floor(sent)` ticks, and a zero difference becomes 1 us
+/// (`TcpSocketBase::EstimateRtt`).
+pub fn clock_rtt(sent: Time, now: Time, granularity: Time) -> Time {
+    if granularity == 0 {
+        return now.saturating_sub(sent);
+    }
+    let ticks = (now / granularity).saturating_sub(sent / granularity);
+    if ticks == 0 { US } else { ticks * granularity }
+}
 
 #[derive(Debug, Clone)]
 pub struct RttEstimator {
@@ -115,6 +145,18 @@ mod tests {
         assert_eq!(e.rto(), 4_000 * MS, "capped at max_rto");
         e.sample(20 * MS);
         assert_eq!(e.rto(), 1_000 * MS, "a new sample clears the back-off");
+    }
+
+    #[test]
+    fn a_granular_clock_truncates_both_ends_and_never_reads_zero() {
+        // Exact without granularity.
+        assert_eq!(clock_rtt(3 * MS + 400_000, 23 * MS + 410_000, 0), 20 * MS + 10_000);
+        // 1 ms ticks: sent at 3.4 ms, acked at 23.41 ms: 23 - 3 = 20 ms.
+        assert_eq!(clock_rtt(3 * MS + 400_000, 23 * MS + 410_000, MS), 20 * MS);
+        // The same 20.01 ms across one more tick boundary: 24 - 3 = 21 ms.
+        assert_eq!(clock_rtt(3 * MS + 995_000, 24 * MS + 5_000, MS), 21 * MS);
+        // Within one tick: 1 us, as ns-3 (a zero RTT is no sample there).
+        assert_eq!(clock_rtt(5 * MS + 100, 5 * MS + 900_000, MS), 1_000);
     }
 
     #[test]

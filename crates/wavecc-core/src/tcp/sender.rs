@@ -6,7 +6,7 @@
 
 use super::pacing::PacingRate;
 use super::rate::{PendingSample, RateSampler};
-use super::{Io, Outbox, RttEstimator, Scoreboard};
+use super::{clock_rtt, CcRtt, Io, Outbox, RttEstimator, Scoreboard};
 use crate::app::Source;
 use crate::cc::{CaState, CongestionControl, CwndEvent, LossResponse, RateSample, Socket};
 use crate::engine::{to_secs, Time, Timer};
@@ -30,6 +30,10 @@ pub struct SenderConfig {
     /// Grow the window only while it limits sending (Linux, RFC 7661); false grows it
     /// on every ACK, as ns-3's TcpSocketBase does.
     pub cwnd_validation: bool,
+    /// Tick of the clock RTTs are read on, ns (0: exact); see [`clock_rtt`].
+    pub rtt_granularity: Time,
+    /// The RTT the algorithm is given on each ACK.
+    pub cc_rtt: CcRtt,
 }
 
 /// Per-flow counters reported in the summary.
@@ -235,18 +239,25 @@ impl Sender {
         delivered -= counted_by_dupacks;
         self.rate.delivered -= counted_by_dupacks as u64;
 
-        let rtt = oldest_sent.map(|t| now - t).or_else(|| {
+        let sent = oldest_sent.or_else(|| {
             // Timestamps disambiguate retransmissions (RFC 7323).
-            (self.cfg.timestamps && delivered > 0 && ack.ts_ecr > 0).then(|| now.saturating_sub(ack.ts_ecr))
+            (self.cfg.timestamps && delivered > 0 && ack.ts_ecr > 0).then_some(ack.ts_ecr)
         });
+        // The results report the exact RTT; TCP and the algorithm read it off their clock.
+        let granularity = self.cfg.rtt_granularity;
+        let read = move |sent: Time| clock_rtt(sent, now, granularity);
+        let rtt = sent.map(read);
+        if let Some(sent) = sent {
+            let exact = now.saturating_sub(sent);
+            self.rtt_stats.record(exact);
+            self.sampler.record_rtt(exact);
+        }
         if let Some(r) = rtt {
             self.rtt.sample(r);
             // The socket's RTT view changes only here, so it is updated here rather
             // than converted again at every `sync_sock`.
             self.sock.srtt_s = self.rtt.srtt_s();
             self.sock.min_rtt_s = self.rtt.min_rtt.map_or(f64::INFINITY, to_secs);
-            self.rtt_stats.record(r);
-            self.sampler.record_rtt(r);
         }
         if let Some(b) = dsack {
             self.on_dsack(b, io);
@@ -257,7 +268,10 @@ impl Sender {
         let rs = RateSample {
             acked_sacked: delivered,
             losses,
-            rtt_s: newest_sent.map(|t| to_secs(now - t)).or(rtt.map(to_secs)),
+            rtt_s: match self.cfg.cc_rtt {
+                CcRtt::Sample => newest_sent.map(read).or(rtt).map(to_secs),
+                CcRtt::Smoothed => Some(self.rtt.srtt_s()).filter(|&s| s > 0.0),
+            },
             prior_in_flight,
             delivered: sample.map_or(0, |s| s.delivered),
             interval_s: sample.map_or(0.0, |s| to_secs(s.interval)),
@@ -635,6 +649,8 @@ mod tests {
             pacing_burst: 0,
             undo: true,
             cwnd_validation: true,
+            rtt_granularity: 0,
+            cc_rtt: CcRtt::Sample,
         };
         tune(&mut cfg);
         let flow = crate::Config::from_toml("[[flows]]\n").unwrap().flows[0].clone();
@@ -715,6 +731,47 @@ mod tests {
         assert_eq!(h.ack(20, 2, &[]), vec![10, 11, 12, 13]);
         assert_eq!(h.s.sock.cwnd, 12.0);
         assert_eq!(h.s.rtt.min_rtt, Some(20 * MS));
+    }
+
+    /// One of the algorithm's trace variables.
+    fn cc_var(h: &Harness, name: &str) -> f64 {
+        let mut vars = Vec::new();
+        h.s.cc_state(&mut vars);
+        vars.into_iter().find(|&(k, _)| k == name).unwrap().1
+    }
+
+    #[test]
+    fn rtts_are_read_off_the_configured_clock_while_the_results_stay_exact() {
+        // Sent at 0, acknowledged at 20.6 ms: 20.6 ms exactly, 20 ms on a 1 ms clock.
+        for (granularity, read) in [(0, 20 * MS + 600_000), (MS, 20 * MS)] {
+            let mut h = harness("vegas", |c| c.rtt_granularity = granularity);
+            h.now = 20 * MS + 600_000;
+            let ack = Ack::new(2 * MSS, 0, u32::MAX);
+            h.io(|s, io| s.on_ack(&ack, io));
+            assert_eq!(h.s.rtt.min_rtt, Some(read), "TCP's estimator");
+            assert_eq!(cc_var(&h, "base_rtt_ms"), read as f64 / 1e6, "the algorithm's sample");
+            assert_eq!(h.s.rtt_stats.mean_ms(), 20.6, "the reported RTT");
+        }
+    }
+
+    #[test]
+    fn the_smoothed_cc_rtt_reaches_the_algorithm_on_every_ack() {
+        // Vegas counts the RTTs it is given in its round (the first ACK ends round 0).
+        // The last ACK repeats a SACK block: it delivers nothing and yields no sample,
+        // yet ns-3's reading still passes the smoothed RTT.
+        let acks = |h: &mut Harness| {
+            h.ack(20, 2, &[]);
+            h.ack(40, 4, &[]);
+            h.ack(41, 4, &[(5, 6)]);
+            h.ack(42, 4, &[(5, 6)]);
+        };
+        let mut h = harness("vegas", |c| c.cc_rtt = CcRtt::Smoothed);
+        acks(&mut h);
+        assert_eq!(cc_var(&h, "rtt_samples"), 3.0);
+        assert_eq!(cc_var(&h, "base_rtt_ms"), 20.0, "the first SRTT is the first sample");
+        let mut h = harness("vegas", |_| {});
+        acks(&mut h);
+        assert_eq!(cc_var(&h, "rtt_samples"), 2.0, "Linux: only ACKs with a sample count");
     }
 
     #[test]

@@ -216,6 +216,19 @@ mod tests {
     }
 
     #[test]
+    fn calls_between_writes_see_what_a_fresh_count_sees() {
+        // A rate whose interval is not a whole number of ns (1000 B at 3 Gb/s:
+        // 2666.67 ns), queried at every ns around many write instants: the early
+        // return between writes must agree with counting afresh at each instant.
+        let cfg = "app = \"rate\"\nrate_bps = 3e9\nwrite_bytes = 1000";
+        let mut s = source(cfg);
+        for now in (0..40_000).chain(1_000_000_000..1_000_040_000) {
+            let fresh = source(cfg).written(now, 0, BIG);
+            assert_eq!(s.written(now, 0, BIG), fresh, "at {now} ns");
+        }
+    }
+
+    #[test]
     fn writes_that_find_the_buffer_full_are_lost() {
         let mut s = source("app = \"rate\"\nrate_bps = 1e9\nwrite_bytes = 1400");
         // Ten writes are due but the buffer holds three.

@@ -237,6 +237,7 @@ impl World {
                 ack_every: t.ack_every_segments,
                 rcv_buf: t.rcv_buf_bytes,
                 quickack: t.quickack_segments,
+                window: t.receive_window,
             });
             Endpoints::Tcp {
                 sender: Box::new(Sender::new(id, sender_cfg, cc, sock, rtt, source)),

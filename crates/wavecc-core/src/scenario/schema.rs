@@ -168,6 +168,9 @@ pub struct TcpConfig {
     /// The RTT the algorithm sees on each ACK: `sample` (Linux) or `smoothed` (ns-3
     /// 3.37, the smoothed RTT on every ACK).
     pub cc_rtt: crate::tcp::CcRtt,
+    /// The advertised receive window: `linux` (the buffer less the out-of-order data
+    /// it holds) or `ns3` (the whole buffer; see [`crate::tcp::ReceiveWindow`]).
+    pub receive_window: crate::tcp::ReceiveWindow,
 }
 
 impl Default for TcpConfig {
@@ -194,6 +197,7 @@ impl Default for TcpConfig {
             cwnd_validation: true,
             rtt_granularity_s: 0.0,
             cc_rtt: crate::tcp::CcRtt::Sample,
+            receive_window: crate::tcp::ReceiveWindow::Linux,
         }
     }
 }

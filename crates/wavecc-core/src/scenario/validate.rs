@@ -227,6 +227,14 @@ mod tests {
     }
 
     #[test]
+    fn receive_window_names_its_choices() {
+        let e = err("[tcp]\nreceive_window = \"ns-3\"\n[[flows]]\n");
+        assert!(e.contains("receive_window") && e.contains("linux") && e.contains("ns3"), "{e}");
+        let c = Config::from_toml("[tcp]\nreceive_window = \"ns3\"\n[[flows]]\n").unwrap();
+        assert_eq!(c.tcp.receive_window, crate::tcp::ReceiveWindow::Ns3);
+    }
+
+    #[test]
     fn mtu_must_hold_a_segment() {
         let e = err("[path]\nmtu_bytes = 1000\n[[flows]]\n");
         assert!(e.starts_with("path.mtu_bytes: must hold tcp.mss_bytes"), "{e}");

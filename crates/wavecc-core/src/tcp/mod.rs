@@ -12,7 +12,7 @@ mod sender;
 
 pub use ranges::RangeSet;
 pub use rate::{RateSampler, TxState};
-pub use receiver::{AckPolicy, AppSink, Receiver, ReceiverConfig};
+pub use receiver::{AckPolicy, AppSink, ReceiveWindow, Receiver, ReceiverConfig};
 pub use rtt::{clock_rtt, CcRtt, RttEstimator};
 pub use scoreboard::{Scoreboard, SegInfo};
 pub use sender::{FlowCounters, Sender, SenderConfig};

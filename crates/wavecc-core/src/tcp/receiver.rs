@@ -4,6 +4,7 @@
 use super::ranges::RangeSet;
 use crate::engine::Time;
 use crate::net::{Ack, SackBlock, Segment, MAX_SACK_BLOCKS};
+use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone)]
 pub struct ReceiverConfig {
@@ -14,6 +15,23 @@ pub struct ReceiverConfig {
     /// The first this many in-order data segments are acknowledged at once, whatever
     /// `ack_every` says (see `tcp.quickack_segments`).
     pub quickack: u32,
+    pub window: ReceiveWindow,
+}
+
+/// What the advertised receive window leaves out of the buffer (`tcp.receive_window`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReceiveWindow {
+    /// The free buffer: out-of-order data held for a hole takes its room, so the
+    /// window shrinks during loss recovery (Linux's `tcp_select_window`).
+    #[default]
+    Linux,
+    /// The whole buffer beyond rcv_nxt: ns-3 3.37's `TcpRxBuffer::MaxRxSequence`
+    /// counts from the first byte held only when that byte is in order, and the
+    /// application reads in-order data at once, so out-of-order data never narrows
+    /// the window. A sender whose send buffer matches the receive buffer then keeps
+    /// sending during recovery where Linux's would stall.
+    Ns3,
 }
 
 /// The receiving application: reads everything delivered at once, counts it, and
@@ -146,7 +164,10 @@ impl Receiver {
     /// Builds the ACK to send now (inlined into the send, see [`Ack::push_block`]).
     #[inline(always)]
     pub fn make_ack(&mut self) -> Ack {
-        let free = self.cfg.rcv_buf.saturating_sub(self.ooo_bytes());
+        let free = match self.cfg.window {
+            ReceiveWindow::Linux => self.cfg.rcv_buf.saturating_sub(self.ooo_bytes()),
+            ReceiveWindow::Ns3 => self.cfg.rcv_buf,
+        };
         let rwnd = ((free >> self.window_shift) << self.window_shift).min(u32::MAX as u64) as u32;
         let mut ack = Ack::new(self.rcv_nxt, self.ts_recent, rwnd);
         if self.cfg.sack {
@@ -181,7 +202,7 @@ mod tests {
     }
 
     fn rx_quick(quickack: u32) -> Receiver {
-        Receiver::new(ReceiverConfig { sack: true, delayed_ack: true, ack_every: 2, rcv_buf: 6_553_600, quickack })
+        Receiver::new(ReceiverConfig { sack: true, delayed_ack: true, ack_every: 2, rcv_buf: 6_553_600, quickack, window: ReceiveWindow::Linux })
     }
 
     fn seg(i: u64, ts: Time) -> Segment {
@@ -255,6 +276,14 @@ mod tests {
     }
 
     #[test]
+    fn ns3_window_ignores_out_of_order_bytes() {
+        let mut r = rx();
+        r.cfg.window = ReceiveWindow::Ns3;
+        r.on_segment(&seg(3, 0));
+        assert_eq!(r.make_ack().rwnd, 6_553_600, "a multiple of 128, so scaling loses nothing");
+    }
+
+    #[test]
     fn sink_flags_gaps_in_a_stream_but_not_in_datagrams() {
         let mut s = AppSink::default();
         s.deliver(0, 10);
@@ -270,7 +299,7 @@ mod tests {
 
     #[test]
     fn without_sack_no_blocks_are_sent() {
-        let mut r = Receiver::new(ReceiverConfig { sack: false, delayed_ack: false, ack_every: 2, rcv_buf: 100_000, quickack: 0 });
+        let mut r = Receiver::new(ReceiverConfig { sack: false, delayed_ack: false, ack_every: 2, rcv_buf: 100_000, quickack: 0, window: ReceiveWindow::Linux });
         r.on_segment(&seg(2, 0));
         assert_eq!(r.make_ack().n_blocks(), 0);
     }

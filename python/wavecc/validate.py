@@ -84,6 +84,7 @@ NS3_TCP: dict[str, Any] = {
     "cc_rtt": "smoothed",  # PktsAcked is given the smoothed RTT, on every ACK
     "quickack_segments": 1,  # the first data segment after the handshake is acked at once
     "cwnd_validation": False,  # TcpSocketBase grows cwnd on every ACK that advances
+    "receive_window": "ns3",  # TcpRxBuffer leaves out-of-order data out of the window
 }
 NS3_CC: dict[str, dict[str, Any]] = {
     "newreno": {"increase_per": "ack_bytes", "ssthresh_basis": "inflight"},

@@ -359,10 +359,11 @@ AGREEING = (
 
 # The same under wavecc's ns-3 reading (seed 1, docs/validation.md).
 AGREEING_NS3 = (
-    "newreno-1g-1e-8", "newreno-1g-1e-7", "newreno-100m-0", "cubic-100m-0", "highspeed-1g-1e-7",
-    "highspeed-100m-0",
+    "newreno-1g-0", "newreno-1g-1e-8", "newreno-1g-1e-7", "newreno-100m-0", "cubic-1g-0",
+    "cubic-100m-0", "highspeed-1g-0", "highspeed-1g-1e-7", "highspeed-100m-0",
     "bbr-1g-1e-7", "bbr-100m-0", "vegas-1g-0", "vegas-1g-1e-8", "vegas-1g-1e-7", "vegas-100m-0",
-    "scalable-100m-0", "yeah-1g-0", "yeah-1g-1e-8", "yeah-1g-1e-7", "yeah-100m-0",
+    "scalable-1g-0", "scalable-1g-1e-8", "scalable-100m-0",
+    "yeah-1g-0", "yeah-1g-1e-8", "yeah-1g-1e-7", "yeah-100m-0",
     "westwood-1g-0", "westwood-1g-1e-7", "westwood-100m-0",
 )  # fmt: skip
 

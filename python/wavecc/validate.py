@@ -2,7 +2,10 @@
 
 ns-3 runs one case in minutes (about 0.15 simulated seconds per wall second at 1 Gb/s),
 so its outputs are made once, with `wavecc validate ns3 --regenerate`, and committed
-under `validation/ns3/reference/<case>/` (timeseries.csv, summary.json, command.txt).
+under `validation/ns3/reference/<case>/` (timeseries.csv, summary.json, command.txt);
+runs with further ns-3 seeds (`--ns3-seeds N`) go to
+`validation/ns3/extra-seeds/<case>/<seed>/`, and ns-3's side of a comparison is the mean
+over every seed committed for the case.
 Without `--regenerate`, `wavecc validate ns3` runs wavecc on the same cases and compares
 its average goodput and mean RTT with the references, writing comparison.csv and one
 overlay figure per case.
@@ -294,10 +297,19 @@ def ns3_arguments(case: Case, out: str | os.PathLike[str]) -> list[str]:
 @dataclass(frozen=True)
 class Regenerated:
     case: str
+    seed: int
     goodput_mbps: float
     mean_rtt_ms: float | None
     wall_time_s: float
     sim_per_wall: float
+
+
+def reference_dir(case: Case, ns3_dir: Path) -> Path:
+    """Where the ns-3 run of a case (with its seed) is kept: `reference/<case>/` for
+    the case's own seed, `extra-seeds/<case>/<seed>/` for the others."""
+    if case.seed == SEED:
+        return ns3_dir / "reference" / case.name
+    return ns3_dir / "extra-seeds" / case.name / str(case.seed)
 
 
 def regenerate(
@@ -305,36 +317,41 @@ def regenerate(
     ns3_dir: Path,
     *,
     jobs: int = 2,
+    ns3_seeds: int = 1,
     on_done: Callable[[Regenerated], None] | None = None,
 ) -> list[Regenerated]:
-    """Builds the ns-3 program and runs it for each case, `jobs` at a time, into
-    `ns3_dir/reference/<case>/`. A case's directory is replaced only when its run
-    succeeds. Raises Ns3Failed naming the failed cases after all have run."""
+    """Builds the ns-3 program and runs it for each case and each seed 1..ns3_seeds,
+    `jobs` at a time, into [`reference_dir`]. A run's directory is replaced only when
+    the run succeeds. Raises Ns3Failed naming the failed runs after all have run."""
     binary = build(ns3_dir)
     provenance = _provenance()
     root = ns3_dir.parent.parent
+    runs = [dataclasses.replace(c, seed=seed) for c in cases for seed in range(SEED, SEED + ns3_seeds)]
     # The longest first (the 1 Gb/s cases), so that the workers finish close together.
-    order = sorted(cases, key=lambda c: -c.rate_bps * c.duration_s)
+    order = sorted(runs, key=lambda c: -c.rate_bps * c.duration_s)
     failures: list[str] = []
     done: list[Regenerated] = []
+    seeds_flag = f" --ns3-seeds {ns3_seeds}" if ns3_seeds > 1 else ""
 
     def one(case: Case) -> None:
-        target = ns3_dir / "reference" / case.name
+        target = reference_dir(case, ns3_dir)
+        target.parent.mkdir(parents=True, exist_ok=True)
         with atomic_directory(target) as staging:
             start = time.monotonic()
             proc = subprocess.run(
                 [str(binary), *ns3_arguments(case, staging)], capture_output=True, text=True
             )
             if proc.returncode != 0:
-                failures.append(f"{case.name}: {_last_line(proc.stderr) or proc.returncode}")
+                failures.append(f"{case.name} seed {case.seed}: {_last_line(proc.stderr) or proc.returncode}")
                 raise Ns3Failed(case.name)
             command = " ".join(
                 shlex.quote(part)
                 for part in (_relative(binary, root), *ns3_arguments(case, _relative(target, root)))
             )
             (staging / "command.txt").write_text(
-                f"# ns-3 reference for case {case.name}, made by "
-                f"`wavecc validate ns3 --regenerate --cases {case.name}` from the repository root\n"
+                f"# ns-3 reference for case {case.name}, seed {case.seed}, made by "
+                f"`wavecc validate ns3 --regenerate --cases {case.name}{seeds_flag}` "
+                "from the repository root\n"
                 f"# {provenance}\n"
                 f"# {time.monotonic() - start:.1f} s of wall time\n"
                 f"{command}\n",
@@ -343,6 +360,7 @@ def regenerate(
         summary = json.loads((target / "summary.json").read_text())
         result = Regenerated(
             case.name,
+            case.seed,
             summary["goodput_mbps"],
             summary["mean_rtt_ms"],
             summary["wall_time_s"],
@@ -404,10 +422,23 @@ class StaleReference(ValueError):
     """A reference made with other settings than its case has now."""
 
 
+def load_references(case: Case, ns3_dir: Path) -> list[Reference]:
+    """The committed ns-3 outputs of a case: its own seed's first (none: an empty
+    list), then every further seed under `extra-seeds/<case>/`. Raises StaleReference
+    when one's settings are not the case's."""
+    first = load_reference(case, ns3_dir)
+    if first is None:
+        return []
+    extra = ns3_dir / "extra-seeds" / case.name
+    seeds = sorted(int(d.name) for d in extra.iterdir() if d.name.isdigit()) if extra.is_dir() else []
+    more = [load_reference(dataclasses.replace(case, seed=seed), ns3_dir) for seed in seeds]
+    return [first, *(r for r in more if r is not None)]
+
+
 def load_reference(case: Case, ns3_dir: Path) -> Reference | None:
-    """The committed ns-3 output of a case; None if there is none. Raises
-    StaleReference when its settings are not the case's."""
-    directory = ns3_dir / "reference" / case.name
+    """The committed ns-3 output of a case with its seed; None if there is none.
+    Raises StaleReference when its settings are not the case's."""
+    directory = reference_dir(case, ns3_dir)
     if not (directory / "summary.json").is_file():
         return None
     summary = json.loads((directory / "summary.json").read_text(encoding="utf-8"))
@@ -417,7 +448,9 @@ def load_reference(case: Case, ns3_dir: Path) -> Reference | None:
         if not _same(summary.get(key), value)
     ]
     if differ:
-        raise StaleReference(f"{case.name}: the reference was made with {', '.join(differ)}")
+        raise StaleReference(
+            f"{case.name} (seed {case.seed}): the reference was made with {', '.join(differ)}"
+        )
     with open(directory / "timeseries.csv", newline="", encoding="utf-8") as f:
         rows = [{k: _float(v) for k, v in row.items()} for row in csv.DictReader(f)]
     return Reference(summary, rows)
@@ -448,6 +481,7 @@ class Row:
     seeds: int = 1
     goodput_min_mbps: float = math.nan
     goodput_max_mbps: float = math.nan
+    ns3_seeds: int = 1
 
     @property
     def goodput_rel_diff(self) -> float:
@@ -471,8 +505,8 @@ class Row:
 
     @property
     def ns3_in_seed_range(self) -> bool:
-        """ns-3's goodput lies within wavecc's range over its seeds (one ns-3 seed
-        against several of wavecc's: the loss process alone spreads the 1e-8 rows)."""
+        """ns-3's goodput (its mean over its seeds) lies within wavecc's range over
+        its seeds (the loss process alone spreads the 1e-8 rows)."""
         return self.goodput_min_mbps <= self.goodput_ns3_mbps <= self.goodput_max_mbps
 
     def as_dict(self) -> dict[str, Any]:
@@ -481,6 +515,7 @@ class Row:
             "cca": self.cca,
             "reading": self.reading,
             "seeds": self.seeds,
+            "ns3_seeds": self.ns3_seeds,
             "goodput_wavecc_mbps": self.goodput_wavecc_mbps,
             "goodput_wavecc_min_mbps": self.goodput_min_mbps,
             "goodput_wavecc_max_mbps": self.goodput_max_mbps,
@@ -497,7 +532,7 @@ class Row:
 
 
 COLUMNS = (
-    "case", "cca", "reading", "seeds", "goodput_wavecc_mbps", "goodput_wavecc_min_mbps",
+    "case", "cca", "reading", "seeds", "ns3_seeds", "goodput_wavecc_mbps", "goodput_wavecc_min_mbps",
     "goodput_wavecc_max_mbps", "goodput_ns3_mbps", "goodput_rel_diff", "mean_rtt_wavecc_ms",
     "mean_rtt_ns3_ms", "mean_rtt_rel_diff", "goodput_within_10pct", "rtt_within_10pct",
     "within_10pct", "ns3_in_seed_range",
@@ -536,19 +571,19 @@ def compare(
     nothing is written and ConfigError says why."""
     import wavecc
 
-    references: list[tuple[Case, Reference]] = []
+    references: list[tuple[Case, list[Reference]]] = []
     missing: list[str] = []
     stale: list[str] = []
     for case in cases:
         try:
-            reference = load_reference(case, ns3_dir)
+            found = load_references(case, ns3_dir)
         except StaleReference as e:
             stale.append(str(e))
             continue
-        if reference is None:
+        if not found:
             missing.append(case.name)
         else:
-            references.append((case, reference))
+            references.append((case, found))
     if not references:
         what = "; ".join(stale) if stale else ", ".join(missing)
         raise ConfigError(
@@ -558,7 +593,7 @@ def compare(
 
     rows: list[Row] = []
     with atomic_directory(out) as staging:
-        for case, reference in references:
+        for case, found in references:
             case_rows, first_runs = [], {}
             for reading in readings:
                 runs = [
@@ -566,10 +601,10 @@ def compare(
                     for i in range(seeds)
                 ]
                 first_runs[reading.name] = runs[0]
-                case_rows.append(_row(case, reading, runs, reference))
+                case_rows.append(_row(case, reading, runs, found))
             rows += case_rows
             if figures:
-                overlay(case, first_runs, reference, case_rows, staging / f"{case.name}.png")
+                overlay(case, first_runs, found[0], case_rows, staging / f"{case.name}.png")
             if on_case is not None:
                 on_case(case_rows)
         with open(staging / "comparison.csv", "w", newline="", encoding="utf-8") as f:
@@ -581,22 +616,28 @@ def compare(
     return Comparison(rows, missing, stale)
 
 
-def _row(case: Case, reading: Reading, runs: Sequence[Any], reference: Reference) -> Row:
-    """The mean over wavecc's runs (seeds) of one case and reading, beside ns-3's."""
+def _row(case: Case, reading: Reading, runs: Sequence[Any], references: Sequence[Reference]) -> Row:
+    """The mean over wavecc's runs (seeds) of one case and reading, beside the mean
+    over ns-3's runs (seeds)."""
     flows = [run.summary["flows"][0] for run in runs]
     goodputs = [_num(flow["goodput_mbps"]) for flow in flows]
     rtts = [_num(flow["mean_rtt_ms"]) for flow in flows]
+
+    def ns3_mean(key: str) -> float:
+        return sum(_num(r.summary.get(key)) for r in references) / len(references)
+
     return Row(
         case=case.name,
         cca=case.cca,
         goodput_wavecc_mbps=sum(goodputs) / len(goodputs),
-        goodput_ns3_mbps=_num(reference.summary.get("goodput_mbps")),
+        goodput_ns3_mbps=ns3_mean("goodput_mbps"),
         mean_rtt_wavecc_ms=sum(rtts) / len(rtts),
-        mean_rtt_ns3_ms=_num(reference.summary.get("mean_rtt_ms")),
+        mean_rtt_ns3_ms=ns3_mean("mean_rtt_ms"),
         reading=reading.name,
         seeds=len(runs),
         goodput_min_mbps=min(goodputs),
         goodput_max_mbps=max(goodputs),
+        ns3_seeds=len(references),
     )
 
 
@@ -615,7 +656,10 @@ def markdown(rows: Sequence[Row], readings: Sequence[Reading]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
     for case, per_reading in by_case.items():
         first = next(iter(per_reading.values()))
-        cells = [f"`{case}`", _md(first.goodput_ns3_mbps, ".1f"), _md(first.mean_rtt_ns3_ms, ".2f")]
+        ns3_goodput = _md(first.goodput_ns3_mbps, ".1f")
+        if first.ns3_seeds > 1:
+            ns3_goodput += f" ({first.ns3_seeds} seeds)"
+        cells = [f"`{case}`", ns3_goodput, _md(first.mean_rtt_ns3_ms, ".2f")]
         for reading in readings:
             r = per_reading.get(reading.name)
             if r is None:
@@ -680,7 +724,8 @@ def overlay(
         f"{case.name}: {case.cca} / {case.ns3_cca}, {case.rate_bps / 1e6:g} Mb/s, "
         f"{case.delay_s * 1e3:g} ms one way, {case.buffer_bytes / 1e6:g} MB buffer, "
         f"per-byte loss {case.per_byte:g}\n"
-        f"ns-3: goodput {first.goodput_ns3_mbps:.1f} Mb/s, mean RTT {first.mean_rtt_ns3_ms:.2f} ms\n"
+        f"ns-3{f' (mean of {first.ns3_seeds} seeds; curves: seed 1)' if first.ns3_seeds > 1 else ''}: "
+        f"goodput {first.goodput_ns3_mbps:.1f} Mb/s, mean RTT {first.mean_rtt_ns3_ms:.2f} ms\n"
         f"wavecc {summary}"
     )
     fig.savefig(path, dpi=100)

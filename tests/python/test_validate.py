@@ -8,6 +8,7 @@ only for their consistency with the grid.
 from __future__ import annotations
 
 import csv
+import dataclasses
 import json
 import math
 import os
@@ -128,8 +129,9 @@ def test_ns3_arguments_carry_the_exact_settings():
 
 
 def write_reference(ns3_dir: Path, case: validate.Case, goodput: float, rtt: float) -> Path:
-    """A reference directory as the ns-3 program writes it, with chosen averages."""
-    directory = ns3_dir / "reference" / case.name
+    """A reference directory as the ns-3 program writes it (for the case's seed), with
+    chosen averages."""
+    directory = validate.reference_dir(case, ns3_dir)
     directory.mkdir(parents=True)
     summary = {"simulator": "ns-3", "ns3_version": "3.37", **case.settings()}
     summary |= {"goodput_mbps": goodput, "mean_rtt_ms": rtt, "rtt_samples": 10}
@@ -237,6 +239,38 @@ def test_both_readings_and_several_seeds_are_compared(tmp_path, work):
     assert "| ns3 goodput |" in table and "ns-3 in seeds' range" in table
 
 
+def test_further_ns3_seeds_are_averaged(tmp_path, work):
+    ns3_dir = tmp_path / "ns3"
+    case = short("cubic-100m-0")
+    [flow] = wavecc.run(validate.wavecc_config(case)).summary["flows"]
+    # Seeds 1 and 3 of ns-3 at 0.8 and 1.2 times wavecc's goodput average to it;
+    # seed 1 alone would be 25 % off.
+    for seed, factor in ((1, 0.8), (3, 1.2)):
+        seeded = dataclasses.replace(case, seed=seed)
+        write_reference(ns3_dir, seeded, flow["goodput_mbps"] * factor, flow["mean_rtt_ms"])
+    assert (ns3_dir / "extra-seeds" / "cubic-100m-0" / "3" / "summary.json").is_file()
+    proc = run_cli("validate", "ns3", "--cases", "cubic-100m-0", "--reading", "linux",
+                   "--duration", "1", "--ns3-dir", ns3_dir, "--out", "cmp", "--no-figures",
+                   cwd=work)  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    with open(work / "cmp" / "comparison.csv", newline="") as f:
+        [row] = list(csv.DictReader(f))
+    assert row["ns3_seeds"] == "2"
+    assert float(row["goodput_ns3_mbps"]) == pytest.approx(flow["goodput_mbps"])
+    assert float(row["mean_rtt_ns3_ms"]) == pytest.approx(flow["mean_rtt_ms"])
+    assert "(2 seeds)" in (work / "cmp" / "comparison.md").read_text()
+
+
+def test_a_stale_further_seed_is_reported(tmp_path, work):
+    ns3_dir = tmp_path / "ns3"
+    case = short("cubic-100m-0")
+    write_reference(ns3_dir, case, 90.0, 60.0)
+    write_reference(ns3_dir, dataclasses.replace(case, seed=2, per_byte=1e-9), 90.0, 60.0)
+    # The seed-2 run was made with loss: stale.
+    with pytest.raises(validate.StaleReference, match=r"cubic-100m-0 \(seed 2\).*per_byte"):
+        validate.load_references(case, ns3_dir)
+
+
 def test_the_ns3_reading_is_valid_for_every_algorithm_of_the_grid():
     ns3 = validate.READINGS["ns3"]
     assert set(ns3.cc) == set(ALGORITHMS)
@@ -307,6 +341,8 @@ def test_regenerate_without_ns3_says_how_to_install_it(tmp_path, work, missing):
         (["--regenerate", "--duration", "1"], "--duration cannot be used with --regenerate"),
         (["--jobs", "0"], "--jobs must be at least 1"),
         (["--seeds", "0"], "--seeds must be at least 1"),
+        (["--ns3-seeds", "0"], "--ns3-seeds must be at least 1"),
+        (["--ns3-seeds", "3"], "--ns3-seeds applies only with --regenerate"),
         (["--reading", "bsd"], "unknown reading 'bsd' (readings: linux, ns3, both)"),
         ([], "cannot find validation/ns3/dumbbell.cc"),
     ],
@@ -346,6 +382,23 @@ def test_committed_references_belong_to_their_cases(directory):
     command = (directory / "command.txt").read_text().splitlines()
     expected = validate.ns3_arguments(case, f"validation/ns3/reference/{case.name}")
     assert command[-1].split() == ["validation/ns3/build/dumbbell", *expected]
+
+
+EXTRA = sorted(p for p in (NS3_DIR / "extra-seeds").glob("*/*") if p.is_dir())
+
+
+@pytest.mark.skipif(not EXTRA, reason="no committed further ns-3 seeds")
+@pytest.mark.parametrize("directory", EXTRA, ids=[f"{p.parent.name}-seed{p.name}" for p in EXTRA])
+def test_committed_further_seeds_belong_to_their_cases(directory):
+    [case] = validate.select([directory.parent.name])
+    seeded = dataclasses.replace(case, seed=int(directory.name))
+    assert {p.name for p in directory.iterdir()} == set(validate.REFERENCE_FILES)
+    reference = validate.load_reference(seeded, NS3_DIR)  # raises if stale
+    assert reference is not None and reference.summary["seed"] == seeded.seed
+    assert len(reference.timeseries) == round(case.duration_s / case.interval_s)
+    command = (directory / "command.txt").read_text().splitlines()
+    out = f"validation/ns3/extra-seeds/{case.name}/{seeded.seed}"
+    assert command[-1].split() == ["validation/ns3/build/dumbbell", *validate.ns3_arguments(seeded, out)]
 
 
 # The cases that agree with ns-3 within 10 % today (docs/validation.md). A change to

@@ -62,6 +62,14 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         metavar="N",
         help="run wavecc with seeds 1..N and compare their mean (default: 1, ns-3's seed)",
     )
+    ns3.add_argument(
+        "--ns3-seeds",
+        type=int,
+        default=1,
+        metavar="N",
+        help="with --regenerate: run ns-3 with seeds 1..N (seeds after the first go to "
+        "validation/ns3/extra-seeds/; comparisons use the mean of all committed seeds)",
+    )
     ns3.add_argument("--no-figures", action="store_true", help="do not draw the overlay figures")
     # Shortens every case; for the test suite, which compares against short references.
     ns3.add_argument("--duration", type=float, help=argparse.SUPPRESS)
@@ -71,6 +79,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 _REGENERATED_TABLE = Table(
     [
         Column("case", 18),
+        Column("seed", 4),
         Column("goodput Mb/s", 12, ".2f"),
         Column("mean RTT ms", 11, ".2f"),
         Column("wall s", 8, ".1f"),
@@ -99,6 +108,10 @@ def handle_ns3(args: argparse.Namespace) -> int:
         raise ConfigError(f"--jobs must be at least 1, not {args.jobs}")
     if args.seeds < 1:
         raise ConfigError(f"--seeds must be at least 1, not {args.seeds}")
+    if args.ns3_seeds < 1:
+        raise ConfigError(f"--ns3-seeds must be at least 1, not {args.ns3_seeds}")
+    if args.ns3_seeds > 1 and not args.regenerate:
+        raise ConfigError("--ns3-seeds applies only with --regenerate (comparisons use every committed seed)")
     chosen = validate.readings(None if args.reading == "both" else [args.reading])
     if args.duration is not None:
         if args.regenerate:
@@ -108,7 +121,7 @@ def handle_ns3(args: argparse.Namespace) -> int:
         cases = [case.shortened(args.duration) for case in cases]
     ns3_dir = args.ns3_dir if args.ns3_dir is not None else validate.find_ns3_dir()
     if args.regenerate:
-        return _regenerate(cases, ns3_dir, args.jobs)
+        return _regenerate(cases, ns3_dir, args.jobs, args.ns3_seeds)
 
     out = args.out if args.out is not None else Path("out") / "validate-ns3"
     table = _comparison_table(chosen)
@@ -140,15 +153,15 @@ def handle_ns3(args: argparse.Namespace) -> int:
     return 0
 
 
-def _regenerate(cases: Sequence[validate.Case], ns3_dir: Path, jobs: int) -> int:
-    print(f"building {ns3_dir / 'dumbbell.cc'} and running ns-3 on {len(cases)} case(s), "
-          f"{jobs} at a time", flush=True)  # fmt: skip
+def _regenerate(cases: Sequence[validate.Case], ns3_dir: Path, jobs: int, ns3_seeds: int) -> int:
+    print(f"building {ns3_dir / 'dumbbell.cc'} and running ns-3 on {len(cases)} case(s) x "
+          f"{ns3_seeds} seed(s), {jobs} at a time", flush=True)  # fmt: skip
     print(_REGENERATED_TABLE.header(), flush=True)
 
     def row(r: validate.Regenerated) -> None:
-        values = [r.case, r.goodput_mbps, r.mean_rtt_ms, r.wall_time_s, r.sim_per_wall]
+        values = [r.case, r.seed, r.goodput_mbps, r.mean_rtt_ms, r.wall_time_s, r.sim_per_wall]
         print(_REGENERATED_TABLE.row([finite(v) for v in values]), flush=True)
 
-    validate.regenerate(cases, ns3_dir, jobs=jobs, on_done=row)
+    validate.regenerate(cases, ns3_dir, jobs=jobs, ns3_seeds=ns3_seeds, on_done=row)
     print(f"wrote {ns3_dir / 'reference'}: {', '.join(case.name for case in cases)}")
     return 0

@@ -175,6 +175,10 @@ pub struct TcpConfig {
     /// (nothing) or `ns3` (ns-3 3.37's re-sends of segments in flight and its
     /// partial-ACK retransmission; see [`crate::tcp::RecoverySends`]).
     pub recovery_sends: crate::tcp::RecoverySends,
+    /// How each ACK's delivery-rate sample is formed: `linux` (fresh per ACK) or
+    /// `ns3` (ns-3 3.37's `TcpRateLinux`, one sample kept across ACKs; see
+    /// [`crate::tcp::RateSamples`]).
+    pub rate_samples: crate::tcp::RateSamples,
 }
 
 impl Default for TcpConfig {
@@ -203,6 +207,7 @@ impl Default for TcpConfig {
             cc_rtt: crate::tcp::CcRtt::Sample,
             receive_window: crate::tcp::ReceiveWindow::Linux,
             recovery_sends: crate::tcp::RecoverySends::Linux,
+            rate_samples: crate::tcp::RateSamples::Linux,
         }
     }
 }

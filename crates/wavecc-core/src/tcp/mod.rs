@@ -11,7 +11,7 @@ mod scoreboard;
 mod sender;
 
 pub use ranges::RangeSet;
-pub use rate::{RateSampler, TxState};
+pub use rate::{RateSampler, RateSamples, TxState};
 pub use receiver::{AckPolicy, AppSink, ReceiveWindow, Receiver, ReceiverConfig};
 pub use rtt::{clock_rtt, CcRtt, RttEstimator};
 pub use scoreboard::{Scoreboard, SegInfo};

@@ -5,7 +5,7 @@
 //! `cong_control`), and then sends what the window, the receiver and pacing allow.
 
 use super::pacing::PacingRate;
-use super::rate::{PendingSample, RateSampler};
+use super::rate::{PendingSample, RateSampler, RateSamples};
 use super::{clock_rtt, CcRtt, Io, Outbox, RttEstimator, Scoreboard};
 use crate::app::Source;
 use crate::cc::{CaState, CongestionControl, CwndEvent, LossResponse, RateSample, Socket};
@@ -37,6 +37,8 @@ pub struct SenderConfig {
     pub cc_rtt: CcRtt,
     /// What fast recovery sends besides lost segments and new data.
     pub recovery_sends: RecoverySends,
+    /// How each ACK's delivery-rate sample is formed.
+    pub rate_samples: RateSamples,
 }
 
 /// What fast recovery sends besides the lost segments and new data
@@ -134,7 +136,7 @@ impl Sender {
             sock,
             sb: Scoreboard::default(),
             rtt,
-            rate: RateSampler::default(),
+            rate: RateSampler::new(cfg.rate_samples),
             app,
             snd_una: 0,
             snd_nxt: 0,
@@ -300,8 +302,9 @@ impl Sender {
             prior_in_flight,
             delivered: sample.map_or(0, |s| s.delivered),
             interval_s: sample.map_or(0.0, |s| to_secs(s.interval)),
-            prior_delivered: sample.map_or(0, |s| s.prior_delivered),
-            is_app_limited: sample.is_some_and(|s| s.app_limited),
+            // Given for invalid samples too (ns-3's BBR reads them; Linux's does not).
+            prior_delivered: pending.newest().map_or(0, |tx| tx.delivered),
+            is_app_limited: pending.newest().is_some_and(|tx| tx.app_limited),
         };
         self.sync_sock(now);
         self.cc.on_ack(&mut self.sock, &rs);
@@ -713,6 +716,7 @@ mod tests {
             rtt_granularity: 0,
             cc_rtt: CcRtt::Sample,
             recovery_sends: RecoverySends::Linux,
+            rate_samples: RateSamples::Linux,
         };
         tune(&mut cfg);
         let flow = crate::Config::from_toml("[[flows]]\n").unwrap().flows[0].clone();

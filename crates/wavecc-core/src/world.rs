@@ -229,6 +229,8 @@ impl World {
                 cwnd_validation: t.cwnd_validation,
                 rtt_granularity: from_secs(t.rtt_granularity_s),
                 cc_rtt: t.cc_rtt,
+                recovery_sends: t.recovery_sends,
+                rate_samples: t.rate_samples,
             };
             let rtt = RttEstimator::new(t.initial_rto_s, t.min_rto_s, t.max_rto_s);
             let receiver = Receiver::new(ReceiverConfig {

@@ -138,6 +138,11 @@ impl Source {
         self.written
     }
 
+    /// Bytes written as of the last call to [`Self::written`].
+    pub fn written_so_far(&self) -> u64 {
+        self.written
+    }
+
     /// When the application next writes, if it ever does.
     pub fn next_write(&self) -> Option<Time> {
         match &self.kind {

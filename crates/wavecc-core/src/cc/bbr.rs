@@ -27,7 +27,8 @@
 //! (the BDP is rounded up, the quantization budget rounds to an even count). Where
 //! ns-3's `TcpBbr` (which the seeds ran, in its mmWave-module version) differs,
 //! parameters give its reading: `quantization = "ns3"`, `extra_acked_gain = 0`,
-//! `lt_bw = false`, `cycle_rand = 6`.
+//! `lt_bw = false`, `cycle_rand = 6`, `samples = "ns3"` (ns-3 3.37's `TcpBbr`
+//! counts rounds and feeds the filter on ACKs without a valid sample).
 //!
 //! What the socket does not expose, and how this file gets it:
 //! - Linux's `tp->delivered_mstamp` (time of the last delivery): the time of the
@@ -97,6 +98,29 @@ impl Quantization {
     }
 }
 
+/// What BBR makes of each ACK's rate sample (`samples`).
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Samples {
+    /// Linux `bbr_update_bw`: an ACK without a valid sample (none delivered, or an
+    /// interval shorter than the minimum RTT) neither ends a round nor touches the
+    /// filter; rounds end on `rs.prior_delivered` of the ACK's newest delivered
+    /// segment. The default.
+    Linux,
+    /// ns-3 3.37 `TcpBbr` reading `TcpRateLinux`'s sample, which persists between
+    /// ACKs: an ACK whose sample is invalid still hands BBR the last recorded
+    /// delivery rate, so every ACK (once a rate was ever recorded) can end a round
+    /// and feeds that stale rate to the filter; the round test uses the newest
+    /// `prior_delivered` seen on any ACK, and the app-limited flag of the segment
+    /// that set it; an application-limited sample below the last recorded rate is
+    /// not recorded (the previous rate is handed on instead). When ns-3 re-sends
+    /// segments still in flight (`tcp.recovery_sends = "ns3"`), the ACKs of the
+    /// originals carry the re-sends' fresh `delivered` stamps, so each such ACK
+    /// ends a round and the 10-round filter forgets the path's rate within a few
+    /// packets: ns-3's BBR then collapses to kbit/s.
+    Ns3,
+}
+
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
@@ -153,6 +177,8 @@ pub struct Params {
     /// delivery rates make BBR pace at their average rate for 48 rounds. On, as
     /// Linux; ns-3 has no such estimator.
     pub lt_bw: bool,
+    /// Which rate samples drive rounds and the BtlBw filter; see [`Samples`].
+    pub samples: Samples,
 }
 
 impl Default for Params {
@@ -176,6 +202,7 @@ impl Default for Params {
             extra_acked_window_rounds: 5,
             extra_acked_max_ms: 100.0,
             lt_bw: true,
+            samples: Samples::Linux,
         }
     }
 }
@@ -337,6 +364,12 @@ pub struct Bbr {
     extra_acked_win_rtts: u32,
     extra_acked_idx: usize,
     lt: LongTerm,
+    /// `samples = "ns3"`: the sample ns-3 keeps between ACKs (its last recorded
+    /// rate in segments/s, 0 before any; the newest `prior_delivered` seen; and the
+    /// app-limited flag of the segment that set it).
+    ns3_rate: f64,
+    ns3_prior_delivered: u64,
+    ns3_app_limited: bool,
 }
 
 pub fn build(params: &serde_json::Value) -> Result<Box<dyn CongestionControl>, String> {
@@ -384,6 +417,9 @@ impl Bbr {
             extra_acked_win_rtts: 0,
             extra_acked_idx: 0,
             lt: LongTerm::default(),
+            ns3_rate: 0.0,
+            ns3_prior_delivered: 0,
+            ns3_app_limited: false,
             p,
         }
     }
@@ -856,13 +892,41 @@ impl Bbr {
         self.lt_interval_done(sock, delivered / t);
     }
 
+    /// ns-3's `TcpRateLinux` sample as `TcpBbr` sees it on this ACK (see
+    /// [`Samples::Ns3`]): the rate to hand on (None before any was recorded) and the
+    /// sample with ns-3's persistent `prior_delivered` and app-limited flag.
+    fn ns3_sample(&mut self, rs: &RateSample, fresh: Option<f64>) -> (Option<f64>, RateSample) {
+        // `SkbDelivered` takes a delivered segment's stamp only when it is newer.
+        if rs.prior_delivered > self.ns3_prior_delivered
+            || (self.ns3_prior_delivered == 0 && rs.acked_sacked > 0)
+        {
+            self.ns3_prior_delivered = rs.prior_delivered;
+            self.ns3_app_limited = rs.is_app_limited;
+        }
+        // `GenerateSample` records a valid sample unless it is app-limited and
+        // below the last recorded rate.
+        if let Some(b) = fresh.filter(|&b| !self.ns3_app_limited || b >= self.ns3_rate) {
+            self.ns3_rate = b;
+        }
+        let seen = RateSample {
+            prior_delivered: self.ns3_prior_delivered,
+            is_app_limited: self.ns3_app_limited,
+            ..*rs
+        };
+        ((self.ns3_rate > 0.0).then_some(self.ns3_rate), seen)
+    }
+
     /// Linux `bbr_update_model`.
     fn update_model(&mut self, sock: &mut Socket, rs: &RateSample) {
         let valid = rs.interval_s > 0.0 && rs.delivered > 0;
-        let bw = valid.then(|| rs.delivered as f64 / rs.interval_s);
-        let app_limited = self.sample_app_limited(rs);
-        self.update_bw(sock, rs, bw, app_limited);
-        self.update_ack_aggregation(sock, rs, bw.is_some());
+        let fresh = valid.then(|| rs.delivered as f64 / rs.interval_s);
+        let (bw, seen) = match self.p.samples {
+            Samples::Linux => (fresh, *rs),
+            Samples::Ns3 => self.ns3_sample(rs, fresh),
+        };
+        let app_limited = self.sample_app_limited(&seen);
+        self.update_bw(sock, &seen, bw, app_limited);
+        self.update_ack_aggregation(sock, rs, fresh.is_some());
         if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(sock, rs) {
             self.advance_cycle_phase();
         }
@@ -1664,6 +1728,74 @@ mod tests {
         assert_eq!((get("full_bw_reached"), get("round_count")), (1.0, 5.0));
     }
 
+    /// PROBE_BW at 400 segments/s with ns-3's or Linux's reading of the samples.
+    fn probe_bw_samples(samples: &str) -> (Bbr, Socket) {
+        probe_bw(json!({ "samples": samples }))
+    }
+
+    #[test]
+    fn under_ns3_samples_an_ack_without_a_valid_sample_still_ends_a_round() {
+        // ACKs of segments sent after the round began, none with a valid sample:
+        // Linux counts no round; ns-3 hands BBR the last recorded rate and counts
+        // each. The filter keeps 400 (fed 400 again).
+        for (samples, rounds) in [("linux", 0), ("ns3", 10)] {
+            let (mut cc, mut s) = probe_bw_samples(samples);
+            let before = cc.round_count;
+            acks(&mut cc, &mut s, 10, Ack { bw: None, ..Ack::default() });
+            assert_eq!(cc.round_count - before, rounds, "{samples}");
+            assert_eq!(cc.max_bw(), BW, "{samples}");
+        }
+        // Before any rate was recorded ns-3's rate is 0 and `UpdateBtlBw` returns
+        // early: no round then either.
+        let (mut cc, mut s) = bbr(json!({ "samples": "ns3" }));
+        acks(&mut cc, &mut s, 3, Ack { bw: None, ..Ack::default() });
+        assert_eq!(cc.round_count, 0);
+    }
+
+    #[test]
+    fn under_ns3_samples_a_tiny_sample_and_invalid_acks_empty_the_filter_in_ten_packets() {
+        // ns-3 re-sending segments in flight: the original's ACK carries the
+        // re-send's fresh stamp, so it ends a round with a sample of 1 segment per
+        // (almost) an RTT; the next ACKs, too close to the re-sends, give invalid
+        // samples, yet end rounds on the stale rate. Within 10 rounds 400 expires.
+        let run = |samples: &str| {
+            let (mut cc, mut s) = probe_bw_samples(samples);
+            ack(&mut cc, &mut s, Ack { bw: Some(10.0), ..Ack::default() });
+            acks(&mut cc, &mut s, 11, Ack { bw: None, ..Ack::default() });
+            cc.max_bw()
+        };
+        assert_eq!(run("linux"), BW);
+        assert_eq!(run("ns3"), 10.0);
+    }
+
+    #[test]
+    fn under_ns3_samples_a_low_app_limited_sample_hands_on_the_recorded_rate() {
+        // Twelve rounds of application-limited samples at 100, then a full one at
+        // 200. Linux ignores the low app-limited samples, so 400 was last fed 13
+        // rounds ago and has expired: 200. ns-3 does not record them and hands BBR
+        // its last recorded 400 instead, which refreshes the filter: 400 stays.
+        let run = |samples: &str| {
+            let (mut cc, mut s) = probe_bw_samples(samples);
+            acks(&mut cc, &mut s, 12, Ack { bw: Some(100.0), app_limited: true, ..Ack::default() });
+            ack(&mut cc, &mut s, Ack { bw: Some(200.0), ..Ack::default() });
+            cc.max_bw()
+        };
+        assert_eq!(run("linux"), 200.0);
+        assert_eq!(run("ns3"), BW);
+    }
+
+    #[test]
+    fn under_ns3_samples_the_round_uses_the_newest_prior_delivered_seen() {
+        // An ACK whose newest segment is no newer than one already delivered (as
+        // after a re-send) leaves ns-3's `prior_delivered` and its app-limited flag
+        // as they were: the round test and the full-pipe check read those.
+        let (mut cc, mut s) = probe_bw_samples("ns3");
+        ack(&mut cc, &mut s, Ack { app_limited: true, ..Ack::default() });
+        let newest = cc.ns3_prior_delivered;
+        ack(&mut cc, &mut s, Ack { new_round: false, ..Ack::default() });
+        assert_eq!((cc.ns3_prior_delivered, cc.ns3_app_limited), (newest, true));
+    }
+
     #[test]
     fn impossible_parameters_are_rejected_with_the_key_and_range() {
         for (params, needle) in [
@@ -1678,6 +1810,7 @@ mod tests {
             (json!({ "cycle_rand": 8 }), "cycle_rand = 8"),
             (json!({ "probe_rtt_duration_ms": -1.0 }), "probe_rtt_duration_ms"),
             (json!({ "quantization": "tso" }), "linux_no_tso"),
+            (json!({ "samples": "ns-3" }), "ns3"),
             (json!({ "gain": 2.0 }), "gain"),
         ] {
             let err = build(&params).err().expect("an error");

@@ -176,9 +176,11 @@ pub struct RateSample {
     pub delivered: u64,
     /// The sampling interval in seconds (0 when invalid).
     pub interval_s: f64,
-    /// `socket.delivered` when the packet that produced this sample was sent.
+    /// `socket.delivered` when the packet that produced this sample (the newest one
+    /// this ACK delivered) was sent; given even when the sample is invalid, 0 when
+    /// the ACK delivered nothing.
     pub prior_delivered: u64,
-    /// The sample was taken while the application, not the network, limited sending.
+    /// That packet was sent while the application, not the network, limited sending.
     pub is_app_limited: bool,
 }
 

@@ -171,6 +171,14 @@ pub struct TcpConfig {
     /// The advertised receive window: `linux` (the buffer less the out-of-order data
     /// it holds) or `ns3` (the whole buffer; see [`crate::tcp::ReceiveWindow`]).
     pub receive_window: crate::tcp::ReceiveWindow,
+    /// What fast recovery sends besides lost segments and new data: `linux`
+    /// (nothing) or `ns3` (ns-3 3.37's re-sends of segments in flight and its
+    /// partial-ACK retransmission; see [`crate::tcp::RecoverySends`]).
+    pub recovery_sends: crate::tcp::RecoverySends,
+    /// How each ACK's delivery-rate sample is formed: `linux` (fresh per ACK) or
+    /// `ns3` (ns-3 3.37's `TcpRateLinux`, one sample kept across ACKs; see
+    /// [`crate::tcp::RateSamples`]).
+    pub rate_samples: crate::tcp::RateSamples,
 }
 
 impl Default for TcpConfig {
@@ -198,6 +206,8 @@ impl Default for TcpConfig {
             rtt_granularity_s: 0.0,
             cc_rtt: crate::tcp::CcRtt::Sample,
             receive_window: crate::tcp::ReceiveWindow::Linux,
+            recovery_sends: crate::tcp::RecoverySends::Linux,
+            rate_samples: crate::tcp::RateSamples::Linux,
         }
     }
 }

@@ -235,6 +235,22 @@ mod tests {
     }
 
     #[test]
+    fn recovery_sends_names_its_choices() {
+        let e = err("[tcp]\nrecovery_sends = \"ns-3\"\n[[flows]]\n");
+        assert!(e.contains("recovery_sends") && e.contains("linux") && e.contains("ns3"), "{e}");
+        let c = Config::from_toml("[tcp]\nrecovery_sends = \"ns3\"\n[[flows]]\n").unwrap();
+        assert_eq!(c.tcp.recovery_sends, crate::tcp::RecoverySends::Ns3);
+    }
+
+    #[test]
+    fn rate_samples_names_its_choices() {
+        let e = err("[tcp]\nrate_samples = \"ns-3\"\n[[flows]]\n");
+        assert!(e.contains("rate_samples") && e.contains("linux") && e.contains("ns3"), "{e}");
+        let c = Config::from_toml("[tcp]\nrate_samples = \"ns3\"\n[[flows]]\n").unwrap();
+        assert_eq!(c.tcp.rate_samples, crate::tcp::RateSamples::Ns3);
+    }
+
+    #[test]
     fn mtu_must_hold_a_segment() {
         let e = err("[path]\nmtu_bytes = 1000\n[[flows]]\n");
         assert!(e.starts_with("path.mtu_bytes: must hold tcp.mss_bytes"), "{e}");

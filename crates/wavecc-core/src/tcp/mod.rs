@@ -11,11 +11,11 @@ mod scoreboard;
 mod sender;
 
 pub use ranges::RangeSet;
-pub use rate::{RateSampler, TxState};
+pub use rate::{RateSampler, RateSamples, TxState};
 pub use receiver::{AckPolicy, AppSink, ReceiveWindow, Receiver, ReceiverConfig};
 pub use rtt::{clock_rtt, CcRtt, RttEstimator};
 pub use scoreboard::{Scoreboard, SegInfo};
-pub use sender::{FlowCounters, Sender, SenderConfig};
+pub use sender::{FlowCounters, RecoverySends, Sender, SenderConfig};
 
 use crate::engine::{EventQueue, Time};
 use crate::net::Packet;

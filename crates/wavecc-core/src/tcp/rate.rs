@@ -4,6 +4,24 @@
 //! time is a rate sample that queueing before the bottleneck cannot inflate.
 
 use crate::engine::Time;
+use serde::{Deserialize, Serialize};
+
+/// How each ACK's sample is formed (`tcp.rate_samples`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RateSamples {
+    /// Linux `tcp_rate.c`: a fresh sample per ACK, from the most recently sent
+    /// segment that ACK delivered.
+    #[default]
+    Linux,
+    /// ns-3 3.37 `TcpRateLinux`: one sample kept across ACKs. A delivered segment
+    /// replaces its reference only if sent with a higher `delivered` count, so an
+    /// ACK of older segments reuses the previous reference and intervals; the ACK
+    /// interval is measured from the previous reference's time (from 0 after an
+    /// invalid sample, which clears it); and once a sample is invalid (interval below
+    /// the minimum RTT) every ACK is, until a newer segment is delivered.
+    Ns3,
+}
 
 /// Per-segment snapshot taken at (re)transmission.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -24,6 +42,11 @@ pub struct RateSampler {
     first_sent_time: Time,
     /// `delivered` value until which samples are app-limited; 0 when not.
     app_limited_until: u64,
+    reading: RateSamples,
+    /// ns-3's sample kept across ACKs, and its reference time (`m_priorTime`, None
+    /// when ns-3 holds 0: at the start and after an invalid sample).
+    kept: PendingSample,
+    kept_time: Option<Time>,
 }
 
 /// The sample being built while one ACK is processed.
@@ -32,6 +55,14 @@ pub struct PendingSample {
     prior: Option<TxState>,
     send_elapsed: Time,
     ack_elapsed: Time,
+}
+
+impl PendingSample {
+    /// The newest segment this ACK delivered (the one that defines the sample), if
+    /// any, even when the sample turns out invalid.
+    pub fn newest(&self) -> Option<&TxState> {
+        self.prior.as_ref()
+    }
 }
 
 /// A finished sample: `delivered` segments over `interval` ns (None: invalid).
@@ -44,6 +75,10 @@ pub struct Sample {
 }
 
 impl RateSampler {
+    pub fn new(reading: RateSamples) -> Self {
+        Self { reading, ..Self::default() }
+    }
+
     /// Snapshot for a segment sent at `now`. A send that starts from an empty pipe
     /// restarts the send and ACK clocks, so idle time never dilutes a sample.
     pub fn on_send(&mut self, now: Time, pipe_was_empty: bool) -> TxState {
@@ -65,6 +100,18 @@ impl RateSampler {
     pub fn on_delivered(&mut self, tx: &TxState, now: Time, pending: &mut PendingSample) {
         self.delivered += 1;
         self.delivered_time = now;
+        if self.reading == RateSamples::Ns3 {
+            // `TcpRateLinux::SkbDelivered`.
+            if self.kept.prior.is_none_or(|p| p.delivered == 0 || tx.delivered > p.delivered) {
+                self.kept.ack_elapsed = now - self.kept_time.unwrap_or(0);
+                self.kept.prior = Some(*tx);
+                self.kept.send_elapsed = tx.sent_time - tx.first_sent_time;
+                self.kept_time = Some(tx.delivered_time).filter(|&t| t > 0);
+                self.first_sent_time = tx.sent_time;
+            }
+            pending.prior = self.kept.prior;
+            return;
+        }
         if pending.prior.is_none_or(|p| tx.delivered >= p.delivered && tx.sent_time >= p.sent_time) {
             pending.prior = Some(*tx);
             pending.send_elapsed = tx.sent_time - tx.first_sent_time;
@@ -79,9 +126,29 @@ impl RateSampler {
         if self.app_limited_until != 0 && self.delivered > self.app_limited_until {
             self.app_limited_until = 0;
         }
+        if self.reading == RateSamples::Ns3 {
+            return self.finish_ns3(min_rtt);
+        }
         let prior = pending.prior?;
         let interval = pending.send_elapsed.max(pending.ack_elapsed);
         if interval == 0 || min_rtt.is_some_and(|m| interval < m) {
+            return None;
+        }
+        Some(Sample {
+            delivered: self.delivered - prior.delivered,
+            interval,
+            prior_delivered: prior.delivered,
+            app_limited: prior.app_limited,
+        })
+    }
+
+    /// `TcpRateLinux::GenerateSample` on the kept sample.
+    fn finish_ns3(&mut self, min_rtt: Option<Time>) -> Option<Sample> {
+        let prior = self.kept.prior?;
+        self.kept_time?;
+        let interval = self.kept.send_elapsed.max(self.kept.ack_elapsed);
+        if interval == 0 || min_rtt.is_some_and(|m| interval < m) {
+            self.kept_time = None;
             return None;
         }
         Some(Sample {
@@ -145,6 +212,56 @@ mod tests {
         }
         let b = r.on_send(12 * MS, true);
         assert!(!b.app_limited, "cleared once more than the marked amount was delivered");
+    }
+
+    /// Segments a and b sent at 100 and 101 ms; a delivered at 120 ms; c sent then
+    /// and delivered at 121 ms (an original whose re-send c stands for); then b
+    /// at 122 ms, older than c. Returns the samples of c's and b's ACKs.
+    fn resend_pattern(reading: RateSamples, min_rtt: Time) -> (Option<Sample>, Option<Sample>, RateSampler) {
+        let t0 = 100 * MS;
+        let mut r = RateSampler::new(reading);
+        let a = r.on_send(t0, true);
+        let b = r.on_send(t0 + MS, false);
+        let deliver = |r: &mut RateSampler, tx: &TxState, at: Time| {
+            let mut p = PendingSample::default();
+            r.on_delivered(tx, at, &mut p);
+            r.finish(&p, Some(min_rtt))
+        };
+        deliver(&mut r, &a, t0 + 20 * MS);
+        let c = r.on_send(t0 + 20 * MS, false);
+        assert_eq!(c.delivered, 1);
+        let on_c = deliver(&mut r, &c, t0 + 21 * MS);
+        let on_b = deliver(&mut r, &b, t0 + 22 * MS);
+        (on_c, on_b, r)
+    }
+
+    #[test]
+    fn under_ns3_an_ack_of_older_segments_reuses_the_kept_reference() {
+        // Linux: b's own sample, 3 delivered since b was sent over 22 ms (since the
+        // delivery time b was sent with). ns-3 keeps c's reference and intervals:
+        // 2 delivered since c over c's 21 ms.
+        let sample = |d, i, p| Some(Sample { delivered: d, interval: i * MS, prior_delivered: p, app_limited: false });
+        assert_eq!(resend_pattern(RateSamples::Linux, 20 * MS).1, sample(3, 22, 0));
+        let (on_c, on_b, _) = resend_pattern(RateSamples::Ns3, 20 * MS);
+        assert_eq!((on_c, on_b), (sample(1, 21, 1), sample(2, 21, 1)));
+    }
+
+    #[test]
+    fn under_ns3_an_invalid_sample_stays_invalid_until_a_newer_segment_then_times_from_zero() {
+        // Minimum RTT 21.5 ms: c's 21 ms is too short for both. Linux takes b's own
+        // 22 ms; ns-3 has cleared its reference time and stays invalid.
+        let min_rtt = 43 * MS / 2;
+        let (on_c, on_b, _) = resend_pattern(RateSamples::Linux, min_rtt);
+        assert!(on_c.is_none() && on_b.is_some());
+        let (on_c, on_b, mut r) = resend_pattern(RateSamples::Ns3, min_rtt);
+        assert_eq!((on_c, on_b), (None, None));
+        // The next newer segment restarts ns-3's sample, its ACK interval measured
+        // from time 0 (`m_priorTime` was cleared): over the whole run so far.
+        let d = r.on_send(122 * MS, false);
+        let mut p = PendingSample::default();
+        r.on_delivered(&d, 150 * MS, &mut p);
+        let s = r.finish(&p, Some(min_rtt)).unwrap();
+        assert_eq!((s.delivered, s.interval, s.prior_delivered), (1, 150 * MS, 3));
     }
 
     #[test]

@@ -44,6 +44,8 @@ pub struct Scoreboard {
     sacked_below_cursor: u32,
     /// No lost-and-not-retransmitted segment exists before this index.
     retrans_hint: usize,
+    /// No segment before this index is both un-SACKed and not retransmitted.
+    resend_hint: usize,
 }
 
 impl Scoreboard {
@@ -104,6 +106,7 @@ impl Scoreboard {
             self.sacked_below_cursor = 0;
         }
         self.retrans_hint = self.retrans_hint.saturating_sub(n);
+        self.resend_hint = self.resend_hint.saturating_sub(n);
         self.reno_sacked = self.reno_sacked.saturating_sub(n as u32).min(self.packets_out.saturating_sub(1));
         self.sacked_ranges.remove_below(ack);
         n
@@ -193,6 +196,20 @@ impl Scoreboard {
         self.loss_cursor = self.segs.len();
         self.sacked_below_cursor = self.sacked_out;
         self.retrans_hint = 0;
+        self.resend_hint = 0;
+    }
+
+    /// The first segment neither SACKed nor retransmitted, lost or not: what ns-3
+    /// 3.37's `TcpTxBuffer::NextSeg` returns under RFC 6675's rule 3 in recovery,
+    /// without the rule's condition that it lie below the highest SACKed segment,
+    /// so that it re-sends segments still in flight.
+    pub fn next_unsacked_unretransmitted(&mut self) -> Option<usize> {
+        let i = (self.resend_hint..self.segs.len()).find(|&i| {
+            let s = &self.segs[i];
+            !s.retrans && !s.sacked
+        });
+        self.resend_hint = i.unwrap_or(self.segs.len());
+        i
     }
 
     /// The first segment that is lost and not yet retransmitted (RFC 6675 NextSeg rule 1).
@@ -205,9 +222,11 @@ impl Scoreboard {
         i
     }
 
+    /// Segment `i` is sent again: normally a lost one; ns-3's partial-ACK rule also
+    /// re-sends a head that is neither lost nor already retransmitted.
     pub fn on_retransmit(&mut self, i: usize, tx: TxState) {
         let s = &mut self.segs[i];
-        debug_assert!(s.lost && !s.retrans);
+        debug_assert!(!s.retrans && !s.sacked);
         s.retrans = true;
         s.ever_retrans = true;
         s.tx = tx;

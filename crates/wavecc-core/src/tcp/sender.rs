@@ -5,7 +5,7 @@
 //! `cong_control`), and then sends what the window, the receiver and pacing allow.
 
 use super::pacing::PacingRate;
-use super::rate::{PendingSample, RateSampler};
+use super::rate::{PendingSample, RateSampler, RateSamples};
 use super::{clock_rtt, CcRtt, Io, Outbox, RttEstimator, Scoreboard};
 use crate::app::Source;
 use crate::cc::{CaState, CongestionControl, CwndEvent, LossResponse, RateSample, Socket};
@@ -13,6 +13,7 @@ use crate::engine::{to_secs, Time, Timer};
 use crate::net::{Ack, Body, Packet, SackBlock, Segment, HEADER_BYTES};
 use crate::trace::{FlowSampler, FlowState, RttStats};
 use crate::world::Event;
+use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone)]
 pub struct SenderConfig {
@@ -34,6 +35,32 @@ pub struct SenderConfig {
     pub rtt_granularity: Time,
     /// The RTT the algorithm is given on each ACK.
     pub cc_rtt: CcRtt,
+    /// What fast recovery sends besides lost segments and new data.
+    pub recovery_sends: RecoverySends,
+    /// How each ACK's delivery-rate sample is formed.
+    pub rate_samples: RateSamples,
+}
+
+/// What fast recovery sends besides the lost segments and new data
+/// (`tcp.recovery_sends`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RecoverySends {
+    /// Nothing: the scoreboard and PRR decide every transmission (Linux).
+    #[default]
+    Linux,
+    /// ns-3 3.37 with SACK. When nothing lost is left to retransmit and nothing is
+    /// unsent, the window is filled by re-sending the first segment neither SACKed
+    /// nor retransmitted, though it is still in flight (`TcpTxBuffer::NextSeg`'s
+    /// rule 3, which omits RFC 6675's condition that it lie below the highest
+    /// SACK). And a partial ACK (one that advances snd_una but not past the
+    /// recovery point) whose new head was not retransmitted sends one segment at
+    /// once, whatever the window (`TcpSocketBase::ProcessAck` calling
+    /// `DoRetransmit`): the first lost one, else new data, else the head again.
+    /// At 1 Gb/s, where the 6.5 MB send buffer is all in flight when the slow-start
+    /// overshoot is detected, ns-3's NewReno reference re-sends 911 segments that
+    /// were never lost besides its 1,242 drops, and they keep the queue from draining.
+    Ns3,
 }
 
 /// Per-flow counters reported in the summary.
@@ -109,7 +136,7 @@ impl Sender {
             sock,
             sb: Scoreboard::default(),
             rtt,
-            rate: RateSampler::default(),
+            rate: RateSampler::new(cfg.rate_samples),
             app,
             snd_una: 0,
             snd_nxt: 0,
@@ -275,14 +302,18 @@ impl Sender {
             prior_in_flight,
             delivered: sample.map_or(0, |s| s.delivered),
             interval_s: sample.map_or(0.0, |s| to_secs(s.interval)),
-            prior_delivered: sample.map_or(0, |s| s.prior_delivered),
-            is_app_limited: sample.is_some_and(|s| s.app_limited),
+            // Given for invalid samples too (ns-3's BBR reads them; Linux's does not).
+            prior_delivered: pending.newest().map_or(0, |tx| tx.delivered),
+            is_app_limited: pending.newest().is_some_and(|tx| tx.app_limited),
         };
         self.sync_sock(now);
         self.cc.on_ack(&mut self.sock, &rs);
 
         self.update_state(advanced, io);
         self.adjust_window(&rs, advanced, io);
+        if self.cfg.recovery_sends == RecoverySends::Ns3 && advanced && self.state == CaState::Recovery && self.snd_una < self.high_seq {
+            self.ns3_partial_ack_transmit(io);
+        }
 
         if self.sb.packets_out == 0 {
             self.rto_timer.cancel();
@@ -441,6 +472,32 @@ impl Sender {
         self.sock.cwnd = (in_flight + sndcnt.max(0)) as f64;
     }
 
+    /// Whether ns-3's NextSeg rule 3 picks what to send when nothing is lost and
+    /// nothing unsent (see [`RecoverySends::Ns3`]).
+    fn ns3_rule3_applies(&self) -> bool {
+        self.cfg.recovery_sends == RecoverySends::Ns3 && self.cfg.sack && self.state == CaState::Recovery
+    }
+
+    /// ns-3's transmission on a partial ACK (see [`RecoverySends::Ns3`]), after its PRR
+    /// update and before the window-limited sending, which it counts against.
+    fn ns3_partial_ack_transmit(&mut self, io: &mut Io<impl Outbox>) {
+        let head = *self.sb.front().expect("below the recovery point something is outstanding");
+        if head.retrans {
+            return; // ns-3: "if the packet is already retransmitted do not retransmit it"
+        }
+        if let Some(i) = (self.sb.lost_out > 0).then(|| self.sb.next_retransmit()).flatten() {
+            let s = self.sb.get(i);
+            return self.transmit(s.seq, s.len, Some(i), io);
+        }
+        // ns-3's application refills the buffer only after this, so the unsent data
+        // is what the application had written before the ACK.
+        let len = (self.app.written_so_far() - self.snd_nxt).min(self.cfg.mss as u64);
+        if len > 0 && self.snd_nxt + len <= self.snd_una + self.peer_rwnd {
+            return self.transmit(self.snd_nxt, len as u32, None, io);
+        }
+        self.transmit(head.seq, head.len, Some(0), io);
+    }
+
     // ------------------------------------------------------------- timeouts --
 
     /// The retransmission timer fired (Linux `tcp_retransmit_timer` + `tcp_enter_loss`).
@@ -540,6 +597,13 @@ impl Sender {
                 let len = avail.min(mss);
                 // Nagle (RFC 896): a partial segment waits while data is in flight.
                 let nagle = len < mss && self.sb.packets_out > 0;
+                if (len == 0 || nagle) && self.ns3_rule3_applies() {
+                    if let Some(i) = self.sb.next_unsacked_unretransmitted() {
+                        let s = self.sb.get(i);
+                        self.transmit(s.seq, s.len, Some(i), io);
+                        continue;
+                    }
+                }
                 if len == 0 || nagle {
                     // App-limited only when the application, not a full send buffer,
                     // is what stops us: a flow blocked by its buffer keeps the pipe
@@ -651,6 +715,8 @@ mod tests {
             cwnd_validation: true,
             rtt_granularity: 0,
             cc_rtt: CcRtt::Sample,
+            recovery_sends: RecoverySends::Linux,
+            rate_samples: RateSamples::Linux,
         };
         tune(&mut cfg);
         let flow = crate::Config::from_toml("[[flows]]\n").unwrap().flows[0].clone();
@@ -807,6 +873,58 @@ mod tests {
         // where `tcp_cong_avoid` runs on the ACK that ends recovery).
         assert!(h.s.sock.cwnd >= 5.0 && h.s.sock.cwnd < 6.0, "{}", h.s.sock.cwnd);
         assert!(h.kinds().contains(&"recovery_exit"));
+    }
+
+    /// Recovery for a lost segment 0 of the initial 10, all of which fill the send
+    /// buffer (10 segments); then the retransmission arrives and the ACK stops at 4,
+    /// below the recovery point: a partial ACK whose head (4) is in flight, neither
+    /// lost nor retransmitted. Returns what that ACK sent.
+    fn partial_ack_with_a_full_buffer(recovery_sends: RecoverySends) -> (Harness, Vec<u64>) {
+        let mut h = harness("newreno", |c| {
+            c.snd_buf = 10 * MSS;
+            c.recovery_sends = recovery_sends;
+        });
+        h.ack(20, 0, &[(1, 2)]);
+        h.ack(21, 0, &[(1, 3)]);
+        assert_eq!(h.ack(22, 0, &[(1, 4)]), vec![0], "fast retransmit; nothing unsent");
+        let sent = h.ack(45, 4, &[]);
+        assert_eq!(h.s.state, CaState::Recovery, "still below the recovery point");
+        (h, sent)
+    }
+
+    #[test]
+    fn under_ns3_a_partial_ack_resends_the_head_when_nothing_is_lost_or_unsent() {
+        // Linux: PRR's quota (5/10 of the 2 delivered since recovery began, less the
+        // retransmission) is spent: nothing goes.
+        let (linux, sent) = partial_ack_with_a_full_buffer(RecoverySends::Linux);
+        assert_eq!(sent, Vec::<u64>::new());
+        assert_eq!(linux.s.counters.retransmitted_segments, 1);
+        // ns-3: the head goes again at once whatever the window (`DoRetransmit`
+        // falls back on it), and the copy counts as in flight.
+        let (ns3, sent) = partial_ack_with_a_full_buffer(RecoverySends::Ns3);
+        assert_eq!(sent, vec![4]);
+        assert_eq!(ns3.s.counters.retransmitted_segments, 2);
+        assert_eq!(ns3.s.sb.in_flight(), linux.s.sb.in_flight() + 1);
+    }
+
+    #[test]
+    fn under_ns3_a_partial_ack_leaves_a_retransmitted_head_alone() {
+        // Segments 0 and 1 lost of a full buffer: both are retransmitted during
+        // recovery, and the ACK for 0 stops at 1, whose retransmission is in flight.
+        // Nothing is lost, and the data the application had written is all sent, so
+        // only the check keeps `DoRetransmit` from sending 1 again. (Rule 3 may still
+        // re-send segments that were never retransmitted: 9, then the new 10.)
+        let mut h = harness("newreno", |c| {
+            c.snd_buf = 10 * MSS;
+            c.recovery_sends = RecoverySends::Ns3;
+        });
+        for (t, end) in (20..).zip(3..=9) {
+            h.ack(t, 0, &[(2, end)]);
+        }
+        assert!(h.s.sb.get(1).retrans, "both holes repaired before the partial ACK");
+        let sent = h.ack(45, 1, &[(2, 9)]);
+        assert_eq!(h.s.state, CaState::Recovery);
+        assert!(!sent.is_empty() && !sent.contains(&1), "{sent:?}");
     }
 
     #[test]

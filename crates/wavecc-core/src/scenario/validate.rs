@@ -227,26 +227,14 @@ mod tests {
     }
 
     #[test]
-    fn receive_window_names_its_choices() {
-        let e = err("[tcp]\nreceive_window = \"ns-3\"\n[[flows]]\n");
-        assert!(e.contains("receive_window") && e.contains("linux") && e.contains("ns3"), "{e}");
-        let c = Config::from_toml("[tcp]\nreceive_window = \"ns3\"\n[[flows]]\n").unwrap();
+    fn ns3_socket_switches_name_their_choices() {
+        for key in ["receive_window", "recovery_sends", "rate_samples"] {
+            let e = err(&format!("[tcp]\n{key} = \"ns-3\"\n[[flows]]\n"));
+            assert!(e.contains(key) && e.contains("linux") && e.contains("ns3"), "{e}");
+        }
+        let c = Config::from_toml("[tcp]\nreceive_window = \"ns3\"\nrecovery_sends = \"ns3\"\nrate_samples = \"ns3\"\n[[flows]]\n").unwrap();
         assert_eq!(c.tcp.receive_window, crate::tcp::ReceiveWindow::Ns3);
-    }
-
-    #[test]
-    fn recovery_sends_names_its_choices() {
-        let e = err("[tcp]\nrecovery_sends = \"ns-3\"\n[[flows]]\n");
-        assert!(e.contains("recovery_sends") && e.contains("linux") && e.contains("ns3"), "{e}");
-        let c = Config::from_toml("[tcp]\nrecovery_sends = \"ns3\"\n[[flows]]\n").unwrap();
         assert_eq!(c.tcp.recovery_sends, crate::tcp::RecoverySends::Ns3);
-    }
-
-    #[test]
-    fn rate_samples_names_its_choices() {
-        let e = err("[tcp]\nrate_samples = \"ns-3\"\n[[flows]]\n");
-        assert!(e.contains("rate_samples") && e.contains("linux") && e.contains("ns3"), "{e}");
-        let c = Config::from_toml("[tcp]\nrate_samples = \"ns3\"\n[[flows]]\n").unwrap();
         assert_eq!(c.tcp.rate_samples, crate::tcp::RateSamples::Ns3);
     }
 

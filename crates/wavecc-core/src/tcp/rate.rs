@@ -129,13 +129,19 @@ impl RateSampler {
         if self.reading == RateSamples::Ns3 {
             return self.finish_ns3(min_rtt);
         }
+        Self::sample(pending, self.delivered, min_rtt)
+    }
+
+    /// The sample a closed pending sample gives: none without a delivered segment to
+    /// measure from or over an interval too short to trust.
+    fn sample(pending: &PendingSample, delivered: u64, min_rtt: Option<Time>) -> Option<Sample> {
         let prior = pending.prior?;
         let interval = pending.send_elapsed.max(pending.ack_elapsed);
         if interval == 0 || min_rtt.is_some_and(|m| interval < m) {
             return None;
         }
         Some(Sample {
-            delivered: self.delivered - prior.delivered,
+            delivered: delivered - prior.delivered,
             interval,
             prior_delivered: prior.delivered,
             app_limited: prior.app_limited,
@@ -144,19 +150,12 @@ impl RateSampler {
 
     /// `TcpRateLinux::GenerateSample` on the kept sample.
     fn finish_ns3(&mut self, min_rtt: Option<Time>) -> Option<Sample> {
-        let prior = self.kept.prior?;
         self.kept_time?;
-        let interval = self.kept.send_elapsed.max(self.kept.ack_elapsed);
-        if interval == 0 || min_rtt.is_some_and(|m| interval < m) {
-            self.kept_time = None;
-            return None;
+        let sample = Self::sample(&self.kept, self.delivered, min_rtt);
+        if sample.is_none() && self.kept.prior.is_some() {
+            self.kept_time = None; // an invalid sample clears the reference time
         }
-        Some(Sample {
-            delivered: self.delivered - prior.delivered,
-            interval,
-            prior_delivered: prior.delivered,
-            app_limited: prior.app_limited,
-        })
+        sample
     }
 
     /// The application ran out of data with `in_flight` segments outstanding: mark

@@ -304,6 +304,13 @@ class Regenerated:
     sim_per_wall: float
 
 
+def ns3_runs(cases: Sequence[Case], ns3_dir: Path, ns3_seeds: int, missing_only: bool) -> list[Case]:
+    """The ns-3 runs that regenerating makes: each case with each seed 1..ns3_seeds,
+    or with `missing_only` those of them without a current committed output."""
+    runs = [dataclasses.replace(c, seed=seed) for c in cases for seed in range(SEED, SEED + ns3_seeds)]
+    return [run for run in runs if not (missing_only and _has_current_reference(run, ns3_dir))]
+
+
 def reference_dir(case: Case, ns3_dir: Path) -> Path:
     """Where the ns-3 run of a case (with its seed) is kept: `reference/<case>/` for
     the case's own seed, `extra-seeds/<case>/<seed>/` for the others."""
@@ -318,20 +325,25 @@ def regenerate(
     *,
     jobs: int = 2,
     ns3_seeds: int = 1,
+    missing_only: bool = False,
     on_done: Callable[[Regenerated], None] | None = None,
 ) -> list[Regenerated]:
     """Builds the ns-3 program and runs it for each case and each seed 1..ns3_seeds,
-    `jobs` at a time, into [`reference_dir`]. A run's directory is replaced only when
-    the run succeeds. Raises Ns3Failed naming the failed runs after all have run."""
+    `jobs` at a time, into [`reference_dir`]; with `missing_only`, only the runs
+    without a current committed output (adding seeds costs no rerun of the others).
+    A run's directory is replaced only when the run succeeds. Raises Ns3Failed
+    naming the failed runs after all have run."""
     binary = build(ns3_dir)
     provenance = _provenance()
     root = ns3_dir.parent.parent
-    runs = [dataclasses.replace(c, seed=seed) for c in cases for seed in range(SEED, SEED + ns3_seeds)]
+    runs = ns3_runs(cases, ns3_dir, ns3_seeds, missing_only)
     # The longest first (the 1 Gb/s cases), so that the workers finish close together.
     order = sorted(runs, key=lambda c: -c.rate_bps * c.duration_s)
     failures: list[str] = []
     done: list[Regenerated] = []
-    seeds_flag = f" --ns3-seeds {ns3_seeds}" if ns3_seeds > 1 else ""
+    seeds_flag = (f" --ns3-seeds {ns3_seeds}" if ns3_seeds > 1 else "") + (
+        " --missing-only" if missing_only else ""
+    )
 
     def one(case: Case) -> None:
         target = reference_dir(case, ns3_dir)
@@ -433,6 +445,13 @@ def load_references(case: Case, ns3_dir: Path) -> list[Reference]:
     seeds = sorted(int(d.name) for d in extra.iterdir() if d.name.isdigit()) if extra.is_dir() else []
     more = [load_reference(dataclasses.replace(case, seed=seed), ns3_dir) for seed in seeds]
     return [first, *(r for r in more if r is not None)]
+
+
+def _has_current_reference(case: Case, ns3_dir: Path) -> bool:
+    try:
+        return load_reference(case, ns3_dir) is not None
+    except StaleReference:
+        return False
 
 
 def load_reference(case: Case, ns3_dir: Path) -> Reference | None:

@@ -271,6 +271,18 @@ def test_a_stale_further_seed_is_reported(tmp_path, work):
         validate.load_references(case, ns3_dir)
 
 
+def test_missing_only_reruns_just_the_absent_and_stale_seeds(tmp_path):
+    ns3_dir = tmp_path / "ns3"
+    case = short("cubic-100m-0")
+    write_reference(ns3_dir, case, 90.0, 60.0)
+    write_reference(ns3_dir, dataclasses.replace(case, seed=2, per_byte=1e-9), 90.0, 60.0)
+    write_reference(ns3_dir, dataclasses.replace(case, seed=3), 90.0, 60.0)
+    seeds = lambda runs: [run.seed for run in runs]  # noqa: E731
+    assert seeds(validate.ns3_runs([case], ns3_dir, 4, missing_only=False)) == [1, 2, 3, 4]
+    # Seed 2 is stale (made with loss), seed 4 absent.
+    assert seeds(validate.ns3_runs([case], ns3_dir, 4, missing_only=True)) == [2, 4]
+
+
 def test_the_ns3_reading_is_valid_for_every_algorithm_of_the_grid():
     ns3 = validate.READINGS["ns3"]
     assert set(ns3.cc) == set(ALGORITHMS)
@@ -343,6 +355,7 @@ def test_regenerate_without_ns3_says_how_to_install_it(tmp_path, work, missing):
         (["--seeds", "0"], "--seeds must be at least 1"),
         (["--ns3-seeds", "0"], "--ns3-seeds must be at least 1"),
         (["--ns3-seeds", "3"], "--ns3-seeds applies only with --regenerate"),
+        (["--missing-only"], "--missing-only applies only with --regenerate"),
         (["--reading", "bsd"], "unknown reading 'bsd' (readings: linux, ns3, both)"),
         ([], "cannot find validation/ns3/dumbbell.cc"),
     ],

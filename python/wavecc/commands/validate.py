@@ -70,6 +70,11 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="with --regenerate: run ns-3 with seeds 1..N (seeds after the first go to "
         "validation/ns3/extra-seeds/; comparisons use the mean of all committed seeds)",
     )
+    ns3.add_argument(
+        "--missing-only",
+        action="store_true",
+        help="with --regenerate: run ns-3 only for the seeds without a committed, current output",
+    )
     ns3.add_argument("--no-figures", action="store_true", help="do not draw the overlay figures")
     # Shortens every case; for the test suite, which compares against short references.
     ns3.add_argument("--duration", type=float, help=argparse.SUPPRESS)
@@ -112,6 +117,8 @@ def handle_ns3(args: argparse.Namespace) -> int:
         raise ConfigError(f"--ns3-seeds must be at least 1, not {args.ns3_seeds}")
     if args.ns3_seeds > 1 and not args.regenerate:
         raise ConfigError("--ns3-seeds applies only with --regenerate (comparisons use every committed seed)")
+    if args.missing_only and not args.regenerate:
+        raise ConfigError("--missing-only applies only with --regenerate")
     chosen = validate.readings(None if args.reading == "both" else [args.reading])
     if args.duration is not None:
         if args.regenerate:
@@ -121,7 +128,7 @@ def handle_ns3(args: argparse.Namespace) -> int:
         cases = [case.shortened(args.duration) for case in cases]
     ns3_dir = args.ns3_dir if args.ns3_dir is not None else validate.find_ns3_dir()
     if args.regenerate:
-        return _regenerate(cases, ns3_dir, args.jobs, args.ns3_seeds)
+        return _regenerate(cases, ns3_dir, args.jobs, args.ns3_seeds, args.missing_only)
 
     out = args.out if args.out is not None else Path("out") / "validate-ns3"
     table = _comparison_table(chosen)
@@ -153,7 +160,9 @@ def handle_ns3(args: argparse.Namespace) -> int:
     return 0
 
 
-def _regenerate(cases: Sequence[validate.Case], ns3_dir: Path, jobs: int, ns3_seeds: int) -> int:
+def _regenerate(
+    cases: Sequence[validate.Case], ns3_dir: Path, jobs: int, ns3_seeds: int, missing_only: bool
+) -> int:
     print(f"building {ns3_dir / 'dumbbell.cc'} and running ns-3 on {len(cases)} case(s) x "
           f"{ns3_seeds} seed(s), {jobs} at a time", flush=True)  # fmt: skip
     print(_REGENERATED_TABLE.header(), flush=True)
@@ -162,6 +171,8 @@ def _regenerate(cases: Sequence[validate.Case], ns3_dir: Path, jobs: int, ns3_se
         values = [r.case, r.seed, r.goodput_mbps, r.mean_rtt_ms, r.wall_time_s, r.sim_per_wall]
         print(_REGENERATED_TABLE.row([finite(v) for v in values]), flush=True)
 
-    validate.regenerate(cases, ns3_dir, jobs=jobs, ns3_seeds=ns3_seeds, on_done=row)
+    validate.regenerate(
+        cases, ns3_dir, jobs=jobs, ns3_seeds=ns3_seeds, missing_only=missing_only, on_done=row
+    )
     print(f"wrote {ns3_dir / 'reference'}: {', '.join(case.name for case in cases)}")
     return 0

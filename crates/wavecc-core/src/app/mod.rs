@@ -13,6 +13,8 @@ pub struct Source {
     kind: Kind,
     /// Bytes written so far.
     written: u64,
+    /// `acked` of the last call to [`Self::written`]: what the writes since then found.
+    acked: u64,
 }
 
 #[derive(Debug)]
@@ -86,13 +88,21 @@ impl Source {
                 })
             }
         };
-        Self { start, stop, kind, written: 0 }
+        Self { start, stop, kind, written: 0, acked: 0 }
     }
 
     /// Bytes written by `now`, given that `acked` bytes have left a send buffer of
     /// `buf` bytes. A write that finds the buffer full is lost, as with the seeds'
     /// ns-3 application (`Socket::Send` fails and the packet is dropped).
+    ///
+    /// Calls need not come at every write: writes since the last call found the
+    /// buffer as that call's `acked` left it, and only a write at `now` itself sees
+    /// the new `acked` (at one instant ACKs come before the application's writes).
+    /// So a sender whose buffer is full need not wake for writes that will be lost:
+    /// the ACK that makes room calls here and settles them. `acked` must reach this
+    /// call at every instant it grows.
     pub fn written(&mut self, now: Time, acked: u64, buf: u64) -> u64 {
+        let acked_before = std::mem::replace(&mut self.acked, acked);
         if now < self.start {
             return self.written;
         }
@@ -103,39 +113,22 @@ impl Source {
                 }
             }
             Kind::Paced(p) => {
-                // Nothing is due yet (with a nanosecond to spare for the rounding of
-                // the count below): most calls come from ACKs between two writes.
-                if now.saturating_add(1) < p.next_due.min(p.window.1) {
-                    return self.written;
+                if acked != acked_before && now > 0 {
+                    p.attempt_until(now - 1, acked_before + buf, &mut self.written, self.stop);
                 }
-                // Writes the buffer has room for, worked out only when one is due.
-                let mut room = None;
-                loop {
-                    let (ws, we) = p.window;
-                    let due_end = now.min(we.saturating_sub(1));
-                    if due_end >= ws {
-                        // The quotient is non-negative, so truncation is its floor
-                        // (`f64::floor` is a library call on baseline x86-64); signed
-                        // conversions are single instructions there, unsigned ones are
-                        // not, and times are far below 2^63.
-                        let due = ((due_end - ws) as i64 as f64 / p.interval) as i64 as u64 + 1;
-                        let new = due.saturating_sub(p.attempts);
-                        if new > 0 {
-                            let room = room.get_or_insert_with(|| (acked + buf).saturating_sub(self.written) / p.chunk);
-                            let ok = new.min(*room);
-                            self.written += ok * p.chunk;
-                            *room -= ok;
-                            p.attempts += new;
-                        }
-                    }
-                    if now < we || !p.next_window(self.stop) {
-                        break;
-                    }
-                }
-                p.next_due = p.window.0 + ceil_non_negative(p.attempts as f64 * p.interval);
+                p.attempt_until(now, acked + buf, &mut self.written, self.stop);
             }
         }
         self.written
+    }
+
+    /// True when a write now would be lost: the buffer, with `acked` bytes gone
+    /// from it, has no room for a whole write.
+    pub fn buffer_full(&self, acked: u64, buf: u64) -> bool {
+        match &self.kind {
+            Kind::Bulk => self.written >= acked + buf,
+            Kind::Paced(p) => (acked + buf).saturating_sub(self.written) < p.chunk,
+        }
     }
 
     /// Bytes written as of the last call to [`Self::written`].
@@ -161,13 +154,48 @@ impl Source {
 
 /// `x.ceil() as Time` for `0 <= x < 2^63`, without `f64::ceil`'s library call on
 /// baseline x86-64 (this runs at every write of a paced application), through
-/// signed conversions (see [`Source::written`]).
+/// signed conversions (see `Paced::attempt_until`).
 fn ceil_non_negative(x: f64) -> Time {
     let t = x as i64;
     (if (t as f64) < x { t + 1 } else { t }) as Time
 }
 
 impl Paced {
+    /// Makes the write attempts due by `t` (those of windows before it too), each
+    /// accepted while the written bytes stay within `limit` (acked + buffer).
+    fn attempt_until(&mut self, t: Time, limit: u64, written: &mut u64, stop: Time) {
+        // Nothing is due yet (with a nanosecond to spare for the rounding of the
+        // count below): most calls come from ACKs between two writes.
+        if t.saturating_add(1) < self.next_due.min(self.window.1) {
+            return;
+        }
+        // Writes the buffer has room for, worked out only when one is due.
+        let mut room = None;
+        loop {
+            let (ws, we) = self.window;
+            let due_end = t.min(we.saturating_sub(1));
+            if due_end >= ws {
+                // The quotient is non-negative, so truncation is its floor
+                // (`f64::floor` is a library call on baseline x86-64); signed
+                // conversions are single instructions there, unsigned ones are not,
+                // and times are far below 2^63.
+                let due = ((due_end - ws) as i64 as f64 / self.interval) as i64 as u64 + 1;
+                let new = due.saturating_sub(self.attempts);
+                if new > 0 {
+                    let room = room.get_or_insert_with(|| limit.saturating_sub(*written) / self.chunk);
+                    let ok = new.min(*room);
+                    *written += ok * self.chunk;
+                    *room -= ok;
+                    self.attempts += new;
+                }
+            }
+            if t < we || !self.next_window(stop) {
+                break;
+            }
+        }
+        self.next_due = self.window.0 + ceil_non_negative(self.attempts as f64 * self.interval);
+    }
+
     /// Moves to the next on-window after an off period; false when none is left
     /// (the window is then the empty one at `stop`, so nothing more is due).
     fn next_window(&mut self, stop: Time) -> bool {
@@ -242,6 +270,48 @@ mod tests {
         // Writes 9 and 10 fall at 100.8 us and 112 us.
         assert_eq!(s.written(100_000, 3 * 1400, 3 * 1400), 3 * 1400);
         assert_eq!(s.written(112_000, 3 * 1400, 3 * 1400), 5 * 1400);
+    }
+
+    #[test]
+    fn writes_before_an_ack_find_the_buffer_it_found() {
+        // The buffer holds three writes; one is made at t = 0. The ACK of all
+        // three bytes' worth comes at 112 us, with no call in between: of the
+        // nine writes before it two fit and seven are lost; the write at 112 us
+        // itself sees the room the ACK made.
+        let mut s = source("app = \"rate\"\nrate_bps = 1e9\nwrite_bytes = 1400");
+        let buf = 3 * 1400;
+        assert_eq!(s.written(0, 0, buf), 1400);
+        assert!(!s.buffer_full(0, buf));
+        assert_eq!(s.written(112_000, 3 * 1400, buf), 4 * 1400);
+        assert!(!s.buffer_full(3 * 1400, buf));
+        assert_eq!(s.written(112_000, 3 * 1400, buf), 4 * 1400);
+        assert!(s.buffer_full(1400, buf));
+    }
+
+    proptest::proptest! {
+        /// A sender that skips the wake-ups of writes that find its buffer full,
+        /// calling only when ACKs come, counts the same bytes as one woken at
+        /// every write.
+        #[test]
+        fn calls_only_at_acks_count_what_calls_at_every_write_count(
+            acks in proptest::collection::vec((1u64..200_000, 0u64..3), 1..40),
+            buf_writes in 1u64..6,
+        ) {
+            let cfg = "app = \"rate\"\nrate_bps = 1e9\nwrite_bytes = 1400";
+            let buf = buf_writes * 1400 + 200;
+            let (mut lazy, mut eager) = (source(cfg), source(cfg));
+            let (mut now, mut acked) = (0, 0);
+            for (gap, writes_acked) in acks {
+                // Every write instant up to the ACK, each with the acked count before it.
+                let ack_at = now + gap;
+                while let Some(t) = eager.next_write().filter(|&t| t < ack_at) {
+                    eager.written(t, acked, buf);
+                }
+                acked = (acked + writes_acked * 1400).min(eager.written_so_far());
+                now = ack_at;
+                proptest::prop_assert_eq!(lazy.written(now, acked, buf), eager.written(now, acked, buf));
+            }
+        }
     }
 
     #[test]

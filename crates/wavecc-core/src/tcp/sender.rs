@@ -608,10 +608,14 @@ impl Sender {
                     // App-limited only when the application, not a full send buffer,
                     // is what stops us: a flow blocked by its buffer keeps the pipe
                     // full and its samples measure the network (Linux checks when the
-                    // application writes, and autotunes the buffer).
-                    if written < self.snd_una + self.cfg.snd_buf {
-                        self.rate.on_app_limited(self.sb.in_flight() as u64);
+                    // application writes, and autotunes the buffer). A buffer without
+                    // room for a whole write is full.
+                    if self.app.buffer_full(self.snd_una, self.cfg.snd_buf) {
+                        // Every write is lost meanwhile: no wake-up for them; the ACK
+                        // that makes room accounts for them (`Source::written`).
+                        break;
                     }
+                    self.rate.on_app_limited(self.sb.in_flight() as u64);
                     if let Some(t) = self.app.next_write() {
                         self.app_timer.set(t.max(now + 1), io.queue, Event::AppWake(self.flow));
                     }

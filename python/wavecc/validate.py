@@ -67,6 +67,9 @@ TCP = {
 INTERVAL_S = 0.1
 SEED = 1
 TOLERANCE = 0.10
+# A row outside TOLERANCE whose difference has a Welch p-value at least this large is
+# within what the spread over seeds (the random loss process) explains.
+SIGNIFICANCE = 0.05
 
 
 @dataclass(frozen=True)
@@ -488,7 +491,8 @@ def _float(text: str | None) -> float:
 @dataclass(frozen=True)
 class Row:
     """One case under one reading: wavecc's averages (the mean over its seeds) beside
-    ns-3's, and the range over the seeds."""
+    ns-3's (the mean over its seeds), the range over wavecc's seeds, and each side's
+    per-seed values for the significance of the difference."""
 
     case: str
     cca: str
@@ -501,6 +505,9 @@ class Row:
     goodput_min_mbps: float = math.nan
     goodput_max_mbps: float = math.nan
     ns3_seeds: int = 1
+    # Per seed, wavecc's and ns-3's: (goodput Mb/s, mean RTT ms).
+    per_seed_wavecc: tuple[tuple[float, float], ...] = ()
+    per_seed_ns3: tuple[tuple[float, float], ...] = ()
 
     @property
     def goodput_rel_diff(self) -> float:
@@ -528,6 +535,29 @@ class Row:
         its seeds (the loss process alone spreads the 1e-8 rows)."""
         return self.goodput_min_mbps <= self.goodput_ns3_mbps <= self.goodput_max_mbps
 
+    @property
+    def goodput_p_value(self) -> float:
+        """Welch's two-sided t-test of wavecc's seeds against ns-3's, goodput."""
+        return _welch_p([g for g, _ in self.per_seed_wavecc], [g for g, _ in self.per_seed_ns3])
+
+    @property
+    def rtt_p_value(self) -> float:
+        """Welch's two-sided t-test of wavecc's seeds against ns-3's, mean RTT."""
+        return _welch_p([r for _, r in self.per_seed_wavecc], [r for _, r in self.per_seed_ns3])
+
+    @property
+    def off_beyond_noise(self) -> bool | None:
+        """For a row outside 10 %: whether a metric that is off by more than 10 %
+        differs beyond what the spread over seeds explains (Welch p < SIGNIFICANCE).
+        None for a row within 10 %, or without two seeds on each side."""
+        if self.within:
+            return None
+        p_values = [p for p, ok in ((self.goodput_p_value, self.goodput_within),
+                                    (self.rtt_p_value, self.rtt_within)) if not ok]  # fmt: skip
+        if any(math.isnan(p) for p in p_values):
+            return None
+        return any(p < SIGNIFICANCE for p in p_values)
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "case": self.case,
@@ -547,6 +577,9 @@ class Row:
             "rtt_within_10pct": self.rtt_within,
             "within_10pct": self.within,
             "ns3_in_seed_range": self.ns3_in_seed_range,
+            "goodput_p_value": self.goodput_p_value,
+            "rtt_p_value": self.rtt_p_value,
+            "off_beyond_noise": self.off_beyond_noise,
         }
 
 
@@ -554,8 +587,23 @@ COLUMNS = (
     "case", "cca", "reading", "seeds", "ns3_seeds", "goodput_wavecc_mbps", "goodput_wavecc_min_mbps",
     "goodput_wavecc_max_mbps", "goodput_ns3_mbps", "goodput_rel_diff", "mean_rtt_wavecc_ms",
     "mean_rtt_ns3_ms", "mean_rtt_rel_diff", "goodput_within_10pct", "rtt_within_10pct",
-    "within_10pct", "ns3_in_seed_range",
+    "within_10pct", "ns3_in_seed_range", "goodput_p_value", "rtt_p_value", "off_beyond_noise",
 )  # fmt: skip
+
+
+def _welch_p(a: Sequence[float], b: Sequence[float]) -> float:
+    """Two-sided p-value of Welch's t-test that samples a and b share a mean; NaN
+    when either has fewer than two finite values. Equal samples without spread on
+    both sides give 1 (no difference) or 0 (different constants)."""
+    a = [x for x in a if math.isfinite(x)]
+    b = [x for x in b if math.isfinite(x)]
+    if len(a) < 2 or len(b) < 2:
+        return math.nan
+    if len(set(a)) == 1 and len(set(b)) == 1:
+        return 1.0 if a[0] == b[0] else 0.0
+    from scipy.stats import ttest_ind
+
+    return float(ttest_ind(a, b, equal_var=False).pvalue)
 
 
 def _rel(wavecc: float, ns3: float) -> float:
@@ -657,6 +705,10 @@ def _row(case: Case, reading: Reading, runs: Sequence[Any], references: Sequence
         goodput_min_mbps=min(goodputs),
         goodput_max_mbps=max(goodputs),
         ns3_seeds=len(references),
+        per_seed_wavecc=tuple(zip(goodputs, rtts)),
+        per_seed_ns3=tuple(
+            (_num(r.summary.get("goodput_mbps")), _num(r.summary.get("mean_rtt_ms"))) for r in references
+        ),
     )
 
 
@@ -667,11 +719,14 @@ def markdown(rows: Sequence[Row], readings: Sequence[Reading]) -> str:
     for row in rows:
         by_case.setdefault(row.case, {})[row.reading] = row
     seeds = max((row.seeds for row in rows), default=1)
+    tested = seeds > 1 and max((row.ns3_seeds for row in rows), default=1) > 1
     header = ["case", "ns-3 goodput", "ns-3 RTT"]
     for reading in readings:
         header += [f"{reading.name} goodput", "diff", f"{reading.name} RTT", "diff", "within 10 %"]
         if seeds > 1:
             header.append("ns-3 in seeds' range")
+        if tested:
+            header.append("Welch p (goodput, RTT)")
     lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
     for case, per_reading in by_case.items():
         first = next(iter(per_reading.values()))
@@ -682,7 +737,7 @@ def markdown(rows: Sequence[Row], readings: Sequence[Reading]) -> str:
         for reading in readings:
             r = per_reading.get(reading.name)
             if r is None:
-                cells += ["-"] * (6 if seeds > 1 else 5)
+                cells += ["-"] * (5 + (seeds > 1) + tested)
                 continue
             goodput = _md(r.goodput_wavecc_mbps, ".1f")
             if r.seeds > 1:
@@ -691,6 +746,8 @@ def markdown(rows: Sequence[Row], readings: Sequence[Reading]) -> str:
                       _pct(r.mean_rtt_rel_diff), "yes" if r.within else "no"]  # fmt: skip
             if seeds > 1:
                 cells.append("yes" if r.ns3_in_seed_range else "no")
+            if tested:
+                cells.append(f"{_md(r.goodput_p_value, '.2f')}, {_md(r.rtt_p_value, '.2f')}")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 

@@ -329,6 +329,32 @@ def test_relative_differences_of_missing_numbers_are_nan():
     assert math.isnan(validate.Row("x", "cubic", 1.0, 0.0, 1.0, 1.0).goodput_rel_diff)
 
 
+def test_welch_p_value_of_the_seeds():
+    # Means 2.5 and 4.5, variances 5/3 each, four seeds a side: t = -2.191 on 6
+    # degrees of freedom, two-sided p = 0.0710.
+    row = validate.Row("x", "cubic", 2.5, 4.5, 20.0, 20.0, seeds=4, ns3_seeds=4,
+                       per_seed_wavecc=tuple((g, 20.0) for g in (1, 2, 3, 4)),
+                       per_seed_ns3=tuple((g, 20.0) for g in (3, 4, 5, 6)))  # fmt: skip
+    assert row.goodput_p_value == pytest.approx(0.0710, abs=1e-4)
+    assert row.rtt_p_value == 1.0  # equal constants
+    assert not row.goodput_within and row.rtt_within
+    assert row.off_beyond_noise is False  # -44 %, but p = 0.07 over four seeds
+
+
+def test_off_beyond_noise_needs_a_significant_metric_outside_10_percent():
+    wavecc = tuple((g, 20.0) for g in (100.0, 110.0, 90.0, 105.0))
+    ns3 = tuple((g, 21.0) for g in (80.0, 85.0, 75.0, 82.0))
+    row = validate.Row("x", "cubic", 101.25, 80.5, 20.0, 21.0, seeds=4, ns3_seeds=4,
+                       per_seed_wavecc=wavecc, per_seed_ns3=ns3)  # fmt: skip
+    assert row.goodput_p_value < 0.05 and row.off_beyond_noise is True
+    # The RTT differs significantly too (different constants) but within 10 %: not counted.
+    assert row.rtt_p_value == 0.0 and row.rtt_within
+    within = dataclasses.replace(row, goodput_ns3_mbps=101.0)
+    assert within.within and within.off_beyond_noise is None
+    one_seed = dataclasses.replace(row, per_seed_ns3=ns3[:1])
+    assert math.isnan(one_seed.goodput_p_value) and one_seed.off_beyond_noise is None
+
+
 # ----------------------------------------------------------------------- ns-3 --
 
 

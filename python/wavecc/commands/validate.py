@@ -148,8 +148,13 @@ def handle_ns3(args: argparse.Namespace) -> int:
     for reading in chosen:
         rows = [r for r in comparison.rows if r.reading == reading.name]
         within = sum(r.within for r in rows)
-        print(f"{reading.name} reading: {within} of {len(rows)} compared cases within 10% on "
-              "goodput and mean RTT")  # fmt: skip
+        line = f"{reading.name} reading: {within} of {len(rows)} compared cases within 10% on goodput and mean RTT"
+        tested = [r for r in rows if r.off_beyond_noise is not None]
+        if tested:
+            noise = sum(not r.off_beyond_noise for r in tested)
+            line += (f"; of the {len(tested)} others with seeds on both sides, {noise} differ by no more "
+                     f"than the seeds' spread explains (Welch p >= {validate.SIGNIFICANCE})")  # fmt: skip
+        print(line)
     if comparison.missing:
         missing = comparison.missing
         print(f"missing ns-3 references ({len(missing)}): {', '.join(missing)}")

@@ -168,8 +168,10 @@ def handle_ns3(args: argparse.Namespace) -> int:
 def _regenerate(
     cases: Sequence[validate.Case], ns3_dir: Path, jobs: int, ns3_seeds: int, missing_only: bool
 ) -> int:
-    print(f"building {ns3_dir / 'dumbbell.cc'} and running ns-3 on {len(cases)} case(s) x "
-          f"{ns3_seeds} seed(s), {jobs} at a time", flush=True)  # fmt: skip
+    runs = len(validate.ns3_runs(cases, ns3_dir, ns3_seeds, missing_only))
+    print(f"building {ns3_dir / 'dumbbell.cc'} and running ns-3 {runs} time(s) ({len(cases)} case(s) x "
+          f"{ns3_seeds} seed(s){', only those not yet run' if missing_only else ''}), {jobs} at a time",
+          flush=True)  # fmt: skip
     print(_REGENERATED_TABLE.header(), flush=True)
 
     def row(r: validate.Regenerated) -> None:

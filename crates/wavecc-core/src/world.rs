@@ -4,7 +4,7 @@
 
 use crate::app::Source;
 use crate::cc::Socket;
-use crate::engine::{from_secs, to_secs, EventQueue, RngStreams, Time, Timer};
+use crate::engine::{from_secs, to_secs, EventQueue, RngExt as _, RngStreams, Time, Timer};
 use crate::net::{Body, Link, LossModel, Packet, QueueLimit, Verdict, UDP_HEADER_BYTES};
 use crate::radio::{RadioEvent, Ran};
 use crate::scenario::{AppKind, Config, FlowConfig, LossDirection};
@@ -214,7 +214,8 @@ impl World {
                 sampler: FlowSampler::default(),
             }
         } else {
-            let cc = crate::cc::build(&f.cca, f.cc.as_ref().unwrap_or(&serde_json::Value::Null)).expect("validated");
+            let mut cc = crate::cc::build(&f.cca, f.cc.as_ref().unwrap_or(&serde_json::Value::Null)).expect("validated");
+            cc.seed(rng.stream(&format!("cc/flow{id}")).random());
             let ssthresh = t.initial_ssthresh_segments.map_or(f64::INFINITY, f64::from);
             let sock = Socket::new(t.mss_bytes, t.initial_cwnd_segments as f64, ssthresh);
             let sender_cfg = SenderConfig {

@@ -154,8 +154,10 @@ pub struct Params {
     /// `bbr_full_bw_cnt`).
     pub full_bw_rounds: u32,
     /// Seed of the per-connection generator that picks the PROBE_BW starting phase
-    /// (Linux draws it from `prandom`; here each run is reproducible from its seed).
-    pub cycle_seed: u64,
+    /// (Linux draws it from `prandom`). By default each connection's is drawn from
+    /// the run's seed, so runs with other seeds start PROBE_BW in other phases;
+    /// given, it fixes the phases whatever the run's seed.
+    pub cycle_seed: Option<u64>,
     /// The starting phase is drawn uniformly from the last `cycle_rand` phases before
     /// the cycle wraps: with 7 (Linux `bbr_cycle_rand`) any phase but 0.75; 6 is
     /// ns-3's `GetValue (0, 6)`, which also never starts in phase 2. In 1..=7.
@@ -195,7 +197,7 @@ impl Default for Params {
             pacing_margin: 0.01,
             full_bw_threshold: 1.25,
             full_bw_rounds: 3,
-            cycle_seed: 0,
+            cycle_seed: None,
             cycle_rand: 7,
             quantization: Quantization::LinuxNoTso,
             extra_acked_gain: 1.0,
@@ -381,7 +383,7 @@ pub fn build(params: &serde_json::Value) -> Result<Box<dyn CongestionControl>, S
 impl Bbr {
     fn new(p: Params) -> Self {
         Self {
-            rng: p.cycle_seed,
+            rng: p.cycle_seed.unwrap_or(0),
             mode: Mode::Startup,
             mss: 0,
             bw: MaxFilter::new(0, 0.0),
@@ -942,11 +944,19 @@ impl CongestionControl for Bbr {
         "bbr"
     }
 
+    fn seed(&mut self, seed: u64) {
+        if self.p.cycle_seed.is_none() {
+            self.rng = seed;
+        }
+    }
+
     /// Linux `bbr_init`: STARTUP, no bandwidth yet, RTprop from the socket's
-    /// minimum RTT if any, ssthresh infinite, pacing from the initial window.
+    /// minimum RTT if any, ssthresh infinite, pacing from the initial window. The
+    /// phase generator keeps its seed.
     fn init(&mut self, sock: &mut Socket) {
-        let p = self.p.clone();
+        let (p, rng) = (self.p.clone(), self.rng);
         *self = Self::new(p);
+        self.rng = rng;
         self.mss = sock.mss;
         sock.ssthresh = f64::INFINITY;
         self.min_rtt = sock.min_rtt_s.is_finite().then_some(sock.min_rtt_s);
@@ -1078,9 +1088,15 @@ mod tests {
     }
 
     fn bbr(params: serde_json::Value) -> (Bbr, Socket) {
+        bbr_seeded(params, 0)
+    }
+
+    /// BBR as a run whose seed gave the connection `run_seed` builds it.
+    fn bbr_seeded(params: serde_json::Value, run_seed: u64) -> (Bbr, Socket) {
         let p = parse_params::<Params>(&params).unwrap();
         p.validate().unwrap();
         let mut cc = Bbr::new(p);
+        cc.seed(run_seed);
         let mut s = Socket::new(MSS, 10.0, f64::INFINITY);
         s.pacing = cc.needs_pacing();
         cc.init(&mut s);
@@ -1155,7 +1171,10 @@ mod tests {
     /// rounds 2-4 bring no growth), then DRAIN until in flight falls to the BDP:
     /// PROBE_BW.
     fn probe_bw_at(bw: f64, params: serde_json::Value) -> (Bbr, Socket) {
-        let (mut cc, mut s) = bbr(params);
+        reach_probe_bw(bbr(params), bw)
+    }
+
+    fn reach_probe_bw((mut cc, mut s): (Bbr, Socket), bw: f64) -> (Bbr, Socket) {
         s.in_flight = 200;
         acks(&mut cc, &mut s, 4, Ack { bw: Some(bw), ..Ack::default() });
         assert_eq!(cc.mode, Mode::Drain);
@@ -1310,6 +1329,15 @@ mod tests {
         let ns3: std::collections::BTreeSet<usize> =
             (0..200).map(|seed| start(json!({ "cycle_seed": seed, "cycle_rand": 6 }))).collect();
         assert_eq!(ns3.into_iter().collect::<Vec<_>>(), [0, 3, 4, 5, 6, 7]);
+    }
+
+    #[test]
+    fn the_runs_seed_picks_the_phase_unless_cycle_seed_fixes_it() {
+        let start = |params: serde_json::Value, run_seed: u64| reach_probe_bw(bbr_seeded(params, run_seed), BW).0.cycle_idx;
+        let phases: std::collections::BTreeSet<usize> = (0..200).map(|seed| start(json!({}), seed)).collect();
+        assert_eq!(phases.into_iter().collect::<Vec<_>>(), [0, 2, 3, 4, 5, 6, 7]);
+        let fixed = start(json!({ "cycle_seed": 5 }), 0);
+        assert!((1..200).all(|seed| start(json!({ "cycle_seed": 5 }), seed) == fixed));
     }
 
     #[test]

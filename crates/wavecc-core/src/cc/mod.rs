@@ -200,6 +200,10 @@ pub trait CongestionControl: Send {
     /// Called once before the first segment is sent.
     fn init(&mut self, _sock: &mut Socket) {}
 
+    /// The connection's random seed, from the run's seed: an algorithm that draws
+    /// random numbers seeds its generator with it unless its parameters fix one.
+    fn seed(&mut self, _seed: u64) {}
+
     /// The new slow-start threshold (segments) when a loss is detected, by
     /// duplicate ACKs/SACK or by a timeout. Must not change `cwnd`.
     fn ssthresh(&mut self, sock: &Socket) -> f64;

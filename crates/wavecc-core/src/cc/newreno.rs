@@ -102,9 +102,7 @@ impl NewReno {
     /// segments left over grow the window linearly.
     fn grow_per_segment(sock: &mut Socket, acked: u32) {
         let acked = if sock.in_slow_start() { slow_start(sock, acked) } else { acked };
-        if acked > 0 {
-            additive_increase(sock, sock.cwnd, acked);
-        }
+        reno_increase(sock, acked, IncreasePer::Segment);
     }
 
     /// ns-3 `TcpNewReno::IncreaseWindow`: one segment for the ACK in slow start
@@ -113,14 +111,26 @@ impl NewReno {
     /// with `whole_bytes`.
     fn grow_per_ack(sock: &mut Socket, acked: u32, whole_bytes: bool) {
         let left = if sock.in_slow_start() { SlowStartPer::Ack.grow(sock, acked) } else { acked };
-        if sock.in_slow_start() || left == 0 {
+        if sock.in_slow_start() {
             return;
         }
-        if whole_bytes {
+        reno_increase(sock, left, if whole_bytes { IncreasePer::AckBytes } else { IncreasePer::Ack });
+    }
+}
+
+/// Reno's congestion-avoidance step for an ACK of `acked` segments (none for 0):
+/// `acked / cwnd` segments per segment, `1 / cwnd` per ACK, or per ACK in whole bytes
+/// (ns-3 `TcpNewReno::CongestionAvoidance`, which YeAH's slow mode also calls).
+pub(super) fn reno_increase(sock: &mut Socket, acked: u32, per: IncreasePer) {
+    if acked == 0 {
+        return;
+    }
+    match per {
+        IncreasePer::Segment => additive_increase(sock, sock.cwnd, acked),
+        IncreasePer::Ack => additive_increase(sock, sock.cwnd, 1),
+        IncreasePer::AckBytes => {
             let mss = f64::from(sock.mss);
             sock.cwnd += floor_non_negative((mss / sock.cwnd).max(1.0)) / mss;
-        } else {
-            additive_increase(sock, sock.cwnd, 1);
         }
     }
 }

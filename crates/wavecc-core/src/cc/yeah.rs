@@ -32,10 +32,11 @@
 //! truncations (`Q`, shifts) are not reproduced. ns-3 `TcpYeah` readings are
 //! parameters where they change results.
 
+use super::newreno::{IncreasePer, reno_increase};
 use super::vegas::RttRounds;
 use super::{
-    CaState, CongestionControl, CwndEvent, RateSample, Socket, SsthreshBasis, additive_increase,
-    parse_params, slow_start,
+    CaState, CongestionControl, CwndEvent, RateSample, SlowStartPer, Socket, SsthreshBasis,
+    additive_increase, parse_params, slow_start,
 };
 use serde::Deserialize;
 
@@ -73,6 +74,15 @@ pub struct Params {
     /// in flight (Linux `CA_EVENT_TX_START` via `tcp_vegas_cwnd_event`). On as Linux;
     /// ns-3 has no such event.
     pub restart_on_idle: bool,
+    /// Slow start per acknowledged segment (`segment`, Linux) or one segment per ACK
+    /// (`ack`): ns-3's `TcpYeah::IncreaseWindow` calls `TcpNewReno::SlowStart` and
+    /// drops what it leaves over, so an ACK in slow start grows nothing else.
+    pub slow_start_per: SlowStartPer,
+    /// Slow mode's Reno increase: per acknowledged segment (`segment`, Linux
+    /// `tcp_cong_avoid_ai`), per ACK (`ack`), or per ACK in whole bytes (`ack_bytes`,
+    /// ns-3: `TcpNewReno::CongestionAvoidance`, `max(1, MSS^2 / cwnd)` bytes per ACK),
+    /// where delayed ACKs halve the growth to half a segment per RTT.
+    pub reno_increase_per: IncreasePer,
 }
 
 impl Default for Params {
@@ -90,6 +100,8 @@ impl Default for Params {
             ssthresh_basis: SsthreshBasis::Cwnd,
             phy_integer_division: false,
             restart_on_idle: true,
+            slow_start_per: SlowStartPer::Segment,
+            reno_increase_per: IncreasePer::Segment,
         }
     }
 }
@@ -220,10 +232,20 @@ impl CongestionControl for Yeah {
     /// Linux `tcp_yeah_cong_avoid`: slow start, then the mode's increase with what is
     /// left of the ACK; the round evaluation runs on every call, slow start included.
     fn cong_avoid(&mut self, sock: &mut Socket, acked: u32) {
-        let acked = if sock.in_slow_start() { slow_start(sock, acked) } else { acked };
-        if acked > 0 {
-            let w = if self.fast_mode() { sock.cwnd.min(self.p.stcp_ai_cnt) } else { sock.cwnd };
-            additive_increase(sock, w, acked);
+        let acked = match self.p.slow_start_per {
+            _ if !sock.in_slow_start() => acked,
+            SlowStartPer::Segment => slow_start(sock, acked),
+            SlowStartPer::Ack => {
+                SlowStartPer::Ack.grow(sock, acked);
+                0
+            }
+        };
+        if self.fast_mode() {
+            if acked > 0 {
+                additive_increase(sock, sock.cwnd.min(self.p.stcp_ai_cnt), acked);
+            }
+        } else {
+            reno_increase(sock, acked, self.p.reno_increase_per);
         }
         if let Some(round) = self.rtt.end_round(sock.snd_una, sock.snd_nxt)
             && round.samples >= self.p.min_rtt_samples
@@ -341,6 +363,44 @@ mod tests {
         s.snd_una = 10 * SEG;
         cc.cong_avoid(&mut s, 3); // 1 segment to reach 51, 2 more at 2/51
         assert!(close(s.cwnd, 51.0 + 2.0 / 51.0), "{}", s.cwnd);
+    }
+
+    #[test]
+    fn ns3_slow_mode_grows_per_ack_in_whole_bytes() {
+        // ns-3's TcpNewReno::CongestionAvoidance: an ACK for 2 segments at cwnd 300
+        // (1000-byte segments) adds (uint32_t) max(1, 1000 / 300) = 3 bytes, not 2 / 300
+        // of a segment; half the per-segment growth with delayed ACKs.
+        let params = json!({ "reno_increase_per": "ack_bytes" });
+        let (mut cc, mut s) = setup(params.clone(), 300.0, 100.0);
+        cc.doing_reno_now = 1;
+        s.snd_una = 10 * SEG;
+        cc.cong_avoid(&mut s, 2);
+        assert!(close(s.cwnd, 300.003), "{}", s.cwnd);
+        // Per ACK without the truncation: 1 / 300.
+        let (mut cc, mut s) = setup(json!({ "reno_increase_per": "ack" }), 300.0, 100.0);
+        cc.doing_reno_now = 1;
+        s.snd_una = 10 * SEG;
+        cc.cong_avoid(&mut s, 2);
+        assert!(close(s.cwnd, 300.0 + 1.0 / 300.0), "{}", s.cwnd);
+        // Fast mode keeps Scalable's per-segment increase: 2 / min(300, 100).
+        let (mut cc, mut s) = setup(params, 300.0, 100.0);
+        s.snd_una = 10 * SEG;
+        cc.cong_avoid(&mut s, 2);
+        assert!(close(s.cwnd, 300.02), "{}", s.cwnd);
+    }
+
+    #[test]
+    fn ns3_slow_start_adds_one_segment_per_ack_and_nothing_more() {
+        // ns-3's TcpYeah::IncreaseWindow: TcpNewReno::SlowStart's +1 segment for the
+        // ACK, and what the ACK leaves over is dropped even once cwnd reaches ssthresh.
+        let (mut cc, mut s) = setup(json!({ "slow_start_per": "ack" }), 50.0, 51.0);
+        s.snd_una = 10 * SEG;
+        cc.cong_avoid(&mut s, 3);
+        assert_eq!(s.cwnd, 51.0);
+        let (mut cc, mut s) = setup(json!({ "slow_start_per": "ack" }), 20.0, 100.0);
+        s.snd_una = 10 * SEG;
+        cc.cong_avoid(&mut s, 2);
+        assert_eq!(s.cwnd, 21.0);
     }
 
     #[test]

@@ -274,10 +274,10 @@ mod tests {
 
     #[test]
     fn writes_before_an_ack_find_the_buffer_it_found() {
-        // The buffer holds three writes; one is made at t = 0. The ACK of all
-        // three bytes' worth comes at 112 us, with no call in between: of the
-        // nine writes before it two fit and seven are lost; the write at 112 us
-        // itself sees the room the ACK made.
+        // The buffer holds three writes; one is made at t = 0. An ACK of three
+        // writes' bytes comes at 112 us, with no call in between: of the nine
+        // writes before it two fit and seven are lost; the write at 112 us itself
+        // sees the room the ACK made.
         let mut s = source("app = \"rate\"\nrate_bps = 1e9\nwrite_bytes = 1400");
         let buf = 3 * 1400;
         assert_eq!(s.written(0, 0, buf), 1400);

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -81,6 +82,41 @@ class Measurement:
         }
 
 
+@dataclass(frozen=True)
+class Repeated:
+    """Several runs of one case. A shared machine slows single runs by tens of
+    percent now and then, so the run of median wall time stands for the case and the
+    fastest and slowest runs show the spread."""
+
+    runs: tuple[Measurement, ...]
+
+    @property
+    def median(self) -> Measurement:
+        wall = statistics.median_low(run.wall_time_s for run in self.runs)
+        return next(run for run in self.runs if run.wall_time_s == wall)
+
+    @property
+    def slowest(self) -> float:
+        return min(run.sim_per_wall for run in self.runs)
+
+    @property
+    def fastest(self) -> float:
+        return max(run.sim_per_wall for run in self.runs)
+
+    @property
+    def peak_rss_mb(self) -> float:
+        return max(run.peak_rss_mb for run in self.runs)
+
+    def as_dict(self) -> dict[str, float | int | str]:
+        return {
+            **self.median.as_dict(),
+            "peak_rss_mb": self.peak_rss_mb,
+            "runs": len(self.runs),
+            "sim_s_per_wall_s_min": self.slowest,
+            "sim_s_per_wall_s_max": self.fastest,
+        }
+
+
 def select(names: Iterable[str] | None) -> list[Case]:
     """The cases called `names`, in the order given; all of them for None."""
     if names is None:
@@ -143,3 +179,14 @@ def measure(case: Case, duration_s: float | None = None) -> Measurement:
         # Linux reports ru_maxrss in KiB.
         peak_rss_mb=usage.ru_maxrss / 1024,
     )
+
+
+def check_runs(runs: int) -> None:
+    if runs < 1:
+        raise ConfigError(f"--repeat must be at least 1, got {runs}")
+
+
+def measure_repeated(case: Case, runs: int, duration_s: float | None = None) -> Repeated:
+    """Runs one case `runs` times, each in a child process of its own."""
+    check_runs(runs)
+    return Repeated(tuple(measure(case, duration_s) for _ in range(runs)))

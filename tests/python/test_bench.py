@@ -12,7 +12,7 @@ from wavecc import bench
 
 MEASUREMENT_KEYS = {
     "case", "sim_time_s", "wall_time_s", "sim_s_per_wall_s", "events", "events_per_s",
-    "peak_rss_mb",
+    "peak_rss_mb", "runs", "sim_s_per_wall_s_min", "sim_s_per_wall_s_max",
 }  # fmt: skip
 
 
@@ -49,7 +49,8 @@ def test_all_cases_run_by_default():
 
 
 def test_bench_json_measures_a_short_case(cli):
-    proc = cli("bench", "--json", "--cases", "cubic-1g-20ms-60s", "--duration", "1")
+    args = ("--cases", "cubic-1g-20ms-60s", "--duration", "1", "--repeat", "1")
+    proc = cli("bench", "--json", *args)
     assert proc.returncode == 0, proc.stderr
     [m] = json.loads(proc.stdout)
     assert set(m) == MEASUREMENT_KEYS
@@ -64,12 +65,39 @@ def test_bench_json_measures_a_short_case(cli):
 
 
 def test_bench_prints_a_table(cli):
-    proc = cli("bench", "--cases", "newreno-1g-20ms-60s", "--duration", "0.5")
+    args = ("--cases", "newreno-1g-20ms-60s", "--duration", "0.5", "--repeat", "2")
+    proc = cli("bench", *args)
     assert proc.returncode == 0, proc.stderr
     header, row = proc.stdout.splitlines()
-    for column in ("case", "sim s", "wall s", "sim s/wall s", "events/s", "peak MB"):
+    for column in ("case", "sim s", "wall s", "sim s/wall s", "min-max", "events/s", "peak MB"):
         assert column in header
     assert row.split()[:2] == ["newreno-1g-20ms-60s", "0.5"]
+    # The range is printed in whole sim s/wall s.
+    slowest, fastest = map(float, row.split()[4].split("-"))
+    assert 0 < slowest - 0.5 <= float(row.split()[3]) <= fastest + 0.5
+
+
+def run(wall_time_s: float, peak_rss_mb: float = 10.0) -> bench.Measurement:
+    return bench.Measurement("c", 60.0, wall_time_s, 1000, peak_rss_mb)
+
+
+def test_repeated_runs_report_the_median_run_the_range_and_the_highest_peak():
+    r = bench.Repeated((run(0.9, 20.0), run(0.6), run(0.7), run(1.5, 30.0)))
+    # median_low of four wall times: the slower of the middle two, an actual run.
+    assert r.median.wall_time_s == 0.7
+    assert (r.slowest, r.fastest) == (pytest.approx(40.0), pytest.approx(100.0))
+    d = r.as_dict()
+    assert d["sim_s_per_wall_s"] == pytest.approx(60 / 0.7)
+    assert d["events_per_s"] == pytest.approx(1000 / 0.7)
+    assert (d["peak_rss_mb"], d["runs"]) == (30.0, 4)
+    assert set(d) == MEASUREMENT_KEYS
+
+
+def test_repeat_below_one_is_rejected_before_anything_runs(cli):
+    proc = cli("bench", "--cases", "newreno-1g-20ms-60s", "--repeat", "0")
+    assert proc.returncode != 0
+    assert "--repeat must be at least 1, got 0" in proc.stderr
+    assert proc.stdout == ""
 
 
 def test_the_child_imports_only_the_core():

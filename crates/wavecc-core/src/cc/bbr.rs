@@ -313,6 +313,19 @@ struct LongTerm {
     last_lost: u64,
 }
 
+/// What [`Bbr::cwnd_target`] depends on besides the parameters, as bits.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+struct TargetInputs {
+    bw: u64,
+    min_rtt: Option<u64>,
+    cwnd_gain: u64,
+    extra_acked: u64,
+    /// The TSO goal's input.
+    pacing_rate: u64,
+    probe_phase: bool,
+    full_bw_reached: bool,
+}
+
 pub struct Bbr {
     p: Params,
     /// splitmix64 state for the PROBE_BW starting phase.
@@ -360,6 +373,9 @@ pub struct Bbr {
     /// undo the socket's reset of cwnd to ssthresh at the end of recovery.
     last_cwnd: f64,
     target_cwnd: f64,
+    /// The last target with what it was worked out from: needed on every ACK, it
+    /// takes four roundings, and its inputs change a few times per round.
+    target_memo: Option<(TargetInputs, f64)>,
     ack_epoch_stamp: Time,
     ack_epoch_acked: f64,
     extra_acked: [f64; 2],
@@ -413,6 +429,7 @@ impl Bbr {
             lost: 0,
             last_cwnd: 0.0,
             target_cwnd: 0.0,
+            target_memo: None,
             ack_epoch_stamp: 0,
             ack_epoch_acked: 0.0,
             extra_acked: [0.0; 2],
@@ -771,6 +788,30 @@ impl Bbr {
         if self.packet_conservation { (cwnd.max(in_flight + acked), true) } else { (cwnd, false) }
     }
 
+    /// `cwnd_gain x BDP` plus the ACK-aggregation allowance and the quantization
+    /// budget (Linux `bbr_set_cwnd`'s target), from the memo when nothing it depends on
+    /// has moved.
+    fn cwnd_target(&mut self, sock: &Socket, bw: f64) -> f64 {
+        let inputs = TargetInputs {
+            bw: bw.to_bits(),
+            min_rtt: self.min_rtt.map(f64::to_bits),
+            cwnd_gain: self.cwnd_gain.to_bits(),
+            extra_acked: self.extra_acked[0].max(self.extra_acked[1]).to_bits(),
+            pacing_rate: sock.pacing_rate_bps.to_bits(),
+            probe_phase: self.mode == Mode::ProbeBw && self.cycle_idx == 0,
+            full_bw_reached: self.full_bw_reached,
+        };
+        if let Some((memo, target)) = self.target_memo
+            && memo == inputs
+        {
+            return target;
+        }
+        let bdp = self.bdp(sock, bw, self.cwnd_gain) + self.ack_aggregation_cwnd();
+        let target = self.quantization_budget(sock, bdp);
+        self.target_memo = Some((inputs, target));
+        target
+    }
+
     /// Linux `bbr_set_cwnd`: slow-start towards the target (by the segments
     /// acknowledged), or snap down to it once the pipe is full; at least
     /// `min_cwnd`; `min_cwnd` at most in PROBE_RTT.
@@ -781,8 +822,7 @@ impl Bbr {
             let (recovered, conserving) = self.recover_or_restore(sock, rs, acked);
             cwnd = recovered;
             if !conserving {
-                let bdp = self.bdp(sock, bw, self.cwnd_gain) + self.ack_aggregation_cwnd();
-                let target = self.quantization_budget(sock, bdp);
+                let target = self.cwnd_target(sock, bw);
                 self.target_cwnd = target;
                 if self.full_bw_reached {
                     cwnd = (cwnd + acked).min(target);
@@ -1408,6 +1448,38 @@ mod tests {
         set_phase(&mut cc, 0);
         ack(&mut cc, &mut s, Ack { dt: 0.0, bw: Some(401.0), ..Ack::default() });
         assert_eq!(cc.target_cwnd, 90.0);
+    }
+
+    #[test]
+    fn the_memoised_target_follows_each_of_its_inputs() {
+        let (mut cc, mut s) = probe_bw(json!({ "quantization": "linux_tso", "extra_acked_gain": 1.0 }));
+        set_phase(&mut cc, 2);
+        let mut last = f64::NAN;
+        // The memo must give what working the target out afresh gives, after each
+        // input alone moves it.
+        let mut check = |cc: &mut Bbr, s: &Socket, what: &str| {
+            let bdp = cc.bdp(s, cc.bw(), cc.cwnd_gain) + cc.ack_aggregation_cwnd();
+            let fresh = cc.quantization_budget(s, bdp);
+            assert_ne!(fresh, last, "{what} should move the target");
+            assert_eq!(cc.cwnd_target(s, cc.bw()), fresh, "{what}");
+            last = fresh;
+        };
+        check(&mut cc, &s, "the first target");
+        cc.min_rtt = Some(0.2);
+        check(&mut cc, &s, "RTprop");
+        cc.cwnd_gain = 3.0;
+        check(&mut cc, &s, "the cwnd gain");
+        cc.extra_acked = [0.0, 7.0];
+        check(&mut cc, &s, "the ACK aggregation");
+        s.pacing_rate_bps = 1e9;
+        check(&mut cc, &s, "the pacing rate (TSO goal)");
+        set_phase(&mut cc, 0);
+        cc.cwnd_gain = 3.0;
+        check(&mut cc, &s, "the probe phase");
+        cc.full_bw_reached = false;
+        check(&mut cc, &s, "the full pipe");
+        cc.bw.update(u64::from(cc.p.bw_window_rounds), cc.round_count, 2.0 * BW);
+        check(&mut cc, &s, "BtlBw");
     }
 
     #[test]

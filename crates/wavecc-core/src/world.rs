@@ -232,6 +232,7 @@ impl World {
                 cc_rtt: t.cc_rtt,
                 recovery_sends: t.recovery_sends,
                 rate_samples: t.rate_samples,
+                pipe: t.pipe,
             };
             let rtt = RttEstimator::new(t.initial_rto_s, t.min_rto_s, t.max_rto_s);
             let receiver = Receiver::new(ReceiverConfig {

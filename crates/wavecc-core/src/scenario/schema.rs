@@ -179,6 +179,10 @@ pub struct TcpConfig {
     /// `ns3` (ns-3 3.37's `TcpRateLinux`, one sample kept across ACKs; see
     /// [`crate::tcp::RateSamples`]).
     pub rate_samples: crate::tcp::RateSamples,
+    /// What the pipe counts of a retransmitted segment once it is SACKed: `linux`
+    /// (nothing) or `ns3` (one segment until the cumulative ACK passes it, as ns-3
+    /// 3.37's `TcpTxBuffer`; see [`crate::tcp::Pipe`]).
+    pub pipe: crate::tcp::Pipe,
 }
 
 impl Default for TcpConfig {
@@ -208,6 +212,7 @@ impl Default for TcpConfig {
             receive_window: crate::tcp::ReceiveWindow::Linux,
             recovery_sends: crate::tcp::RecoverySends::Linux,
             rate_samples: crate::tcp::RateSamples::Linux,
+            pipe: crate::tcp::Pipe::Linux,
         }
     }
 }

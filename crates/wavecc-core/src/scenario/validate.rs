@@ -228,14 +228,16 @@ mod tests {
 
     #[test]
     fn ns3_socket_switches_name_their_choices() {
-        for key in ["receive_window", "recovery_sends", "rate_samples"] {
+        for key in ["receive_window", "recovery_sends", "rate_samples", "pipe"] {
             let e = err(&format!("[tcp]\n{key} = \"ns-3\"\n[[flows]]\n"));
             assert!(e.contains(key) && e.contains("linux") && e.contains("ns3"), "{e}");
         }
-        let c = Config::from_toml("[tcp]\nreceive_window = \"ns3\"\nrecovery_sends = \"ns3\"\nrate_samples = \"ns3\"\n[[flows]]\n").unwrap();
+        let c = Config::from_toml("[tcp]\nreceive_window = \"ns3\"\nrecovery_sends = \"ns3\"\nrate_samples = \"ns3\"\npipe = \"ns3\"\n[[flows]]\n").unwrap();
         assert_eq!(c.tcp.receive_window, crate::tcp::ReceiveWindow::Ns3);
         assert_eq!(c.tcp.recovery_sends, crate::tcp::RecoverySends::Ns3);
         assert_eq!(c.tcp.rate_samples, crate::tcp::RateSamples::Ns3);
+        assert_eq!(c.tcp.pipe, crate::tcp::Pipe::Ns3);
+        assert_eq!(Config::from_toml("[[flows]]\n").unwrap().tcp.pipe, crate::tcp::Pipe::Linux);
     }
 
     #[test]

@@ -39,6 +39,24 @@ pub struct SenderConfig {
     pub recovery_sends: RecoverySends,
     /// How each ACK's delivery-rate sample is formed.
     pub rate_samples: RateSamples,
+    /// What the pipe counts of retransmitted segments that are SACKed.
+    pub pipe: Pipe,
+}
+
+/// What the pipe (segments in flight) counts of a retransmitted segment once it is
+/// SACKed (`tcp.pipe`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pipe {
+    /// Nothing: a SACK takes it out of flight like any other segment (Linux
+    /// `tcp_sacktag_one` decrements `retrans_out`; RFC 6675's pipe).
+    #[default]
+    Linux,
+    /// ns-3 3.37: `TcpTxBuffer::Update` marks it SACKed but leaves its `m_retrans`
+    /// flag and count until the cumulative ACK removes it, and `BytesInFlight` is
+    /// `sent - (sacked + lost) + retrans`, so each SACKed retransmission still counts
+    /// one segment in flight for the rest of the recovery.
+    Ns3,
 }
 
 /// What fast recovery sends besides the lost segments and new data
@@ -134,7 +152,7 @@ impl Sender {
             cfg: SenderConfig { pacing, ..cfg },
             cc,
             sock,
-            sb: Scoreboard::default(),
+            sb: Scoreboard::new(cfg.pipe == Pipe::Ns3),
             rtt,
             rate: RateSampler::new(cfg.rate_samples),
             app,
@@ -720,6 +738,7 @@ mod tests {
             rtt_granularity: 0,
             cc_rtt: CcRtt::Sample,
             recovery_sends: RecoverySends::Linux,
+            pipe: Pipe::Linux,
             rate_samples: RateSamples::Linux,
         };
         tune(&mut cfg);

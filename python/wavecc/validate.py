@@ -64,6 +64,10 @@ TCP = {
     # ns-3 paces packet by packet (Linux, and wavecc by default, in TSO-sized bursts).
     "pacing_burst_s": 0.0,
 }
+# The sender's link to the bottleneck router, both ways (the ns-3 program's `access`;
+# 0 s). Its rate decides how a burst reaches a full bottleneck queue: at ten times the
+# bottleneck's rate most of it is dropped, a few segments at a time.
+ACCESS_RATE_BPS = 10e9
 INTERVAL_S = 0.1
 SEED = 1
 TOLERANCE = 0.10
@@ -212,9 +216,9 @@ def select(names: Iterable[str] | None) -> list[Case]:
 
 
 def wavecc_config(case: Case, reading: Reading | None = None, seed: int | None = None) -> Config:
-    """The built-in dumbbell-1g with the case's settings: one bulk flow over the
-    bottleneck (wavecc has no access link in front of it; ns-3's is 10 Gb/s and 0 s),
-    with a reading's overrides (none: wavecc's defaults) and another seed if given."""
+    """The built-in dumbbell-1g with the case's settings: one bulk flow over ns-3's
+    topology (a 10 Gb/s, 0 s access link in front of the bottleneck), with a reading's
+    overrides (none: wavecc's defaults) and another seed if given."""
     config = resolve("dumbbell-1g", cca=case.cca, seed=case.seed if seed is None else seed)
     config["name"] = f"validate-{case.name}"
     config["duration_s"] = case.duration_s
@@ -223,6 +227,8 @@ def wavecc_config(case: Case, reading: Reading | None = None, seed: int | None =
     path["one_way_delay_s"] = case.delay_s
     path["buffer_bytes"] = case.buffer_bytes
     path.setdefault("loss", {})["per_byte"] = case.per_byte
+    for flow in config["flows"]:
+        flow["access_rate_bps"] = ACCESS_RATE_BPS
     config.setdefault("tcp", {}).update(TCP)
     if reading is not None:
         config["tcp"].update(reading.tcp)

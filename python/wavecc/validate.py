@@ -95,6 +95,9 @@ NS3_TCP: dict[str, Any] = {
     "quickack_segments": 1,  # the first data segment after the handshake is acked at once
     "cwnd_validation": False,  # TcpSocketBase grows cwnd on every ACK that advances
     "receive_window": "ns3",  # TcpRxBuffer leaves out-of-order data out of the window
+    "recovery_sends": "ns3",  # NextSeg's rule 3 re-sends segments still in flight
+    "pipe": "ns3",  # a SACKed retransmission stays in flight until the cumulative ACK
+    "rate_samples": "ns3",  # TcpRateLinux keeps one delivery-rate sample across ACKs
 }
 NS3_CC: dict[str, dict[str, Any]] = {
     "newreno": {"increase_per": "ack_bytes", "ssthresh_basis": "inflight"},
@@ -104,10 +107,12 @@ NS3_CC: dict[str, dict[str, Any]] = {
     "cubic": {"hystart_ack_train_ratio": 1.0, "hystart_delay_ratio": 1.0,
               "hystart_delay_max_ms": 1000.0, "tcp_friendliness": False, "rtt_holdoff_ms": 10.0},
     "highspeed": {"ssthresh_basis": "inflight", "slow_start_per": "ack"},
-    "bbr": {"quantization": "ns3", "extra_acked_gain": 0.0, "lt_bw": False, "cycle_rand": 6},
+    "bbr": {"quantization": "ns3", "extra_acked_gain": 0.0, "lt_bw": False, "cycle_rand": 6,
+            "samples": "ns3"},
     "vegas": {"ssthresh_rule": "ns3", "restart_on_idle": False, "integer_windows": True},
     "scalable": {"ai_cnt": 50, "ssthresh_basis": "inflight", "slow_start_per": "ack"},
-    "yeah": {"phy_integer_division": True, "ssthresh_basis": "inflight", "restart_on_idle": False},
+    "yeah": {"phy_integer_division": True, "ssthresh_basis": "inflight", "restart_on_idle": False,
+             "reno_increase_per": "ack_bytes", "slow_start_per": "ack"},
     "westwood": {"loss_response": "immediate", "filter": "tustin", "sampling": "ns3",
                  "count": "ns3", "increase_per": "ack_bytes"},
 }  # fmt: skip

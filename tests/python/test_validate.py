@@ -452,9 +452,10 @@ AGREEING = (
 # seeds, docs/validation.md).
 AGREEING_NS3 = (
     "newreno-1g-0", "newreno-1g-1e-7", "newreno-100m-0", "cubic-1g-0", "cubic-100m-0",
-    "highspeed-1g-0", "highspeed-1g-1e-7", "highspeed-100m-0", "bbr-100m-0", "vegas-1g-0",
-    "vegas-1g-1e-7", "vegas-100m-0", "scalable-1g-0", "scalable-1g-1e-8", "scalable-100m-0",
-    "yeah-1g-0", "yeah-100m-0", "westwood-1g-0", "westwood-100m-0",
+    "highspeed-1g-0", "highspeed-1g-1e-7", "highspeed-100m-0", "bbr-1g-0", "bbr-1g-1e-8",
+    "bbr-100m-0", "vegas-1g-0", "vegas-1g-1e-7", "vegas-100m-0", "scalable-1g-0",
+    "scalable-1g-1e-8", "scalable-100m-0", "yeah-1g-0", "yeah-1g-1e-7", "yeah-100m-0",
+    "westwood-1g-0", "westwood-100m-0",
 )  # fmt: skip
 
 

@@ -107,6 +107,9 @@ def test_wavecc_config_is_the_case_on_the_built_in_dumbbell():
     assert effective["path"]["buffer_bytes"] == 2_500_000
     assert effective["path"]["loss"]["per_byte"] == 1e-7
     assert [flow["cca"] for flow in effective["flows"]] == ["yeah"]
+    # ns-3's topology: a 10 Gb/s access link with no delay in front of the bottleneck.
+    [flow] = effective["flows"]
+    assert (flow["access_rate_bps"], flow["access_delay_s"]) == (10e9, 0.0)
     tcp = effective["tcp"]
     assert tcp["mss_bytes"] == 1400 and tcp["min_rto_s"] == 1.0
     assert tcp["initial_cwnd_segments"] == 10 and tcp["ack_every_segments"] == 2

@@ -36,7 +36,7 @@ use super::newreno::{IncreasePer, reno_increase};
 use super::vegas::RttRounds;
 use super::{
     CaState, CongestionControl, CwndEvent, RateSample, SlowStartPer, Socket, SsthreshBasis,
-    additive_increase, parse_params, slow_start,
+    additive_increase, parse_params,
 };
 use serde::Deserialize;
 
@@ -232,13 +232,12 @@ impl CongestionControl for Yeah {
     /// Linux `tcp_yeah_cong_avoid`: slow start, then the mode's increase with what is
     /// left of the ACK; the round evaluation runs on every call, slow start included.
     fn cong_avoid(&mut self, sock: &mut Socket, acked: u32) {
-        let acked = match self.p.slow_start_per {
-            _ if !sock.in_slow_start() => acked,
-            SlowStartPer::Segment => slow_start(sock, acked),
-            SlowStartPer::Ack => {
-                SlowStartPer::Ack.grow(sock, acked);
-                0
-            }
+        let acked = if sock.in_slow_start() {
+            let left = self.p.slow_start_per.grow(sock, acked);
+            // ns-3's YeAH drops what its per-ACK slow start leaves over.
+            if self.p.slow_start_per == SlowStartPer::Ack { 0 } else { left }
+        } else {
+            acked
         };
         if self.fast_mode() {
             if acked > 0 {

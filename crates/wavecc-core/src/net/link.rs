@@ -86,16 +86,16 @@ impl Link {
         self
     }
 
-    /// When the packet that reaches the far end at `arrival` began serialisation.
-    fn tx_start(&self, arrival: Time, size: u16) -> Time {
-        arrival - self.delay - tx_time(size as u64, self.fs_per_byte)
-    }
-
-    /// Releases waiting packets whose transmission has started by `now`.
+    /// Releases waiting packets whose transmission has started by `now`. A waiting
+    /// packet starts the moment the packet before it is serialised, which is that
+    /// packet's far-end arrival less the delay; with that packet gone from the far
+    /// end, it has started. (Read off the pipe, not recomputed from its size.)
     fn advance(&mut self, now: Time) {
-        while let Some(&(arrival, pkt)) = self.pipe.get(self.first_waiting) {
-            if self.tx_start(arrival, pkt.size) > now {
-                break;
+        while let Some(&(_, pkt)) = self.pipe.get(self.first_waiting) {
+            if let Some(&(before, _)) = self.first_waiting.checked_sub(1).and_then(|i| self.pipe.get(i)) {
+                if before - self.delay > now {
+                    break;
+                }
             }
             self.first_waiting += 1;
             self.waiting_bytes -= pkt.size as u64;
@@ -235,6 +235,31 @@ mod tests {
         while l.pop_arrived(1_000_000_000).is_some() {}
         assert_eq!(l.occupancy(1_000_000_000), (0, 0));
         assert!(matches!(l.enqueue(1_000_000_000, pkt(1000)), Verdict::Accepted { was_idle: true }));
+    }
+
+    #[test]
+    fn a_waiting_packet_starts_when_the_one_before_it_is_serialised() {
+        // 1 Mb/s and 5 ms of delay: 1000 bytes take 8 ms, 500 bytes 4 ms.
+        let mut l = Link::new("l", 1e6, 5_000_000, QueueLimit::Unlimited);
+        l.enqueue(0, pkt(1000)); // serialised 0-8 ms
+        l.enqueue(0, pkt(500)); // waits, then 8-12 ms
+        l.enqueue(0, pkt(1000)); // waits, then 12-20 ms
+        assert_eq!(l.occupancy(7_999_999), (1500, 2));
+        assert_eq!(l.occupancy(8_000_000), (1000, 1));
+        assert_eq!(l.occupancy(11_999_999), (1000, 1));
+        assert_eq!(l.occupancy(12_000_000), (0, 0));
+    }
+
+    #[test]
+    fn a_packet_whose_predecessor_left_the_far_end_has_started() {
+        let mut l = Link::new("l", 1e6, 5_000_000, QueueLimit::Unlimited);
+        for size in [1000, 500, 1000] {
+            l.enqueue(0, pkt(size));
+        }
+        // The first reaches the far end at 13 ms, with no occupancy check before:
+        // the second (started at 8 ms) and the third (at 12 ms) no longer wait.
+        assert!(l.pop_arrived(13_000_000).is_some());
+        assert_eq!(l.occupancy(13_000_000), (0, 0));
     }
 
     #[test]

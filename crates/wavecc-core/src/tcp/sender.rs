@@ -298,11 +298,14 @@ impl Sender {
             self.sampler.record_rtt(exact);
         }
         if let Some(r) = rtt {
+            let min_rtt = self.rtt.min_rtt;
             self.rtt.sample(r);
             // The socket's RTT view changes only here, so it is updated here rather
-            // than converted again at every `sync_sock`.
+            // than converted again at every `sync_sock` (the minimum only when it moves).
             self.sock.srtt_s = self.rtt.srtt_s();
-            self.sock.min_rtt_s = self.rtt.min_rtt.map_or(f64::INFINITY, to_secs);
+            if self.rtt.min_rtt != min_rtt {
+                self.sock.min_rtt_s = self.rtt.min_rtt.map_or(f64::INFINITY, to_secs);
+            }
         }
         if let Some(b) = dsack {
             self.on_dsack(b, io);

@@ -79,26 +79,18 @@ pub struct World {
     now: Time,
     duration: Time,
     queue: EventQueue<Event>,
-    links: Vec<Link>,
-    /// `links[i].head_time()`, or `Time::MAX` when link i is empty, kept dense so
-    /// that finding the next arrival is a scan of a few words.
-    link_heads: Vec<Time>,
+    /// The links, and the endpoints' outbox into them.
+    wire: Wire,
     /// Packet arrivals handled (counted with timer events in the summary).
     arrivals: u64,
     /// When the last sample was taken.
     last_sample: Time,
-    /// Packets endpoints created and packets handed to endpoints, for the
-    /// conservation check: created = delivered + dropped + in transit.
-    created: u64,
+    /// Packets handed to endpoints, for the conservation check: created (counted by
+    /// the wire) = delivered + dropped + in transit.
     delivered: u64,
     flows: Vec<Flow>,
-    /// Each flow's first hops, forward and reverse, for the endpoints' outbox.
-    first_hops: Vec<(Hop, Hop)>,
     log: EventLog,
     sampler: Sampler,
-    /// Packets endpoints sent that [`Wire`] could not place during the event (radio
-    /// first hops, tail drops), handled once the event is over.
-    pending: Vec<Packet>,
     /// The radio access network, in a mmWave scenario.
     ran: Option<Ran>,
     ue_trace: UeTrace,
@@ -153,17 +145,13 @@ impl World {
             now: 0,
             duration: from_secs(cfg.duration_s),
             queue: EventQueue::default(),
-            links,
-            link_heads: Vec::new(),
+            wire: Wire { now: 0, links, link_heads: Vec::new(), first_hops: Vec::new(), pending: Vec::new(), created: 0 },
             arrivals: 0,
             last_sample: 0,
-            created: 0,
             delivered: 0,
             flows: Vec::new(),
-            first_hops: Vec::new(),
             log: EventLog::new(cfg.trace.events, cfg.trace.max_events),
             sampler: Sampler::new(from_secs(cfg.trace.interval_s)),
-            pending: Vec::new(),
             ran: cfg.radio.as_ref().map(|r| Ran::new(r, &rng)),
             ue_trace: UeTrace::default(),
             radio_log: RadioEventTrace::default(),
@@ -176,12 +164,12 @@ impl World {
         }
         for (i, f) in cfg.flows.iter().enumerate() {
             let flow = world.build_flow(cfg, i as u32, f, &rng);
-            world.first_hops.push((flow.forward[0], flow.reverse[0]));
+            world.wire.first_hops.push((flow.forward[0], flow.reverse[0]));
             world.flows.push(flow);
             world.queue.push(from_secs(f.start_s), Event::Start(i as u32));
         }
         world.queue.push(world.sampler.interval, Event::Sample);
-        world.link_heads = vec![Time::MAX; world.links.len()];
+        world.wire.link_heads = vec![Time::MAX; world.wire.links.len()];
         world
     }
 
@@ -195,9 +183,9 @@ impl World {
         if f.access_delay_s > 0.0 || f.access_rate_bps.is_some() {
             let rate = f.access_rate_bps.unwrap_or(f64::INFINITY);
             let delay = from_secs(f.access_delay_s);
-            let n = self.links.len() as u32;
-            self.links.push(Link::new(format!("access/flow{id}"), rate, delay, QueueLimit::Unlimited));
-            self.links.push(Link::new(format!("access-reverse/flow{id}"), rate, delay, QueueLimit::Unlimited));
+            let n = self.wire.links.len() as u32;
+            self.wire.links.push(Link::new(format!("access/flow{id}"), rate, delay, QueueLimit::Unlimited));
+            self.wire.links.push(Link::new(format!("access-reverse/flow{id}"), rate, delay, QueueLimit::Unlimited));
             forward.insert(0, Hop::Link(n));
             reverse.push(Hop::Link(n + 1));
         }
@@ -270,6 +258,7 @@ impl World {
     pub fn run(&mut self) {
         loop {
             let (link, link_time) = self
+                .wire
                 .link_heads
                 .iter()
                 .enumerate()
@@ -280,6 +269,7 @@ impl World {
                 break;
             }
             self.now = now;
+            self.wire.now = now;
             if link_time <= timer_time {
                 self.on_link_arrival(link);
             } else {
@@ -305,15 +295,15 @@ impl World {
     /// Handles what endpoints sent during the event and [`Wire`] left pending:
     /// packets for the radio go to it, packets a link refused are counted lost.
     fn flush_pending(&mut self) {
-        for i in 0..self.pending.len() {
-            let pkt = self.pending[i];
-            let (forward, reverse) = self.first_hops[pkt.flow as usize];
+        for i in 0..self.wire.pending.len() {
+            let pkt = self.wire.pending[i];
+            let (forward, reverse) = self.wire.first_hops[pkt.flow as usize];
             match if pkt.is_forward() { forward } else { reverse } {
                 Hop::Link(_) => self.record_loss(&pkt, "overflow"),
                 hop => self.send_to(hop, pkt),
             }
         }
-        self.pending.clear();
+        self.wire.pending.clear();
     }
 
     /// Hands a packet to a hop: a link's queue or the radio's RLC buffer.
@@ -379,14 +369,8 @@ impl World {
     }
 
     fn enqueue(&mut self, link: u32, pkt: Packet) {
-        let l = &mut self.links[link as usize];
-        match l.enqueue(self.now, pkt) {
-            Verdict::Accepted { was_idle } => {
-                if was_idle {
-                    self.link_heads[link as usize] = l.head_time().expect("just queued");
-                }
-            }
-            Verdict::Overflow => self.record_loss(&pkt, "overflow"),
+        if !self.wire.enqueue(link, pkt) {
+            self.record_loss(&pkt, "overflow");
         }
     }
 
@@ -403,9 +387,9 @@ impl World {
     }
 
     fn on_link_arrival(&mut self, link: usize) {
-        let l = &mut self.links[link];
+        let l = &mut self.wire.links[link];
         let (pkt, lost) = l.pop_arrived(self.now).expect("the head has arrived");
-        self.link_heads[link] = l.head_time().unwrap_or(Time::MAX);
+        self.wire.link_heads[link] = l.head_time().unwrap_or(Time::MAX);
         self.arrivals += 1;
         if lost {
             self.record_loss(&pkt, "random");
@@ -434,18 +418,10 @@ impl World {
         let flow_id = pkt.flow;
         let flow = &mut self.flows[flow_id as usize];
         let sinr_db = self.ran.as_ref().zip(flow.ue).map(|(ran, ue)| ran.sinr_db(ue));
-        let mut wire = Wire {
-            now,
-            links: &mut self.links,
-            link_heads: &mut self.link_heads,
-            first_hops: &self.first_hops,
-            pending: &mut self.pending,
-            created: &mut self.created,
-        };
-        let mut io = Io { now, queue: &mut self.queue, out: &mut wire, log: &mut self.log };
-        match (&mut flow.endpoints, pkt.body) {
+        let mut io = Io { now, queue: &mut self.queue, out: &mut self.wire, log: &mut self.log };
+        match (&mut flow.endpoints, &pkt.body) {
             (Endpoints::Tcp { receiver, delayed_ack, delayed_ack_timeout, .. }, Body::Data(seg)) => {
-                match receiver.on_segment(&seg) {
+                match receiver.on_segment(seg) {
                     AckPolicy::Now => send_ack(flow_id, receiver, delayed_ack, &mut io),
                     AckPolicy::Delay => {
                         if !delayed_ack.is_set() {
@@ -457,23 +433,15 @@ impl World {
             (Endpoints::Tcp { sender, receiver, .. }, Body::Ack(ack)) => {
                 sender.sock.link.receiver_delivered_bytes = receiver.sink.bytes;
                 sender.sock.link.sinr_db = sinr_db;
-                sender.on_ack(&ack, &mut io)
+                sender.on_ack(ack, &mut io)
             }
-            (Endpoints::Udp { sink, .. }, Body::Datagram { seq, len }) => sink.deliver_datagram(seq, len as u64),
+            (Endpoints::Udp { sink, .. }, Body::Datagram { seq, len }) => sink.deliver_datagram(*seq, *len as u64),
             _ => unreachable!("a packet of the wrong kind for its flow"),
         }
     }
 
     fn on_flow_timer(&mut self, flow_id: u32, event: Event) {
-        let mut wire = Wire {
-            now: self.now,
-            links: &mut self.links,
-            link_heads: &mut self.link_heads,
-            first_hops: &self.first_hops,
-            pending: &mut self.pending,
-            created: &mut self.created,
-        };
-        let mut io = Io { now: self.now, queue: &mut self.queue, out: &mut wire, log: &mut self.log };
+        let mut io = Io { now: self.now, queue: &mut self.queue, out: &mut self.wire, log: &mut self.log };
         match &mut self.flows[flow_id as usize].endpoints {
             Endpoints::Tcp { sender, receiver, delayed_ack, .. } => match event {
                 Event::Rto(_) => sender.on_rto_timer(&mut io),
@@ -523,7 +491,7 @@ impl World {
                 Endpoints::Udp { sampler, .. } => s.flow_row(now, dt, i as u32, delivered, sampler, FlowState::NONE),
             }
         }
-        for l in &mut self.links {
+        for l in &mut self.wire.links {
             let occ = l.occupancy(now);
             s.queue_row(now, &l.name, occ, (l.stats.dropped_overflow, l.stats.dropped_random));
         }
@@ -553,7 +521,7 @@ impl World {
     pub fn check_invariants(&self) {
         let mut dropped = 0;
         let mut in_transit = 0;
-        for l in &self.links {
+        for l in &self.wire.links {
             assert_eq!(l.stats.enqueued, l.stats.dequeued + l.in_transit() as u64, "link {} leaks packets", l.name);
             dropped += l.stats.dropped_overflow + l.stats.dropped_random;
             in_transit += l.in_transit() as u64;
@@ -562,7 +530,7 @@ impl World {
             dropped += ran.dropped();
             in_transit += ran.in_transit();
         }
-        assert_eq!(self.created, self.delivered + dropped + in_transit, "packets created != delivered + dropped + in transit");
+        assert_eq!(self.wire.created, self.delivered + dropped + in_transit, "packets created != delivered + dropped + in transit");
         for (i, f) in self.flows.iter().enumerate() {
             match &f.endpoints {
                 Endpoints::Tcp { sender, receiver, .. } => {
@@ -591,6 +559,7 @@ impl World {
         }
         let flows = self.flows.iter().enumerate().map(|(i, f)| flow_summary(i as u32, f, self.now)).collect();
         let queues = self
+            .wire
             .links
             .iter()
             .map(|l| QueueSummary {
@@ -625,36 +594,55 @@ impl World {
     }
 }
 
-/// The endpoints' outbox during an event: a packet whose route starts with a wired
-/// link goes straight into the link's queue, so it is written once, where the link
-/// keeps it (written field by field into a scratch list and then copied whole, it
-/// stalled the copy on store forwarding). Packets for the radio, and packets the
-/// link refuses, wait in `pending` for [`World::flush_pending`], in order.
-struct Wire<'a> {
+/// The links and the endpoints' outbox into them. A packet whose route starts with
+/// a wired link goes straight into the link's queue, so it is written once, where
+/// the link keeps it (written field by field into a scratch list and then copied
+/// whole, it stalled the copy on store forwarding). Packets for the radio, and
+/// packets the link refuses, wait in `pending` for [`World::flush_pending`], in
+/// order. Owned by the world, so handing it to an endpoint costs one reference.
+struct Wire {
+    /// The current event's time.
     now: Time,
-    links: &'a mut [Link],
-    link_heads: &'a mut [Time],
-    first_hops: &'a [(Hop, Hop)],
-    pending: &'a mut Vec<Packet>,
-    created: &'a mut u64,
+    links: Vec<Link>,
+    /// `links[i].head_time()`, or `Time::MAX` when link i is empty, kept dense so
+    /// that finding the next arrival is a scan of a few words.
+    link_heads: Vec<Time>,
+    /// Each flow's first hops, forward and reverse.
+    first_hops: Vec<(Hop, Hop)>,
+    /// Packets endpoints sent that could not be placed during the event (radio
+    /// first hops, tail drops), handled once the event is over.
+    pending: Vec<Packet>,
+    /// Packets endpoints created, for the conservation check.
+    created: u64,
 }
 
-impl Outbox for Wire<'_> {
+impl Wire {
+    /// Offers `pkt` to link `link`; false when the queue is full.
     #[inline(always)]
-    fn send(&mut self, pkt: Packet) {
-        *self.created += 1;
-        let (forward, reverse) = self.first_hops[pkt.flow as usize];
-        let Hop::Link(link) = (if pkt.is_forward() { forward } else { reverse }) else {
-            return self.pending.push(pkt);
-        };
+    fn enqueue(&mut self, link: u32, pkt: Packet) -> bool {
         let l = &mut self.links[link as usize];
         match l.enqueue(self.now, pkt) {
             Verdict::Accepted { was_idle } => {
                 if was_idle {
                     self.link_heads[link as usize] = l.head_time().expect("just queued");
                 }
+                true
             }
-            Verdict::Overflow => self.pending.push(pkt),
+            Verdict::Overflow => false,
+        }
+    }
+}
+
+impl Outbox for Wire {
+    #[inline(always)]
+    fn send(&mut self, pkt: Packet) {
+        self.created += 1;
+        let (forward, reverse) = self.first_hops[pkt.flow as usize];
+        let Hop::Link(link) = (if pkt.is_forward() { forward } else { reverse }) else {
+            return self.pending.push(pkt);
+        };
+        if !self.enqueue(link, pkt) {
+            self.pending.push(pkt);
         }
     }
 }

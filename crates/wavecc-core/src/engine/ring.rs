@@ -2,6 +2,10 @@
 //! masked rather than wrapped by comparison, which makes push, pop and random
 //! access a few instructions each. Links and the TCP scoreboard move every packet
 //! through one, so this is on the simulator's hottest path.
+//!
+//! The hot accessors read and write slots without bounds checks: a masked position
+//! is always inside the buffer (see [`Ring::slot`]), which the compiler cannot see,
+//! and the checks it kept were 2 % of the instructions of a 1 Gb/s run.
 
 #[derive(Debug, Clone)]
 pub struct Ring<T: Copy> {
@@ -22,6 +26,24 @@ impl<T: Copy> Ring<T> {
         self.buf.len() - 1
     }
 
+    /// The item at position `pos` (masked). Callers ensure the ring has slots: it
+    /// holds an item, or has just grown.
+    fn slot(&self, pos: usize) -> &T {
+        let i = pos & self.mask();
+        debug_assert!(i < self.buf.len());
+        // SAFETY: `buf.len()` is a power of two (`grow`) and not zero (the caller's
+        // side), so masking with `buf.len() - 1` gives `i < buf.len()`.
+        unsafe { self.buf.get_unchecked(i) }
+    }
+
+    /// As [`Self::slot`], mutable.
+    fn slot_mut(&mut self, pos: usize) -> &mut T {
+        let i = pos & self.mask();
+        debug_assert!(i < self.buf.len());
+        // SAFETY: as in `slot`.
+        unsafe { self.buf.get_unchecked_mut(i) }
+    }
+
     pub fn len(&self) -> usize {
         self.len
     }
@@ -37,8 +59,7 @@ impl<T: Copy> Ring<T> {
         if self.len == self.buf.len() {
             self.grow(item);
         }
-        let i = (self.head + self.len) & self.mask();
-        self.buf[i] = item;
+        *self.slot_mut(self.head + self.len) = item;
         self.len += 1;
     }
 
@@ -57,7 +78,7 @@ impl<T: Copy> Ring<T> {
         if self.len == 0 {
             return None;
         }
-        let item = self.buf[self.head & self.mask()];
+        let item = *self.slot(self.head);
         self.head = self.head.wrapping_add(1);
         self.len -= 1;
         Some(item)
@@ -72,12 +93,11 @@ impl<T: Copy> Ring<T> {
     }
 
     pub fn get(&self, i: usize) -> Option<&T> {
-        (i < self.len).then(|| &self.buf[(self.head + i) & self.mask()])
+        (i < self.len).then(|| self.slot(self.head + i))
     }
 
     pub fn get_mut(&mut self, i: usize) -> Option<&mut T> {
-        let m = self.mask();
-        (i < self.len).then(|| &mut self.buf[(self.head + i) & m])
+        (i < self.len).then(|| self.slot_mut(self.head + i))
     }
 
     pub fn iter(&self) -> impl Iterator<Item = T> + '_ {

@@ -145,7 +145,7 @@ impl World {
             now: 0,
             duration: from_secs(cfg.duration_s),
             queue: EventQueue::default(),
-            wire: Wire { now: 0, links, link_heads: Vec::new(), first_hops: Vec::new(), pending: Vec::new(), created: 0 },
+            wire: Wire { links, link_heads: Vec::new(), first_hops: Vec::new(), pending: Vec::new(), created: 0 },
             arrivals: 0,
             last_sample: 0,
             delivered: 0,
@@ -269,7 +269,6 @@ impl World {
                 break;
             }
             self.now = now;
-            self.wire.now = now;
             if link_time <= timer_time {
                 self.on_link_arrival(link);
             } else {
@@ -369,7 +368,7 @@ impl World {
     }
 
     fn enqueue(&mut self, link: u32, pkt: Packet) {
-        if !self.wire.enqueue(link, pkt) {
+        if !self.wire.enqueue(self.now, link, pkt) {
             self.record_loss(&pkt, "overflow");
         }
     }
@@ -601,8 +600,6 @@ impl World {
 /// packets the link refuses, wait in `pending` for [`World::flush_pending`], in
 /// order. Owned by the world, so handing it to an endpoint costs one reference.
 struct Wire {
-    /// The current event's time.
-    now: Time,
     links: Vec<Link>,
     /// `links[i].head_time()`, or `Time::MAX` when link i is empty, kept dense so
     /// that finding the next arrival is a scan of a few words.
@@ -617,11 +614,11 @@ struct Wire {
 }
 
 impl Wire {
-    /// Offers `pkt` to link `link`; false when the queue is full.
+    /// Offers `pkt` to link `link` at `now`; false when the queue is full.
     #[inline(always)]
-    fn enqueue(&mut self, link: u32, pkt: Packet) -> bool {
+    fn enqueue(&mut self, now: Time, link: u32, pkt: Packet) -> bool {
         let l = &mut self.links[link as usize];
-        match l.enqueue(self.now, pkt) {
+        match l.enqueue(now, pkt) {
             Verdict::Accepted { was_idle } => {
                 if was_idle {
                     self.link_heads[link as usize] = l.head_time().expect("just queued");
@@ -635,13 +632,13 @@ impl Wire {
 
 impl Outbox for Wire {
     #[inline(always)]
-    fn send(&mut self, pkt: Packet) {
+    fn send(&mut self, now: Time, pkt: Packet) {
         self.created += 1;
         let (forward, reverse) = self.first_hops[pkt.flow as usize];
         let Hop::Link(link) = (if pkt.is_forward() { forward } else { reverse }) else {
             return self.pending.push(pkt);
         };
-        if !self.enqueue(link, pkt) {
+        if !self.enqueue(now, link, pkt) {
             self.pending.push(pkt);
         }
     }
@@ -650,7 +647,7 @@ impl Outbox for Wire {
 fn send_ack(flow: u32, receiver: &mut Receiver, delayed_ack: &mut Timer, io: &mut Io<impl Outbox>) {
     delayed_ack.cancel();
     let ack = receiver.make_ack();
-    io.out.send(Packet { flow, size: ack.wire_size(), hop: 0, body: Body::Ack(ack) });
+    io.out.send(io.now, Packet { flow, size: ack.wire_size(), hop: 0, body: Body::Ack(ack) });
 }
 
 fn udp_send(flow: u32, source: &mut Source, sent: &mut u64, chunk: u32, timer: &mut Timer, io: &mut Io<impl Outbox>) {
@@ -658,7 +655,7 @@ fn udp_send(flow: u32, source: &mut Source, sent: &mut u64, chunk: u32, timer: &
     let written = source.written(io.now, *sent, u64::MAX / 4);
     while *sent < written {
         let len = (written - *sent).min(chunk as u64) as u32;
-        io.out.send(Packet { flow, size: (len + UDP_HEADER_BYTES) as u16, hop: 0, body: Body::Datagram { seq: *sent, len } });
+        io.out.send(io.now, Packet { flow, size: (len + UDP_HEADER_BYTES) as u16, hop: 0, body: Body::Datagram { seq: *sent, len } });
         *sent += len as u64;
     }
     if let Some(t) = source.next_write() {

@@ -35,11 +35,12 @@ pub struct Io<'a, O: Outbox = Vec<Packet>> {
 /// the first hop of its route (a generic, so that the call inlines and the packet
 /// is written once, where the link keeps it); tests collect packets in a `Vec`.
 pub trait Outbox {
-    fn send(&mut self, pkt: Packet);
+    /// Sends `pkt` at `now`.
+    fn send(&mut self, now: Time, pkt: Packet);
 }
 
 impl Outbox for Vec<Packet> {
-    fn send(&mut self, pkt: Packet) {
+    fn send(&mut self, _now: Time, pkt: Packet) {
         self.push(pkt);
     }
 }

@@ -685,7 +685,7 @@ impl Sender {
         }
         self.counters.segments_sent += 1;
         let size = (len + HEADER_BYTES) as u16;
-        io.out.send(Packet {
+        io.out.send(now, Packet {
             flow: self.flow,
             size,
             hop: 0,

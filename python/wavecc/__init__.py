@@ -15,7 +15,11 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from ._core import ConfigError, __version__
+from . import _cpu
+
+_cpu.check()
+
+from ._core import ConfigError, __version__  # only after the CPU check
 
 if TYPE_CHECKING:
     from .config import apply_overrides, load_scenario

@@ -46,6 +46,12 @@ fn algorithms() -> Vec<(&'static str, &'static str)> {
     wavecc_core::cc::ALGORITHMS.iter().map(|a| (a.name, a.summary)).collect()
 }
 
+/// 1 when this build uses x86-64-v3's instructions (`.cargo/config.toml`). A plain
+/// exported byte, so that `wavecc._cpu` can read it through ctypes on a CPU without
+/// them: loading the library runs none of the module's code, importing it would.
+#[unsafe(no_mangle)]
+pub static WAVECC_NEEDS_X86_64_V3: u8 = cfg!(all(target_arch = "x86_64", target_feature = "avx2")) as u8;
+
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;

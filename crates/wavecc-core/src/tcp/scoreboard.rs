@@ -2,6 +2,10 @@
 //! acknowledged, with its SACK / lost / retransmitted marks and the counters Linux
 //! keeps beside them (`packets_out`, `sacked_out`, `lost_out`, `retrans_out`), from
 //! which the pipe estimate of RFC 6675 follows in O(1).
+//!
+//! The counters change only through this board's methods, each of which ends by
+//! recomputing the pipe: the sender reads it about nine times per ACK and the board
+//! changes it two or three times, so it is kept rather than derived on every read.
 
 use super::rate::TxState;
 use super::ranges::RangeSet;
@@ -30,13 +34,15 @@ impl SegInfo {
 #[derive(Debug, Default)]
 pub struct Scoreboard {
     segs: Ring<SegInfo>,
-    pub packets_out: u32,
-    pub sacked_out: u32,
-    pub lost_out: u32,
-    pub retrans_out: u32,
+    packets_out: u32,
+    sacked_out: u32,
+    lost_out: u32,
+    retrans_out: u32,
     /// Duplicate ACKs counted as "SACKed" segments when SACK is off (Linux's Reno
     /// emulation), so the same pipe arithmetic serves both.
-    pub reno_sacked: u32,
+    reno_sacked: u32,
+    /// [`Scoreboard::in_flight`], recomputed by every method that moves a counter.
+    pipe: u32,
     /// SACKed byte ranges above the cumulative ACK: lets a repeated SACK block be
     /// skipped without walking its segments again.
     sacked_ranges: RangeSet,
@@ -76,13 +82,50 @@ impl Scoreboard {
 
     /// Packets in flight (Linux `tcp_packets_in_flight`, RFC 6675 pipe).
     pub fn in_flight(&self) -> u32 {
-        (self.packets_out + self.retrans_out).saturating_sub(self.sacked_out + self.reno_sacked + self.lost_out)
+        self.pipe
+    }
+
+    fn refresh_pipe(&mut self) {
+        self.pipe = (self.packets_out + self.retrans_out).saturating_sub(self.sacked_out + self.reno_sacked + self.lost_out);
+    }
+
+    /// Segments sent and not cumulatively acknowledged.
+    pub fn packets_out(&self) -> u32 {
+        self.packets_out
+    }
+
+    pub fn sacked_out(&self) -> u32 {
+        self.sacked_out
+    }
+
+    /// Segments marked lost and not SACKed since.
+    pub fn lost_out(&self) -> u32 {
+        self.lost_out
+    }
+
+    /// Duplicate ACKs counted so far (without SACK).
+    pub fn reno_sacked(&self) -> u32 {
+        self.reno_sacked
+    }
+
+    /// A duplicate ACK without SACK: one more segment has left the network (Linux
+    /// `tcp_add_reno_sack`), at most as many as are outstanding.
+    pub fn add_reno_sack(&mut self) {
+        self.reno_sacked = (self.reno_sacked + 1).min(self.packets_out);
+        self.refresh_pipe();
+    }
+
+    /// Forgets the duplicate ACKs (recovery over, or a timeout).
+    pub fn reset_reno_sacked(&mut self) {
+        self.reno_sacked = 0;
+        self.refresh_pipe();
     }
 
     pub fn push(&mut self, seq: u64, len: u32, tx: TxState) {
         debug_assert!(self.segs.back().is_none_or(|s| s.end() == seq), "segments must be contiguous");
         self.segs.push_back(SegInfo { seq, len, sacked: false, lost: false, retrans: false, ever_retrans: false, tx });
         self.packets_out += 1;
+        self.refresh_pipe();
     }
 
     /// Removes the segments fully below `ack`, calling `f` on each; returns how
@@ -118,6 +161,7 @@ impl Scoreboard {
         self.resend_hint = self.resend_hint.saturating_sub(n);
         self.reno_sacked = self.reno_sacked.saturating_sub(n as u32).min(self.packets_out.saturating_sub(1));
         self.sacked_ranges.remove_below(ack);
+        self.refresh_pipe();
         n
     }
 
@@ -151,6 +195,7 @@ impl Scoreboard {
             }
         }
         self.sacked_ranges.insert(start, end);
+        self.refresh_pipe();
         n
     }
 
@@ -174,6 +219,7 @@ impl Scoreboard {
             }
             self.loss_cursor += 1;
         }
+        self.refresh_pipe();
         n
     }
 
@@ -188,7 +234,9 @@ impl Scoreboard {
         s.lost = true;
         self.lost_out += 1;
         self.retrans_hint = 0;
-        Some(s.seq)
+        let seq = s.seq;
+        self.refresh_pipe();
+        Some(seq)
     }
 
     /// After a retransmission timeout every un-SACKed segment is lost and no
@@ -206,6 +254,7 @@ impl Scoreboard {
         self.sacked_below_cursor = self.sacked_out;
         self.retrans_hint = 0;
         self.resend_hint = 0;
+        self.refresh_pipe();
     }
 
     /// The first segment neither SACKed nor retransmitted, lost or not: what ns-3
@@ -240,6 +289,7 @@ impl Scoreboard {
         s.ever_retrans = true;
         s.tx = tx;
         self.retrans_out += 1;
+        self.refresh_pipe();
     }
 
     /// Checks the counters against the marks (tests and debug builds).
@@ -249,6 +299,7 @@ impl Scoreboard {
         assert_eq!(self.sacked_out, count(|s| s.sacked));
         assert_eq!(self.lost_out, count(|s| s.lost && !s.sacked));
         assert_eq!(self.retrans_out, count(|s| s.retrans));
+        assert_eq!(self.pipe, (self.packets_out + self.retrans_out).saturating_sub(self.sacked_out + self.reno_sacked + self.lost_out));
         let below = self.segs.iter().take(self.loss_cursor).filter(|s| s.sacked).count() as u32;
         assert_eq!(self.sacked_below_cursor, below);
     }
@@ -367,13 +418,16 @@ mod tests {
     }
 
     proptest! {
-        /// Counters stay equal to the marks under any mix of SACKs, loss marking,
-        /// retransmissions, cumulative ACKs and timeouts, with either pipe.
+        /// Counters stay equal to the marks, and the kept pipe to its formula, under
+        /// any mix of sends, SACKs, loss marking, retransmissions, duplicate ACKs,
+        /// cumulative ACKs and timeouts, with either pipe.
         #[test]
-        fn counters_match_marks(ops in prop::collection::vec((0u8..5, 0u64..40, 1u64..6), 1..60), keep in any::<bool>()) {
+        fn counters_match_marks(ops in prop::collection::vec((0u8..9, 0u64..40, 1u64..6), 1..60), keep in any::<bool>()) {
             let mut b = Scoreboard::new(keep);
-            for i in 0..40 {
-                b.push(i * MSS, MSS as u32, TxState::default());
+            let mut end = 0;
+            for _ in 0..40 {
+                b.push(end * MSS, MSS as u32, TxState::default());
+                end += 1;
             }
             let mut una = 0;
             for (op, a, len) in ops {
@@ -381,8 +435,12 @@ mod tests {
                     0 => { b.sack((una + a) * MSS, (una + a + len) * MSS, |_| {}); }
                     1 => { b.mark_lost(3, |_| {}); }
                     2 => if let Some(i) = b.next_retransmit() { b.on_retransmit(i, TxState::default()); },
-                    3 => { una += a.min(3); b.ack_through(una * MSS, |_| {}); }
-                    _ => b.mark_all_lost(),
+                    3 => { una = (una + a.min(3)).min(end); b.ack_through(una * MSS, |_| {}); }
+                    4 => b.mark_all_lost(),
+                    5 => b.add_reno_sack(),
+                    6 => b.reset_reno_sacked(),
+                    7 => { b.mark_head_lost(); }
+                    _ => { b.push(end * MSS, MSS as u32, TxState::default()); end += 1; }
                 }
                 b.check_invariants();
             }

@@ -254,7 +254,7 @@ impl Sender {
         };
         let mut counted_by_dupacks = 0;
         if advanced {
-            let dupacks = self.sb.reno_sacked;
+            let dupacks = self.sb.reno_sacked();
             let popped = self.sb.ack_through(ack.ack, |s| {
                 if !s.sacked {
                     on_delivered(s)
@@ -275,9 +275,9 @@ impl Sender {
                     self.sb.sack(b.start.max(self.snd_una), b.end, &mut on_delivered);
                 }
             }
-        } else if !advanced && self.sb.packets_out > 0 {
+        } else if !advanced && self.sb.packets_out() > 0 {
             // A duplicate ACK: Linux's Reno emulation counts it as one SACKed segment.
-            self.sb.reno_sacked = (self.sb.reno_sacked + 1).min(self.sb.packets_out);
+            self.sb.add_reno_sack();
             self.rate.delivered += 1;
             delivered += 1;
         }
@@ -336,7 +336,7 @@ impl Sender {
             self.ns3_partial_ack_transmit(io);
         }
 
-        if self.sb.packets_out == 0 {
+        if self.sb.packets_out() == 0 {
             self.rto_timer.cancel();
         } else if advanced {
             self.rto_timer.set(now + self.rtt.rto(), io.queue, Event::Rto(self.flow));
@@ -348,13 +348,13 @@ impl Sender {
     /// `dupthresh` duplicate ACKs and again on each partial ACK (RFC 6582).
     fn detect_losses(&mut self, advanced: bool, io: &mut Io<impl Outbox>) -> u32 {
         let (flow, now) = (self.flow, io.now);
-        if self.sb.sacked_out + self.sb.reno_sacked == 0 && !(advanced && self.state == CaState::Recovery) {
+        if self.sb.sacked_out() + self.sb.reno_sacked() == 0 && !(advanced && self.state == CaState::Recovery) {
             return 0; // nothing above a hole has been reported: nothing can be lost
         }
         if self.cfg.sack {
             return self.sb.mark_lost(self.cfg.dupthresh, |s| io.log.log(now, flow, "loss_detected", "sack", Some(s.seq)));
         }
-        let fast_retransmit = self.sb.reno_sacked >= self.cfg.dupthresh && matches!(self.state, CaState::Open | CaState::Disorder);
+        let fast_retransmit = self.sb.reno_sacked() >= self.cfg.dupthresh && matches!(self.state, CaState::Open | CaState::Disorder);
         // RFC 6582: a partial ACK exposes the next hole. Reno leaves recovery instead
         // and waits for that hole's own duplicate ACKs.
         let partial_ack = advanced
@@ -378,9 +378,9 @@ impl Sender {
             self.end_episode(io);
         }
         if matches!(self.state, CaState::Open | CaState::Disorder) {
-            if self.sb.lost_out > 0 {
+            if self.sb.lost_out() > 0 {
                 self.enter_recovery(io);
-            } else if self.sb.sacked_out + self.sb.reno_sacked > 0 {
+            } else if self.sb.sacked_out() + self.sb.reno_sacked() > 0 {
                 self.set_state(CaState::Disorder, io);
             } else if advanced {
                 self.set_state(CaState::Open, io);
@@ -418,7 +418,7 @@ impl Sender {
             self.cc.cwnd_event(&mut self.sock, CwndEvent::CompleteRecovery);
         }
         io.log.log(io.now, self.flow, "recovery_exit", self.state.as_str(), Some(self.snd_una));
-        self.sb.reno_sacked = 0;
+        self.sb.reset_reno_sacked();
         self.set_state(CaState::Open, io);
     }
 
@@ -506,7 +506,7 @@ impl Sender {
         if head.retrans {
             return; // ns-3: "if the packet is already retransmitted do not retransmit it"
         }
-        if let Some(i) = (self.sb.lost_out > 0).then(|| self.sb.next_retransmit()).flatten() {
+        if let Some(i) = (self.sb.lost_out() > 0).then(|| self.sb.next_retransmit()).flatten() {
             let s = self.sb.get(i);
             return self.transmit(s.seq, s.len, Some(i), io);
         }
@@ -523,7 +523,7 @@ impl Sender {
 
     /// The retransmission timer fired (Linux `tcp_retransmit_timer` + `tcp_enter_loss`).
     pub fn on_rto_timer(&mut self, io: &mut Io<impl Outbox>) {
-        if !self.rto_timer.fire(io.now, io.queue, Event::Rto(self.flow)) || self.sb.packets_out == 0 {
+        if !self.rto_timer.fire(io.now, io.queue, Event::Rto(self.flow)) || self.sb.packets_out() == 0 {
             return;
         }
         self.counters.rto_events += 1;
@@ -550,7 +550,7 @@ impl Sender {
     /// timeout, and on every loss for Tahoe.
     fn restart_from_loss_window(&mut self, io: &mut Io<impl Outbox>) {
         self.sb.mark_all_lost();
-        self.sb.reno_sacked = 0;
+        self.sb.reset_reno_sacked();
         self.sock.cwnd = self.cc.loss_window(&self.sock).max(1.0);
         self.set_state(CaState::Loss, io);
         self.high_seq = self.snd_nxt;
@@ -580,7 +580,7 @@ impl Sender {
         if srtt <= 0.0 {
             return f64::INFINITY;
         }
-        let w = self.sock.cwnd.max(self.sb.packets_out as f64) * self.cfg.mss as f64 * 8.0;
+        let w = self.sock.cwnd.max(self.sb.packets_out() as f64) * self.cfg.mss as f64 * 8.0;
         w / srtt * if self.sock.in_slow_start() { 2.0 } else { 1.2 }
     }
 
@@ -610,14 +610,14 @@ impl Sender {
                 self.pace_timer.set(self.next_send_time, io.queue, Event::Pace(self.flow));
                 break;
             }
-            let (seq, len, retransmit) = if let Some(i) = (self.sb.lost_out > 0).then(|| self.sb.next_retransmit()).flatten() {
+            let (seq, len, retransmit) = if let Some(i) = (self.sb.lost_out() > 0).then(|| self.sb.next_retransmit()).flatten() {
                 let s = self.sb.get(i);
                 (s.seq, s.len, Some(i))
             } else {
                 let avail = written - self.snd_nxt;
                 let len = avail.min(mss);
                 // Nagle (RFC 896): a partial segment waits while data is in flight.
-                let nagle = len < mss && self.sb.packets_out > 0;
+                let nagle = len < mss && self.sb.packets_out() > 0;
                 if (len == 0 || nagle) && self.ns3_rule3_applies() {
                     if let Some(i) = self.sb.next_unsacked_unretransmitted() {
                         let s = self.sb.get(i);
@@ -650,8 +650,8 @@ impl Sender {
             self.transmit(seq, len, retransmit, io);
         }
         let cwnd_limited = self.sb.in_flight() >= (self.sock.cwnd as u32).max(1);
-        if self.snd_una >= self.max_packets_seq || self.sb.packets_out > self.max_packets_out || cwnd_limited {
-            self.max_packets_out = self.sb.packets_out;
+        if self.snd_una >= self.max_packets_seq || self.sb.packets_out() > self.max_packets_out || cwnd_limited {
+            self.max_packets_out = self.sb.packets_out();
             self.max_packets_seq = self.snd_nxt;
             self.cwnd_limited = cwnd_limited;
         }
@@ -661,7 +661,7 @@ impl Sender {
         let now = io.now;
         // Linux: CA_EVENT_TX_START when nothing is in flight (`tcp_transmit_skb`);
         // the rate sampler restarts its clocks when nothing is outstanding at all.
-        let pipe_was_empty = self.sb.packets_out == 0;
+        let pipe_was_empty = self.sb.packets_out() == 0;
         if self.sb.in_flight() == 0 {
             self.sync_sock(now);
             self.cc.cwnd_event(&mut self.sock, CwndEvent::TxStart);
@@ -812,7 +812,7 @@ mod tests {
         let mut h = harness("newreno", |_| {});
         // `harness` already called send once: the packets were drained there.
         assert_eq!(h.io(|s, io| s.send(io)), Vec::<u64>::new(), "the window is full");
-        assert_eq!(h.s.sb.packets_out, 10);
+        assert_eq!(h.s.sb.packets_out(), 10);
         assert!(h.s.rto_timer.is_set(), "the first transmission arms the RTO");
     }
 
@@ -1124,7 +1124,7 @@ mod tests {
         let mut h = harness("newreno", |c| c.snd_buf = 4 * MSS);
         // The application keeps only 4 segments in the buffer: not cwnd-limited, so
         // ACKs do not grow the window.
-        assert_eq!(h.s.sb.packets_out, 4);
+        assert_eq!(h.s.sb.packets_out(), 4);
         h.ack(20, 2, &[]);
         h.ack(40, 4, &[]);
         assert_eq!(h.s.sock.cwnd, 10.0);

@@ -10,10 +10,10 @@ needs them.
 
 from __future__ import annotations
 
-import ctypes
 import importlib.util
 import platform
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 # x86-64-v3 and the levels below it, as /proc/cpuinfo names them (`abm` is LZCNT).
@@ -23,9 +23,9 @@ X86_64_V3_FLAGS = (
 )
 
 
-def missing_flags(cpuinfo: str) -> list[str]:
-    """The x86-64-v3 flags absent from the first `flags` line of `cpuinfo`."""
-    for line in cpuinfo.splitlines():
+def missing_flags(cpuinfo: Iterable[str]) -> list[str]:
+    """The x86-64-v3 flags absent from the first `flags` line among `cpuinfo`'s lines."""
+    for line in cpuinfo:
         if line.startswith("flags"):
             have = set(line.partition(":")[2].split())
             return [f for f in X86_64_V3_FLAGS if f not in have]
@@ -34,6 +34,8 @@ def missing_flags(cpuinfo: str) -> list[str]:
 
 def core_needs_v3(origin: str) -> bool:
     """Whether the core library at `origin` was built with x86-64-v3's instructions."""
+    import ctypes  # only on a CPU that lacks them
+
     return bool(ctypes.c_uint8.in_dll(ctypes.CDLL(origin), "WAVECC_NEEDS_X86_64_V3").value)
 
 
@@ -42,7 +44,8 @@ def check(cpuinfo: Path = Path("/proc/cpuinfo")) -> None:
     core needs instructions this CPU lacks."""
     if sys.platform != "linux" or platform.machine() != "x86_64" or not cpuinfo.exists():
         return
-    missing = missing_flags(cpuinfo.read_text())
+    with cpuinfo.open() as lines:
+        missing = missing_flags(lines)
     spec = importlib.util.find_spec("wavecc._core")
     if not missing or spec is None or spec.origin is None or not core_needs_v3(spec.origin):
         return

@@ -15,9 +15,9 @@ OLD = FULL.replace(" avx2", "").replace(" bmi2", "")
 
 
 def test_missing_flags_names_what_x86_64_v3_needs_and_the_cpu_lacks():
-    assert _cpu.missing_flags(FULL) == []
-    assert _cpu.missing_flags(OLD) == ["avx2", "bmi2"]
-    assert _cpu.missing_flags("processor\t: 0\n") == []
+    assert _cpu.missing_flags(FULL.splitlines()) == []
+    assert _cpu.missing_flags(OLD.splitlines()) == ["avx2", "bmi2"]
+    assert _cpu.missing_flags(["processor\t: 0"]) == []
 
 
 @pytest.mark.skipif(sys.platform != "linux" or platform.machine() != "x86_64", reason="x86-64 Linux only")

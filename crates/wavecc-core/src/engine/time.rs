@@ -30,6 +30,34 @@ pub fn tx_time(bytes: u64, fs_per_byte: u64) -> Time {
     (bytes * fs_per_byte).div_ceil(1_000_000)
 }
 
+/// Serialisation at one rate, remembering the last packet size and its time: a link
+/// or a pacer sees one or two sizes nearly always (full segments, pure ACKs), so the
+/// multiply and divide of [`tx_time`] are rarely redone.
+#[derive(Debug, Clone, Copy)]
+pub struct Serialiser {
+    fs_per_byte: u64,
+    last: (u64, Time),
+}
+
+impl Serialiser {
+    /// At `fs_per_byte` (see [`fs_per_byte`]).
+    pub fn new(fs_per_byte: u64) -> Self {
+        Self { fs_per_byte, last: (0, 0) }
+    }
+
+    pub fn fs_per_byte(&self) -> u64 {
+        self.fs_per_byte
+    }
+
+    /// [`tx_time`] of `bytes` at this rate.
+    pub fn time(&mut self, bytes: u64) -> Time {
+        if bytes != self.last.0 {
+            self.last = (bytes, tx_time(bytes, self.fs_per_byte));
+        }
+        self.last.1
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -48,5 +76,14 @@ mod tests {
         // Rounded up, never down: 1 byte at 3 b/s is 2.666.. s.
         assert_eq!(tx_time(1, fs_per_byte(3.0)), 2_666_666_667);
         assert_eq!(tx_time(1500, fs_per_byte(f64::INFINITY)), 0);
+    }
+
+    #[test]
+    fn serialiser_gives_tx_time_for_each_size_however_sizes_alternate() {
+        let fs = fs_per_byte(1e9);
+        let mut s = Serialiser::new(fs);
+        for bytes in [0, 1500, 1500, 52, 1500, 52, 52, 0, 3] {
+            assert_eq!(s.time(bytes), tx_time(bytes, fs), "{bytes} bytes");
+        }
     }
 }

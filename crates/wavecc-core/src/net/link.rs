@@ -7,7 +7,7 @@
 //! head packet.
 
 use super::{LossModel, Packet};
-use crate::engine::{fs_per_byte, tx_time, Ring, Time};
+use crate::engine::{fs_per_byte, Ring, Serialiser, Time};
 
 /// Drop-tail limit on packets waiting for the serialiser (the packet being
 /// serialised does not count, as in ns-3's queues).
@@ -42,8 +42,7 @@ pub enum Verdict {
 
 pub struct Link {
     pub name: String,
-    /// Serialisation cost per byte (see [`fs_per_byte`]).
-    fs_per_byte: u64,
+    serialiser: Serialiser,
     delay: Time,
     limit: QueueLimit,
     /// When the serialiser finishes the last accepted packet.
@@ -64,7 +63,7 @@ impl Link {
     pub fn new(name: impl Into<String>, rate_bps: f64, delay: Time, limit: QueueLimit) -> Self {
         Self {
             name: name.into(),
-            fs_per_byte: fs_per_byte(rate_bps),
+            serialiser: Serialiser::new(fs_per_byte(rate_bps)),
             delay,
             limit,
             busy_until: 0,
@@ -123,7 +122,7 @@ impl Link {
             self.stats.dropped_overflow += 1;
             return Verdict::Overflow;
         }
-        self.busy_until = start + tx_time(pkt.size as u64, self.fs_per_byte);
+        self.busy_until = start + self.serialiser.time(pkt.size as u64);
         let was_idle = self.pipe.is_empty();
         self.pipe.push_back((self.busy_until + self.delay, pkt));
         if start > now {

@@ -7,7 +7,7 @@
 //! so the conversions are redone only when its bits change. The values are exactly
 //! those of converting afresh.
 
-use crate::engine::{fs_per_byte, to_secs, tx_time, Time};
+use crate::engine::{fs_per_byte, to_secs, tx_time, Serialiser, Time};
 
 /// Linux's cap on one TSO burst (`tcp_tso_autosize`: 64 KB).
 const MAX_BURST_BYTES: f64 = 65_536.0;
@@ -16,13 +16,13 @@ const MAX_BURST_BYTES: f64 = 65_536.0;
 pub struct PacingRate {
     /// The rate these values belong to, as bits (NaN before the first rate).
     rate_bits: u64,
-    fs_per_byte: u64,
+    serialiser: Serialiser,
     allowance: Time,
 }
 
 impl Default for PacingRate {
     fn default() -> Self {
-        Self { rate_bits: f64::NAN.to_bits(), fs_per_byte: 0, allowance: 0 }
+        Self { rate_bits: f64::NAN.to_bits(), serialiser: Serialiser::new(0), allowance: 0 }
     }
 }
 
@@ -31,18 +31,18 @@ impl PacingRate {
     /// `segment` is a full packet's size in bytes; `burst` how long a burst lasts at
     /// the pacing rate (0: every packet is paced).
     #[inline]
-    pub fn update(&mut self, rate_bps: f64, segment: u32, burst: Time) -> &Self {
+    pub fn update(&mut self, rate_bps: f64, segment: u32, burst: Time) -> &mut Self {
         if rate_bps.to_bits() != self.rate_bits {
             self.rate_bits = rate_bps.to_bits();
-            self.fs_per_byte = fs_per_byte(rate_bps);
-            self.allowance = allowance(rate_bps, self.fs_per_byte, f64::from(segment), burst);
+            self.serialiser = Serialiser::new(fs_per_byte(rate_bps));
+            self.allowance = allowance(rate_bps, self.serialiser.fs_per_byte(), f64::from(segment), burst);
         }
         self
     }
 
     /// Time the pacer spends on a packet of `bytes`.
-    pub fn gap(&self, bytes: u64) -> Time {
-        tx_time(bytes, self.fs_per_byte)
+    pub fn gap(&mut self, bytes: u64) -> Time {
+        self.serialiser.time(bytes)
     }
 
     /// How far ahead of its schedule the pacer may send.

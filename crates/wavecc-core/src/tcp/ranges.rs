@@ -5,6 +5,9 @@
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RangeSet {
     ranges: Vec<(u64, u64)>,
+    /// Bytes in the set, kept as ranges come and go: the receiver reads it for every
+    /// ACK it sends.
+    total: u64,
 }
 
 impl RangeSet {
@@ -17,7 +20,11 @@ impl RangeSet {
     }
 
     pub fn total_len(&self) -> u64 {
-        self.ranges.iter().map(|(s, e)| e - s).sum()
+        self.total
+    }
+
+    fn len_of(ranges: &[(u64, u64)]) -> u64 {
+        ranges.iter().map(|(s, e)| e - s).sum()
     }
 
     /// The range containing byte `x`.
@@ -42,7 +49,9 @@ impl RangeSet {
         if lo < hi {
             s = s.min(self.ranges[lo].0);
             e = e.max(self.ranges[hi - 1].1);
+            self.total -= Self::len_of(&self.ranges[lo..hi]);
         }
+        self.total += e - s;
         self.ranges.splice(lo..hi, [(s, e)]);
     }
 
@@ -71,7 +80,10 @@ impl RangeSet {
     pub fn remove_below(&mut self, x: u64) -> Option<(u64, u64)> {
         let n = self.ranges.partition_point(|&(s, _)| s <= x);
         let merged = n.checked_sub(1).map(|i| self.ranges[i]).filter(|&(_, e)| e > x);
-        self.ranges.drain(..n);
+        if n > 0 {
+            self.total -= Self::len_of(&self.ranges[..n]);
+            self.ranges.drain(..n);
+        }
         merged
     }
 }
@@ -116,15 +128,32 @@ mod tests {
     }
 
     proptest! {
-        /// The set agrees with a plain bitmap of bytes, whatever the insert order.
+        /// The set agrees with a plain bitmap of bytes, whatever the order of
+        /// inserts and removals.
         #[test]
-        fn matches_a_bitmap(inserts in prop::collection::vec((0u64..200, 1u64..30), 0..40)) {
+        fn matches_a_bitmap(ops in prop::collection::vec((0u8..4, 0u64..200, 1u64..30), 0..40)) {
             let mut r = RangeSet::default();
             let mut bits = vec![false; 256];
-            for (s, len) in inserts {
-                let e = (s + len).min(256);
-                r.insert(s, e);
-                bits[s as usize..e as usize].iter_mut().for_each(|b| *b = true);
+            for (op, s, len) in ops {
+                if op == 3 {
+                    r.remove_below(s);
+                    // Every run of bytes that starts at or below `s` goes, whole.
+                    let mut x = 0;
+                    while x < bits.len() {
+                        let start = x;
+                        while x < bits.len() && bits[x] {
+                            x += 1;
+                        }
+                        if x > start && start as u64 <= s {
+                            bits[start..x].fill(false);
+                        }
+                        x += 1;
+                    }
+                } else {
+                    let e = (s + len).min(256);
+                    r.insert(s, e);
+                    bits[s as usize..e as usize].iter_mut().for_each(|b| *b = true);
+                }
             }
             for x in 0..256u64 {
                 prop_assert_eq!(r.containing(x).is_some(), bits[x as usize]);

@@ -586,7 +586,7 @@ impl Sender {
 
     /// The pacing rate's integer forms (see [`PacingRate`]), or None while the
     /// rate is infinite (no RTT sample yet): nothing is paced then.
-    fn pacing(&mut self) -> Option<&PacingRate> {
+    fn pacing(&mut self) -> Option<&mut PacingRate> {
         let rate = self.pacing_rate_bps();
         let segment = self.cfg.mss + HEADER_BYTES;
         rate.is_finite().then(|| self.pacer.update(rate, segment, self.cfg.pacing_burst))
@@ -599,7 +599,7 @@ impl Sender {
         let mss = self.cfg.mss as u64;
         // What the application has written by now; it cannot change during this call.
         let written = self.app.written(now, self.snd_una, self.cfg.snd_buf);
-        let allowance = if self.cfg.pacing { self.pacing().map_or(0, PacingRate::allowance) } else { 0 };
+        let allowance = if self.cfg.pacing { self.pacing().map_or(0, |p| p.allowance()) } else { 0 };
         loop {
             let cwnd = (self.sock.cwnd as u32).max(1);
             if self.sb.in_flight() >= cwnd {

@@ -85,8 +85,13 @@ impl Scoreboard {
         self.pipe
     }
 
+    /// The pipe from the counters, which [`Self::refresh_pipe`] keeps.
+    fn derived_pipe(&self) -> u32 {
+        (self.packets_out + self.retrans_out).saturating_sub(self.sacked_out + self.reno_sacked + self.lost_out)
+    }
+
     fn refresh_pipe(&mut self) {
-        self.pipe = (self.packets_out + self.retrans_out).saturating_sub(self.sacked_out + self.reno_sacked + self.lost_out);
+        self.pipe = self.derived_pipe();
     }
 
     /// Segments sent and not cumulatively acknowledged.
@@ -299,7 +304,7 @@ impl Scoreboard {
         assert_eq!(self.sacked_out, count(|s| s.sacked));
         assert_eq!(self.lost_out, count(|s| s.lost && !s.sacked));
         assert_eq!(self.retrans_out, count(|s| s.retrans));
-        assert_eq!(self.pipe, (self.packets_out + self.retrans_out).saturating_sub(self.sacked_out + self.reno_sacked + self.lost_out));
+        assert_eq!(self.pipe, self.derived_pipe());
         let below = self.segs.iter().take(self.loss_cursor).filter(|s| s.sacked).count() as u32;
         assert_eq!(self.sacked_below_cursor, below);
     }

@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -143,6 +144,19 @@ def test_force_replaces_an_earlier_run_and_only_a_run(cli, tmp_path):
     assert tree(work) == before
 
 
+def test_the_default_out_is_checked_before_the_run(cli, tmp_path):
+    work = tmp_path / "work"
+    first = cli("run", "dumbbell-1g", *SHORT, "--out", "out/dumbbell-1g", "--no-figure")
+    assert first.returncode == 0, first.stderr
+    before = tree(work)
+    started = time.monotonic()
+    # An hour of 1 Gb/s takes minutes to simulate: a refusal after the run would show.
+    proc = cli("run", "dumbbell-1g", "--set", "duration_s=3600")
+    assert_one_error_line(proc, "out/dumbbell-1g holds an earlier wavecc run")
+    assert time.monotonic() - started < 20
+    assert tree(work) == before
+
+
 def test_kinds_are_not_mixed(cli, store, tmp_path):
     work = tmp_path / "work"
     assert cli("run", "dumbbell-1g", *SHORT, "--out", "r", "--no-figure").returncode == 0
@@ -173,7 +187,7 @@ def test_a_sweep_resumes_in_its_own_store_and_keeps_a_users_file(cli, tmp_path):
     assert json.loads((store / MARKER).read_text())["kind"] == "sweep store"
 
 
-def test_a_store_from_before_the_marker_is_still_a_store(store, tmp_path):
+def test_a_store_from_before_the_marker_is_still_a_store(tmp_path):
     legacy = tmp_path / "legacy"
     legacy.mkdir()
     (legacy / "runs").mkdir()

@@ -33,12 +33,15 @@ def atomic_directory(
     the place of `target`, and when the block raises it is deleted and `target` is
     left as it was.
 
-    A directory already at `target` is renamed aside and handed to `discard(aside,
-    target)`, which deletes it, or refuses by raising before it deletes anything (then
-    it is put back as it was): `outdir.discard` deletes only what wavecc wrote. The new directory is a hidden
-    sibling of `target` (`staging_path`) so that the final rename stays on one
-    file system, where it is atomic. It is made with `mkdir` (not `mkdtemp`, which
-    would make it private to the owner) so the result gets the usual permissions.
+    A directory already at `target` is renamed aside and, once the new one is in
+    place, handed to `discard(aside, target)`, which deletes it, or refuses by raising
+    before it deletes anything (then it is put back as it was). `outdir.discard`
+    deletes only what wavecc wrote; the default deletes it whole.
+
+    The new directory is a hidden sibling of `target` (`staging_path`) so that the
+    final rename stays on one file system, where it is atomic. It is made with `mkdir`
+    (not `mkdtemp`, which would make it private to the owner) so the result gets the
+    usual permissions.
     """
     target = Path(target)
     if target.exists() and not target.is_dir():

@@ -70,13 +70,14 @@ class Result:
         names (a sweep's store keeps its runs this way, under its own marker)."""
         _write_json(directory / "summary.json", self.summary)
         _write_json(directory / "config.json", self.config)
+        names = ["summary.json", "config.json"]
         for table in TABLES:
             getattr(self, table).to_parquet(directory / f"{table}.parquet", index=False)
+            names.append(f"{table}.parquet")
         if figure:
             self.plot(directory / FIGURE)
-        return ["summary.json", "config.json", *(f"{t}.parquet" for t in TABLES)] + (
-            [FIGURE] if figure else []
-        )
+            names.append(FIGURE)
+        return names
 
     def plot(self, path: str | os.PathLike[str]) -> Path:
         """Draws goodput, RTT and cwnd over time, one line per flow in its algorithm's

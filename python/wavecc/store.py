@@ -13,10 +13,10 @@ Layout of a store directory:
 `<key>` is the first 16 hex digits of the SHA-256 of the effective config as canonical
 JSON (sorted keys, no spaces), so the same run always lands in the same place and a
 sweep that is run again finds what is done. A store is only ever re-entered, never
-replaced: `open` refuses a directory that is not a store (`outdir`). Run directories are written through
-`atomic_directory` (a hidden sibling renamed into place) and the JSON and Parquet files
-through a temporary file renamed into place, so only complete results are ever read:
-a directory under runs/ either is a whole run or does not exist.
+replaced: `open` refuses a directory that is not a store (`outdir`). Run directories
+are written through `atomic_directory` (a hidden sibling renamed into place) and the
+JSON and Parquet files through a temporary file renamed into place, so only complete
+results are ever read: a directory under runs/ either is a whole run or does not exist.
 """
 
 from __future__ import annotations

@@ -170,7 +170,7 @@ def _sweep(points, grid, seeds, jobs, out, progress, client) -> ResultSet:
     total = len(_unique(points))
     state = {"done": total - len(todo), "failed": 0}
     skipped = state["done"]
-    store.runs.mkdir(parents=True, exist_ok=True)
+    store.open()
     write_json_atomic(
         store.directory / MANIFEST,
         {"grid": {k: list(v) for k, v in grid.items()}, "seeds": seeds,

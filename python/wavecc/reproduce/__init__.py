@@ -53,6 +53,9 @@ class Reproduction:
     runs: Runs
     tables: dict[str, Path]
     figures: list[Path]
+    # Wall seconds of this call, reported but not written into reproduction.json, so
+    # that the same model writes the same files twice.
+    wall_time_s: float
 
 
 def get(experiment_id: str) -> Experiment:
@@ -72,8 +75,10 @@ def run(
     jobs: int | None = None,
     cluster: Any = None,
     progress: Callable[[str, Any], None] | None = None,
+    figures: bool = True,
 ) -> Reproduction:
-    """Runs (or resumes) one reproduction into `out` and writes its tables and figures."""
+    """Runs (or resumes) one reproduction into `out` and writes its tables and (unless
+    `figures` is false) its figures."""
     experiment = get(experiment_id)
     directory = Path(out)
     started = time.monotonic()
@@ -87,7 +92,7 @@ def run(
     )
     tables = experiment.tables(runs)
     paths = write_tables(tables, directory / "tables")
-    drawn = experiment.figures(runs, directory / "figures")
+    drawn = experiment.figures(runs, directory / "figures") if figures else []
     manifest = {
         "experiment": experiment.id,
         "seed": experiment.seed,
@@ -100,10 +105,10 @@ def run(
         else 0,
         "tables": [p.name for p in paths],
         "figures": [str(p.relative_to(directory)) for p in drawn],
-        "wall_time_s": round(time.monotonic() - started, 1),
         "wavecc": __version__,
     }
     (directory / "reproduction.json").write_text(
         json.dumps(manifest, indent=2) + "\n", encoding="utf-8"
     )
-    return Reproduction(experiment, directory, runs, {p.stem: p for p in paths}, drawn)
+    wall_time_s = round(time.monotonic() - started, 1)
+    return Reproduction(experiment, directory, runs, {p.stem: p for p in paths}, drawn, wall_time_s)

@@ -240,8 +240,8 @@ def _distributions(page: _Page, store: Store, frame: pd.DataFrame, x: str | None
     if not points.empty:
         table = analysis.ellipses(points, y="total_goodput_mbps", by=by)
         page.h(2, "Throughput-RTT ellipses (seed 004)")
-        page.p("Per algorithm and scenario: the 2-sigma contour of the maximum-likelihood 2D "
-               "Gaussian of the runs' (mean RTT, total goodput) over seeds.", cls="note")  # fmt: skip
+        page.p("Per algorithm and scenario: the 2-sigma contour of the maximum-likelihood "
+               "2D Gaussian of the runs' (mean RTT, total goodput) over seeds.", cls="note")  # fmt: skip
         page.figure(figures.ellipse_plot(table, scenario=x, ylabel=METRICS["total_goodput_mbps"]),
                     "throughput-RTT 2-sigma ellipses")
         shown = table.drop(columns=["ellipse"]).rename(
@@ -461,4 +461,4 @@ def _html(name: str, page: _Page) -> str:
     )
 
 
-__all__ = ["REPORT", "build_report", "write_report"]
+__all__ = ["REPORT", "build_report", "run_metrics", "write_report"]

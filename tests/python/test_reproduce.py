@@ -139,7 +139,9 @@ def test_the_seeds_findings_over_fresh_quick_outputs(fresh_quick):
     tables, and it is the one docs/reproduction.md discusses (findings.json): a change
     that flips one must update both."""
     regenerated = {p.name for p in fresh_quick.iterdir() if p.is_dir()}
-    verdicts = {v.finding.id: v.holds for v in findings.evaluate(fresh_quick) if v.holds is not None}
+    verdicts = {
+        v.finding.id: v.holds for v in findings.evaluate(fresh_quick) if v.holds is not None
+    }
     assert set(verdicts) == {f.id for f in findings.FINDINGS if set(f.experiments) <= regenerated}
     assert len(verdicts) >= 3
     expected = json.loads((QUICK / "findings.json").read_text(encoding="utf-8"))

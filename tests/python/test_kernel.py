@@ -179,6 +179,144 @@ def test_build_keeps_objects_that_are_up_to_date(monkeypatch, tmp_path):
     assert all(obj.stat().st_mtime_ns > mtime for obj, mtime in built.items())
 
 
+# The pure logic headers compiled natively, on the hand-computed cases of the
+# simulator's unit tests (crates/wavecc-core/src/cc/{mss,mrvhs,dtcp,fbtcp}.rs).
+NATIVE_CASES = r"""
+#include <stdio.h>
+#include "fbtcp.h"
+#include "rtt_variation.h"
+#include "dtcp.h"
+
+static void rttv_case(void)
+{
+	/* MSS 1250, RTTbase 0.1 s, RTTmax 0.3 s, RTTcur 0.2 s: TimeRatio 2, F = 50,
+	 * cwnd 100: +0.5 segment. */
+	struct rttv_config c = { RTTV_GROWTH_MSS, RTTV_DECREASE_BETA, 500, 0 };
+	struct rttv_state s;
+	struct wavecc_window w = { 100, 2 };
+
+	rttv_init(&s, 10);
+	rttv_observe(&s, 100000);
+	rttv_observe(&s, 300000);
+	rttv_on_sample(&s, 200000);
+	rttv_cong_avoid(&s, &c, &w, 1, 1250);
+	printf("mss_f_q16 %u\nmss_cwnd %u\nmss_frac_q16 %u\n", s.f_q16, w.cwnd, s.frac_q16);
+	printf("mss_ssthresh_90 %u\n", rttv_ssthresh(&c, 90));
+}
+
+static void mrvhs_case(void)
+{
+	struct rttv_config c = { RTTV_GROWTH_MSS, RTTV_DECREASE_HIGHSPEED, 0, 0 };
+	unsigned w[] = { 1000, 5000, 30, 3, 1000000 };
+
+	for (int i = 0; i < 5; i++)
+		printf("mrvhs_ssthresh_%u %u\n", w[i], rttv_ssthresh(&c, w[i]));
+}
+
+static void dtcp_case(void)
+{
+	/* Two epochs of 0.125 s on a 0.1 s srtt, MSS 1250, cwnd 10: 100 segments
+	 * (1e6 B/s), then 120 (1.2e6 B/s). */
+	struct dtcp_state s;
+	struct wavecc_window w = { 10, WAVECC_INFINITE_SSTHRESH };
+	struct dtcp_sinr_hint none = { 0, 0 };
+
+	dtcp_init(&s, &w);
+	printf("dtcp_initial_cwnd %u\n", w.cwnd);
+	dtcp_on_ack(&s, 0, 0, 100000, 1250, 10, none);
+	dtcp_on_ack(&s, 100000, 50, 100000, 1250, 10, none);
+	dtcp_on_ack(&s, 125000, 100, 100000, 1250, 10, none);
+	printf("dtcp_n1_q16 %llu\n", (unsigned long long)s.n_q16);
+	dtcp_on_ack(&s, 250000, 220, 100000, 1250, 10, none);
+	printf("dtcp_filtered %llu\ndtcp_estimate %lld\ndtcp_n2_q16 %llu\n",
+	       (unsigned long long)s.filtered_bps, (long long)s.estimate_bps,
+	       (unsigned long long)s.n_q16);
+	s.n_q16 = WAVECC_Q16_ONE;
+	printf("dtcp_ssthresh_n1 %u\n", dtcp_ssthresh(&s, 100));
+}
+
+static void fbtcp_case(void)
+{
+	/* cwnd 1000 at cycle end, baseRtt = minRtt (CSI 1), maxCwnd 2000: C1, +120. */
+	struct fbtcp_state s;
+	struct wavecc_window w = { 1000, WAVECC_INFINITE_SSTHRESH };
+
+	fbtcp_init(&s, 1, 0);
+	s.max_cwnd_q16 = 2000ULL << 16;
+	for (int i = 0; i < 3; i++)
+		fbtcp_on_ack(&s, 10000, 0, 0);
+	fbtcp_cong_avoid(&s, &w, 1, 5000, 1);
+	printf("fbtcp_rule %d\nfbtcp_cwnd %u\nfbtcp_ssthresh %u\n", s.rule, w.cwnd, w.ssthresh);
+	/* CSI 0.02 (minRtt 50 x baseRtt) in Divergence (maxCwnd 0): D6, /2. */
+	fbtcp_init(&s, 1, 0);
+	w = (struct wavecc_window){ 1000, WAVECC_INFINITE_SSTHRESH };
+	fbtcp_on_ack(&s, 10000, 0, 0);
+	fbtcp_restart_cycle(&s, 0);
+	for (int i = 0; i < 3; i++)
+		fbtcp_on_ack(&s, 500000, 0, 0);
+	fbtcp_cong_avoid(&s, &w, 1, 5000, 1);
+	printf("fbtcp_d6_rule %d\nfbtcp_d6_cwnd %u\nfbtcp_d6_ssthresh %u\n", s.rule, w.cwnd,
+	       w.ssthresh);
+	printf("fbtcp_loss_ssthresh %u\n", fbtcp_lowered_ssthresh(WAVECC_INFINITE_SSTHRESH, 800));
+}
+
+int main(void)
+{
+	unsigned long long bad = 0;
+
+	for (unsigned long long x = 0; x < 2000000; x++) {
+		unsigned long long r = wavecc_isqrt(x * 1000003);
+		bad += r * r > x * 1000003 || (r + 1) * (r + 1) <= x * 1000003;
+	}
+	printf("isqrt_wrong %llu\n", bad);
+	rttv_case();
+	mrvhs_case();
+	dtcp_case();
+	fbtcp_case();
+	return 0;
+}
+"""
+
+
+def _native_compiler() -> str | None:
+    return next((cc for cc in ("cc", "gcc", "clang") if shutil.which(cc)), None)
+
+
+@pytest.mark.skipif(_native_compiler() is None, reason="no C compiler")
+def test_the_logic_headers_compile_natively_and_follow_the_simulator(tmp_path):
+    source, binary = tmp_path / "cases.c", tmp_path / "cases"
+    source.write_text(NATIVE_CASES)
+    compiled = subprocess.run(
+        [_native_compiler(), "-O2", "-Wall", "-Wextra", "-Werror", "-I", str(kernel.sources_dir()),
+         str(source), "-o", str(binary)],
+        capture_output=True, text=True,
+    )
+    assert compiled.returncode == 0, compiled.stderr
+    out = dict(line.split() for line in subprocess.run(
+        [str(binary)], capture_output=True, text=True, check=True).stdout.splitlines())
+    got = {key: int(value) for key, value in out.items()}
+    q16 = 1 << 16
+    assert got["isqrt_wrong"] == 0
+    # MSS-CCA: F = sqrt(1250 x 2) = 50 exactly, +50 / 100 = half a segment, in Q16.
+    assert (got["mss_f_q16"], got["mss_cwnd"], got["mss_frac_q16"]) == (50 * q16, 100, q16 // 2)
+    assert got["mss_ssthresh_90"] == 45
+    # MRVHS: b(1000) = 0.33, b(5000) = 0.25, b(30) = 0.5, the floor 2, b = 0.09 above the table.
+    assert [got[f"mrvhs_ssthresh_{w}"] for w in (1000, 5000, 30, 3, 1000000)] == [
+        670, 3750, 15, 2, 910000]
+    # D-TCP: twice the initial window; N = 2 after the first epoch; after the second
+    # B_I = 1.01e6 B/s, BW_E = 1.105e6, N = 3 + (0.095 / 0.221) x 10 = 7.2986425.
+    assert got["dtcp_initial_cwnd"] == 20
+    assert got["dtcp_n1_q16"] == 2 * q16
+    assert (got["dtcp_filtered"], got["dtcp_estimate"]) == (1_010_000, 1_105_000)
+    assert abs(got["dtcp_n2_q16"] / q16 - 7.2986425) < 2e-4
+    assert got["dtcp_ssthresh_n1"] == 50  # N = 1: y = 2 / 4, Reno's halving
+    # FB-TCP: C1 adds 120 (trace code 10), ssthresh = max(inf, 0.75 x 1120) = inf;
+    # D6 halves and lowers ssthresh to cwnd' - 1, then max with 0.75 cwnd'.
+    assert (got["fbtcp_rule"], got["fbtcp_cwnd"], got["fbtcp_ssthresh"]) == (10, 1120, 0x7FFFFFFF)
+    assert (got["fbtcp_d6_rule"], got["fbtcp_d6_cwnd"], got["fbtcp_d6_ssthresh"]) == (1060, 500, 499)
+    assert got["fbtcp_loss_ssthresh"] == 799
+
+
 # --- on the kernel -----------------------------------------------------------------
 
 

@@ -87,6 +87,7 @@ def load(name: str, out: Path) -> Loaded:
     """Builds and registers one algorithm; refused if it is already registered."""
     name = canonical_name(name)
     _require_root()
+    _require_tools()
     if name in _registered():
         raise KernelError(f"{name} is already loaded: `wavecc kernel unload {name}` first")
     [obj] = build(out, (name,))
@@ -100,6 +101,7 @@ def unload(name: str) -> None:
     """Unregisters one algorithm. Sockets still using it keep it until they close."""
     name = canonical_name(name)
     _require_root()
+    _require_tools(("bpftool",))
     if name not in _registered():
         raise KernelError(f"{name} is not loaded (loaded: {_loaded_names()})")
     result = _run(["bpftool", "struct_ops", "unregister", "name", name])

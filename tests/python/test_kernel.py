@@ -179,6 +179,28 @@ def test_build_keeps_objects_that_are_up_to_date(monkeypatch, tmp_path):
     assert all(obj.stat().st_mtime_ns > mtime for obj, mtime in built.items())
 
 
+def test_a_kernel_without_struct_ops_congestion_control_is_refused(monkeypatch, capsys, tmp_path):
+    monkeypatch.setattr(shutil, "which", lambda tool: f"/usr/bin/{tool}")
+    btf = tmp_path / "vmlinux"
+    btf.write_bytes(b"")
+    monkeypatch.setattr(kernel, "VMLINUX_BTF", btf)
+    # The BTF of a kernel without tcp_congestion_ops struct_ops.
+    dump = subprocess.CompletedProcess([], 0, "struct sock {\n};\n", "")
+    monkeypatch.setattr(kernel, "_run", lambda command: dump)
+    assert cli.main(["kernel", "build", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1
+    assert "cannot load congestion control through struct_ops" in err and "5.13" in err
+
+
+def test_unloading_without_bpftool_names_the_apt_packages(monkeypatch, capsys):
+    monkeypatch.setattr(os, "geteuid", lambda: 0)
+    monkeypatch.setattr(shutil, "which", lambda tool: None if tool == "bpftool" else tool)
+    assert cli.main(["kernel", "unload", "dtcp"]) == 2
+    err = capsys.readouterr().err
+    assert err == f"wavecc: error: bpftool not found: install with `{kernel.APT_INSTALL}`\n"
+
+
 # The pure logic headers compiled natively, on the hand-computed cases of the
 # simulator's unit tests (crates/wavecc-core/src/cc/{mss,mrvhs,dtcp,fbtcp}.rs).
 NATIVE_CASES = r"""

@@ -257,6 +257,25 @@ static void dtcp_case(void)
 	printf("dtcp_ssthresh_n1 %u\n", dtcp_ssthresh(&s, 100));
 }
 
+static void dtcp_hint_case(void)
+{
+	/* The same epochs with SINR 10 dB then 15 dB: the first seeds the average, the
+	 * second adds s = B_I x 5 / 10; then an absurd hint, clamped to 100 dB. */
+	struct dtcp_state s;
+	struct wavecc_window w = { 10, WAVECC_INFINITE_SSTHRESH };
+	struct dtcp_sinr_hint none = { 0, 0 }, ten = { 10000, 1 }, fifteen = { 15000, 1 };
+	struct dtcp_sinr_hint absurd = { 2000000000, 1 };
+
+	dtcp_init(&s, &w);
+	dtcp_on_ack(&s, 0, 0, 100000, 1250, 10, none);
+	dtcp_on_ack(&s, 125000, 100, 100000, 1250, 10, ten);
+	dtcp_on_ack(&s, 250000, 220, 100000, 1250, 10, fifteen);
+	printf("dtcp_hint_estimate %lld\ndtcp_hint_n_q16 %llu\ndtcp_hint_avg %d\n",
+	       (long long)s.estimate_bps, (unsigned long long)s.n_q16, s.sinr_avg_mdb);
+	dtcp_on_ack(&s, 375000, 340, 100000, 1250, 10, absurd);
+	printf("dtcp_clamped_avg %d\n", s.sinr_avg_mdb);
+}
+
 static void fbtcp_case(void)
 {
 	/* cwnd 1000 at cycle end, baseRtt = minRtt (CSI 1), maxCwnd 2000: C1, +120. */
@@ -294,6 +313,7 @@ int main(void)
 	rttv_case();
 	mrvhs_case();
 	dtcp_case();
+	dtcp_hint_case();
 	fbtcp_case();
 	return 0;
 }
@@ -332,6 +352,13 @@ def test_the_logic_headers_compile_natively_and_follow_the_simulator(tmp_path):
     assert (got["dtcp_filtered"], got["dtcp_estimate"]) == (1_010_000, 1_105_000)
     assert abs(got["dtcp_n2_q16"] / q16 - 7.2986425) < 2e-4
     assert got["dtcp_ssthresh_n1"] == 50  # N = 1: y = 2 / 4, Reno's halving
+    # With SINR 10 then 15 dB: BW_E = 1.01e6 + 0.5 x (0.19e6 + 0.505e6) B/s, above
+    # BW_C, so N falls to 1; the average 0.9 x 10 + 0.1 x 15 dB; a hint of 2e6 dB counts
+    # as 100 dB: 0.9 x 10.5 + 0.1 x 100.
+    assert got["dtcp_hint_estimate"] == 1_357_500
+    assert got["dtcp_hint_n_q16"] == q16
+    assert got["dtcp_hint_avg"] == 10_500
+    assert got["dtcp_clamped_avg"] == 19_450
     # FB-TCP: C1 adds 120 (trace code 10), ssthresh = max(inf, 0.75 x 1120) = inf;
     # D6 halves and lowers ssthresh to cwnd' - 1, then max with 0.75 cwnd'.
     assert (got["fbtcp_rule"], got["fbtcp_cwnd"], got["fbtcp_ssthresh"]) == (10, 1120, 0x7FFFFFFF)

@@ -42,6 +42,9 @@
 #define DTCP_MAX_EXCESS_Q24 (256LL << DTCP_Q24_SHIFT)
 /* One dB in the hint's unit, the floor of |SINR_avg| in s. */
 #define DTCP_MDB_PER_DB 1000
+/* Hints are clamped to +-100 dB, beyond any radio's range, so that a wrong value
+ * written by the agent cannot overflow B_I x (SINR_i - SINR_avg). */
+#define DTCP_SINR_LIMIT_MDB 100000
 
 /* The SINR hint a user-space agent writes into the `dtcp_sinr` map. */
 struct dtcp_sinr_hint {
@@ -94,6 +97,10 @@ static __always_inline __s64 dtcp_sinr_term(struct dtcp_state *s, struct dtcp_si
 
 	if (!h.valid)
 		return 0;
+	if (sinr > DTCP_SINR_LIMIT_MDB)
+		sinr = DTCP_SINR_LIMIT_MDB;
+	if (sinr < -DTCP_SINR_LIMIT_MDB)
+		sinr = -DTCP_SINR_LIMIT_MDB;
 	WAVECC_OPAQUE(sinr);
 	if (!s->sinr_seen)
 		avg = sinr;

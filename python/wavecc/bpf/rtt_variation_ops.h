@@ -55,12 +55,13 @@ __u32 WAVECC_OP(ca_ssthresh, struct sock *sk)
 
 void WAVECC_OP(ca_set_state, struct sock *sk, __u8 new_state)
 {
-	struct tcp_sock *tp = wavecc_tp(sk);
+	struct wavecc_window w;
 
-	if (new_state == TCP_CA_Loss)
-		tp->snd_cwnd = wavecc_max32(
-			wavecc_min32(rttv_loss_window(wavecc_priv(sk), &rttv_config, tp->snd_cwnd),
-				     tp->snd_cwnd_clamp), 1);
+	if (new_state != TCP_CA_Loss)
+		return;
+	w = wavecc_load_window(sk);
+	w.cwnd = rttv_loss_window(wavecc_priv(sk), &rttv_config, w.cwnd);
+	wavecc_store_window(sk, &w);
 }
 
 __u32 WAVECC_OP(ca_undo_cwnd, struct sock *sk)

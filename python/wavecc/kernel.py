@@ -184,7 +184,7 @@ def _compile(name: str, out: Path) -> Path:
 
 
 def _register_error(name: str, output: str) -> KernelError:
-    log = re.search(r"-- BEGIN PROG LOAD LOG --\n(.*?)-- END PROG LOAD LOG --", output, re.S)
+    log = re.search(r"-- BEGIN PROG LOAD LOG --\n(.*?)-- END PROG LOAD LOG --", output, re.DOTALL)
     if log:
         lines = log.group(1).strip().splitlines()
         reason = next((line for line in reversed(lines) if not line.startswith("processed ")), "")

@@ -76,7 +76,7 @@ def _unavailable() -> str | None:
             return f"{tool} is not installed ({kernel.APT_INSTALL}; iproute2)"
     if not kernel.VMLINUX_BTF.is_file():
         return f"the kernel has no BTF ({kernel.VMLINUX_BTF})"
-    probe = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True)
+    probe = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=False)
     if probe.returncode != 0:
         return f"`ip netns` does not work here: {probe.stderr.strip()}"
     return None
@@ -98,7 +98,7 @@ needs_compiler = pytest.mark.skipif(_cannot_build() is not None, reason=str(_can
 
 def _wavecc(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "wavecc", *args], capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "wavecc", *args], capture_output=True, text=True, timeout=60, check=False
     )
 
 
@@ -107,7 +107,9 @@ def _sh(*command: str) -> None:
 
 
 def _struct_ops_programs() -> int:
-    listing = subprocess.run(["bpftool", "-j", "prog", "show"], capture_output=True, text=True)
+    listing = subprocess.run(
+        ["bpftool", "-j", "prog", "show"], capture_output=True, text=True, check=False
+    )
     return sum(p.get("type") == "struct_ops" for p in json.loads(listing.stdout or "[]"))
 
 
@@ -331,7 +333,7 @@ def test_the_logic_headers_compile_natively_and_follow_the_simulator(tmp_path):
     compiled = subprocess.run(
         [_native_compiler(), "-O2", "-Wall", "-Wextra", "-Werror", "-I", str(kernel.sources_dir()),
          str(source), "-o", str(binary)],
-        capture_output=True, text=True,
+        capture_output=True, text=True, check=False,
     )
     assert compiled.returncode == 0, compiled.stderr
     out = dict(line.split() for line in subprocess.run(
@@ -399,7 +401,7 @@ def namespaces():
         yield client, server
     finally:
         for ns in (client, server):
-            subprocess.run(["ip", "netns", "del", ns], capture_output=True)
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True, check=False)
 
 
 def _transfer(namespaces: tuple[str, str], cca: str, script: Path) -> dict:
@@ -414,7 +416,7 @@ def _transfer(namespaces: tuple[str, str], cca: str, script: Path) -> dict:
         sender = subprocess.run(
             ["ip", "netns", "exec", client, sys.executable, str(script), "send", SERVER,
              str(PORT), cca, str(TRANSFER_BYTES)],
-            capture_output=True, text=True, timeout=30,
+            capture_output=True, text=True, timeout=30, check=False,
         )
         assert sender.returncode == 0, sender.stderr
         received = json.loads(receiver.stdout.readline())

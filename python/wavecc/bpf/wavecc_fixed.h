@@ -9,8 +9,10 @@
  *
  * Conventions, used by every algorithm:
  * - Q16: an unsigned value scaled by 2^16 (precision 1/65536 = 1.5e-5), used for
- *   ratios (CSI, TimeRatio), F and D-TCP's N, and the fraction of a segment the
- *   window has grown by but not yet added (`frac_q16`).
+ *   TimeRatio, F, FB-TCP's maxCwnd, D-TCP's N, and the fraction of a segment the
+ *   window has grown by but not yet added (`frac_q16`). Where a ratio is only
+ *   compared with a constant (FB-TCP's CSI and CAD), it is compared exactly by
+ *   cross-multiplication instead.
  * - per-mille (`_PM`): a constant of the paper written as an integer in thousandths
  *   (0.75 -> 750). All the seeds' defaults are exact in this unit.
  * - Times are microseconds (the kernel's RTT samples and tcp_mstamp), windows

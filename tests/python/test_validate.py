@@ -178,7 +178,7 @@ def test_compare_against_references(tmp_path, work):
     write_reference(ns3_dir, vegas, v["goodput_mbps"], v["mean_rtt_ms"] / 1.5)
 
     proc = run_cli("validate", "ns3", "--cases", "cubic-100m-0,bbr-100m-0,vegas-100m-0",
-                   "--reading", "linux", "--duration", "1", "--ns3-dir", ns3_dir, "--out", "cmp",
+                   "--stack", "linux", "--duration", "1", "--ns3-dir", ns3_dir, "--out", "cmp",
                    cwd=work)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     out = work / "cmp"
@@ -202,44 +202,43 @@ def test_compare_against_references(tmp_path, work):
     assert (row["goodput_within_10pct"], row["rtt_within_10pct"]) == ("True", "False")
     assert row["within_10pct"] == "False"
 
-    assert row["reading"] == "linux" and row["seeds"] == "1"
+    assert row["stack"] == "linux" and row["seeds"] == "1"
     lines = proc.stdout.splitlines()
     assert lines[0].split()[:4] == ["case", "ns-3", "Mb/s", "RTT"]
     assert lines[1].split()[0] == "cubic-100m-0" and lines[1].split()[4] == "-5.0%"
     assert lines[2].split()[-1] == "no"
-    assert "linux reading: 1 of 2 compared cases within 10%" in proc.stdout
+    assert "linux stack: 1 of 2 compared cases within 10%" in proc.stdout
     assert "missing ns-3 references (1): bbr-100m-0" in proc.stdout
     table = (out / "comparison.md").read_text().splitlines()
     assert table[0].startswith("| case | ns-3 goodput | ns-3 RTT | linux goodput | diff |")
     assert table[2].startswith("| `cubic-100m-0` |") and "| -5.0% |" in table[2]
 
 
-def test_both_readings_and_several_seeds_are_compared(tmp_path, work):
+def test_both_stacks_and_several_seeds_are_compared(tmp_path, work):
     ns3_dir = tmp_path / "ns3"
     case = short("vegas-100m-0")
-    ns3 = validate.READINGS["ns3"]
-    runs = [wavecc.run(validate.wavecc_config(case, ns3, seed=s)).summary["flows"][0]
+    runs = [wavecc.run(validate.wavecc_config(case, "ns3-3.37", seed=s)).summary["flows"][0]
             for s in (1, 2)]  # fmt: skip
     goodputs = sorted(run["goodput_mbps"] for run in runs)
-    # ns-3's goodput inside the ns-3 reading's range over seeds 1 and 2.
+    # ns-3's goodput inside the ns-3 stack's range over seeds 1 and 2.
     write_reference(ns3_dir, case, sum(goodputs) / 2, runs[0]["mean_rtt_ms"])
     proc = run_cli("validate", "ns3", "--cases", "vegas-100m-0", "--seeds", "2", "--duration",
                    "1", "--ns3-dir", ns3_dir, "--out", "cmp", "--no-figures", cwd=work)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     with open(work / "cmp" / "comparison.csv", newline="") as f:
-        rows = {row["reading"]: row for row in csv.DictReader(f)}
-    assert list(rows) == ["linux", "ns3"]
-    row = rows["ns3"]
+        rows = {row["stack"]: row for row in csv.DictReader(f)}
+    assert list(rows) == ["linux", "ns3-3.37"]
+    row = rows["ns3-3.37"]
     assert row["seeds"] == "2"
     assert float(row["goodput_wavecc_mbps"]) == pytest.approx(sum(goodputs) / 2)
     assert float(row["goodput_wavecc_min_mbps"]) == pytest.approx(goodputs[0])
     assert float(row["goodput_wavecc_max_mbps"]) == pytest.approx(goodputs[1])
     assert row["ns3_in_seed_range"] == "True" and row["goodput_within_10pct"] == "True"
     header = proc.stdout.splitlines()[0].split()
-    assert "linux" in header and "ns3" in header
-    assert "ns3 reading: " in proc.stdout and "linux reading: " in proc.stdout
+    assert "linux" in header and "ns3-3.37" in header
+    assert "ns3-3.37 stack: " in proc.stdout and "linux stack: " in proc.stdout
     table = (work / "cmp" / "comparison.md").read_text()
-    assert "| ns3 goodput |" in table and "ns-3 in seeds' range" in table
+    assert "| ns3-3.37 goodput |" in table and "ns-3 in seeds' range" in table
 
 
 def test_further_ns3_seeds_are_averaged(tmp_path, work):
@@ -252,7 +251,7 @@ def test_further_ns3_seeds_are_averaged(tmp_path, work):
         seeded = dataclasses.replace(case, seed=seed)
         write_reference(ns3_dir, seeded, flow["goodput_mbps"] * factor, flow["mean_rtt_ms"])
     assert (ns3_dir / "extra-seeds" / "cubic-100m-0" / "3" / "summary.json").is_file()
-    proc = run_cli("validate", "ns3", "--cases", "cubic-100m-0", "--reading", "linux",
+    proc = run_cli("validate", "ns3", "--cases", "cubic-100m-0", "--stack", "linux",
                    "--duration", "1", "--ns3-dir", ns3_dir, "--out", "cmp", "--no-figures",
                    cwd=work)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
@@ -286,22 +285,35 @@ def test_missing_only_reruns_just_the_absent_and_stale_seeds(tmp_path):
     assert seeds(validate.ns3_runs([case], ns3_dir, 4, missing_only=True)) == [2, 4]
 
 
-def test_the_ns3_reading_is_valid_for_every_algorithm_of_the_grid():
-    ns3 = validate.READINGS["ns3"]
-    assert set(ns3.cc) == set(ALGORITHMS)
+def test_the_ns3_stack_covers_every_algorithm_of_the_grid():
+    ns3 = wavecc.stacks()["ns3-3.37"]
+    assert set(ns3["cc"]) == set(ALGORITHMS)
     for name in ALGORITHMS:
         [case] = validate.select([f"{name}-1g-1e-7"])
-        effective = json.loads(_core.validate(to_json(validate.wavecc_config(case, ns3))))
-        for key, value in ns3.tcp.items():
+        effective = json.loads(_core.validate(to_json(validate.wavecc_config(case, "ns3-3.37"))))
+        assert effective["tcp"]["stack"] == "ns3-3.37"
+        for key, value in ns3["tcp"].items():
+            assert effective["tcp"][key] == value, key
+        for key, value in validate.TCP.items():  # the case's settings stay
             assert effective["tcp"][key] == value, key
         [flow] = effective["flows"]
         assert flow["cca"] == name
-        for key, value in ns3.cc[name].items():
+        for key, value in ns3["cc"][name].items():
             assert flow["cc"][key] == value, (name, key)
     [case] = validate.select(["cubic-1g-0"])
-    linux = validate.wavecc_config(case, validate.READINGS["linux"])
-    assert linux == validate.wavecc_config(case)
+    assert validate.wavecc_config(case, "linux") == validate.wavecc_config(case)
     assert validate.wavecc_config(case, seed=7)["seed"] == 7
+
+
+def test_the_linux_stack_is_the_cores_default():
+    """The Linux side of a comparison is what `wavecc run` does by default: nothing
+    but the case's settings (no switch of ns-3's, such as packet-by-packet pacing)."""
+    [case] = validate.select(["bbr-100m-0"])
+    config = validate.wavecc_config(case, "linux")
+    effective = json.loads(_core.validate(to_json(config)))
+    plain = dict(config, tcp={k: v for k, v in config["tcp"].items() if k != "stack"})
+    assert effective == json.loads(_core.validate(to_json(plain)))
+    assert effective["tcp"]["pacing_burst_s"] == 0.001 and effective["flows"][0]["cc"] is None
 
 
 def test_without_any_reference_nothing_is_written(tmp_path, work):
@@ -385,7 +397,7 @@ def test_regenerate_without_ns3_says_how_to_install_it(tmp_path, work, missing):
         (["--ns3-seeds", "0"], "--ns3-seeds must be at least 1"),
         (["--ns3-seeds", "3"], "--ns3-seeds applies only with --regenerate"),
         (["--missing-only"], "--missing-only applies only with --regenerate"),
-        (["--reading", "bsd"], "unknown reading 'bsd' (readings: linux, ns3, both)"),
+        (["--stack", "linux,bsd"], "tcp.stack: unknown stack 'bsd' (stacks: linux, ns3-3.37)"),
         ([], "cannot find validation/ns3/dumbbell.cc"),
     ],
 )
@@ -451,7 +463,7 @@ AGREEING = (
 )  # fmt: skip
 
 
-# The same under wavecc's ns-3 reading (wavecc's seed 1 against ns-3's committed
+# The same in wavecc's ns3-3.37 stack (wavecc's seed 1 against ns-3's committed
 # seeds, docs/validation.md).
 AGREEING_NS3 = (
     "newreno-1g-0", "newreno-1g-1e-7", "newreno-100m-0", "cubic-1g-0", "cubic-100m-0",
@@ -462,11 +474,10 @@ AGREEING_NS3 = (
 )  # fmt: skip
 
 
-@pytest.mark.parametrize(("reading", "cases"), [("linux", AGREEING), ("ns3", AGREEING_NS3)])
-def test_cases_that_agree_with_the_committed_ns3_references_still_do(tmp_path, reading, cases):
+@pytest.mark.parametrize(("stack", "cases"), [("linux", AGREEING), ("ns3-3.37", AGREEING_NS3)])
+def test_cases_that_agree_with_the_committed_ns3_references_still_do(tmp_path, stack, cases):
     comparison = validate.compare(
-        validate.select(cases), NS3_DIR, tmp_path, readings=validate.readings([reading]),
-        figures=False,
+        validate.select(cases), NS3_DIR, tmp_path / "cmp", stacks=[stack], figures=False,
     )  # fmt: skip
     assert not comparison.missing and not comparison.stale
     disagreeing = [

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ._core import ConfigError
+from . import outdir
 from .atomic import atomic_directory
 from .config import Config, check_stack, resolve
 
@@ -85,6 +86,12 @@ def stacks(names: Iterable[str] | None) -> list[str]:
     ones); STACKS for None."""
     return list(STACKS) if names is None else [check_stack(name) for name in names]
 
+
+# What `wavecc validate ns3 --out DIR` writes, under outdir's rules: it replaces only
+# an earlier comparison, with --force. One from before the marker is not recognised
+# (outdir could not tell which of its files wavecc wrote): it is refused, as a
+# user's directory is.
+COMPARISON = outdir.Kind("comparison with ns-3", resumable=False, legacy=lambda directory: False)
 
 REFERENCE_FILES = ("timeseries.csv", "summary.json", "command.txt")
 INSTALL_HINT = "install it with `apt-get install libns3-dev g++ pkg-config` (Debian 12: ns-3 3.37)"
@@ -586,14 +593,23 @@ def compare(
     seeds: int = 1,
     figures: bool = True,
     on_case: Callable[[list[Row]], None] | None = None,
+    force: bool = False,
 ) -> Comparison:
     """Runs wavecc on every case that has a reference, in each TCP stack and with
     `seeds` (at least 1) seeds from the case's, and compares the mean with ns-3's;
     writes out/comparison.csv (a row per case and stack), out/comparison.md (the
     table docs/validation.md carries) and out/<case>.png. Cases without a reference
     are listed as missing, references made with other settings as stale; if no case
-    has a usable reference, nothing is written and ConfigError says why."""
+    has a usable reference, nothing is written and ConfigError says why.
+
+    `out` follows outdir's rules, checked before anything runs: it must be new, empty
+    or, with `force`, an earlier comparison holding only what wavecc wrote
+    (`outdir.OutputRefused` otherwise)."""
     import wavecc
+
+    out = Path(out)
+    outdir.remove_stale(out.parent)
+    outdir.check(out, COMPARISON, force=force)
 
     references: list[tuple[Case, list[Reference]]] = []
     missing: list[str] = []
@@ -616,7 +632,7 @@ def compare(
         )
 
     rows: list[Row] = []
-    with atomic_directory(out) as staging:
+    with atomic_directory(out, discard=outdir.discard) as staging:
         for case, found in references:
             case_rows, first_runs = [], {}
             for stack in stacks:
@@ -637,6 +653,7 @@ def compare(
             for row in rows:
                 writer.writerow(row.as_dict())
         (staging / "comparison.md").write_text(markdown(rows, stacks), encoding="utf-8")
+        outdir.mark(staging, COMPARISON, os.listdir(staging))
     return Comparison(rows, missing, stale)
 
 

@@ -22,6 +22,7 @@ import pytest
 import wavecc
 from wavecc import _core, validate
 from wavecc.config import to_json
+from wavecc.outdir import MARKER
 
 REPO = Path(__file__).resolve().parents[2]
 NS3_DIR = REPO / "validation" / "ns3"
@@ -183,7 +184,7 @@ def test_compare_against_references(tmp_path, work):
     assert proc.returncode == 0, proc.stderr
     out = work / "cmp"
     assert {p.name for p in out.iterdir()} == {
-        "comparison.csv", "comparison.md", "cubic-100m-0.png", "vegas-100m-0.png",
+        "comparison.csv", "comparison.md", "cubic-100m-0.png", "vegas-100m-0.png", MARKER,
     }  # fmt: skip
     with open(out / "comparison.csv", newline="") as f:
         rows = {row["case"]: row for row in csv.DictReader(f)}
@@ -334,7 +335,69 @@ def test_a_reference_with_other_settings_is_stale(tmp_path, work):
     both = run_cli(*args, "--cases", "cubic-100m-0,bbr-100m-0", "--out", "cmp", cwd=work)
     assert both.returncode == 0, both.stderr
     assert "stale ns-3 reference, not compared: cubic-100m-0" in both.stdout
-    assert {p.name for p in (work / "cmp").iterdir()} == {"comparison.csv", "comparison.md"}
+    assert {p.name for p in (work / "cmp").iterdir()} == {"comparison.csv", "comparison.md", MARKER}
+
+
+def tree(root: Path) -> dict[str, bytes | None]:
+    """Every entry under `root` with its content (None for a directory)."""
+    found: dict[str, bytes | None] = {}
+    for path in sorted(root.rglob("*")):
+        found[str(path.relative_to(root))] = None if path.is_dir() else path.read_bytes()
+    return found
+
+
+def test_out_is_replaced_only_when_it_is_an_earlier_comparison(tmp_path, work):
+    ns3_dir = tmp_path / "ns3"
+    write_reference(ns3_dir, short("cubic-100m-0"), 90.0, 60.0)
+    args = ("validate", "ns3", "--cases", "cubic-100m-0", "--stack", "linux", "--duration", "1",
+            "--ns3-dir", ns3_dir, "--no-figures", "--out", "cmp")  # fmt: skip
+    users = work / "cmp"
+    users.mkdir()
+    (users / "thesis.tex").write_text("\\chapter{Results}\n")
+    before = tree(work)
+    for force in ([], ["--force"]):
+        proc = run_cli(*args, *force, cwd=work)
+        assert_one_error_line(proc, "cmp exists and holds files wavecc did not write ('thesis.tex')")
+        assert tree(work) == before
+    (users / "thesis.tex").unlink()
+
+    assert run_cli(*args, cwd=work).returncode == 0
+    first = tree(work)
+    proc = run_cli(*args, cwd=work)
+    assert_one_error_line(proc, "cmp holds an earlier wavecc comparison with ns-3; use --force")
+    assert tree(work) == first
+    forced = run_cli(*args, "--force", cwd=work)
+    assert forced.returncode == 0, forced.stderr
+    assert sorted(os.listdir(work)) == ["cmp"]  # nothing left aside
+    assert sorted(os.listdir(users)) == sorted([MARKER, "comparison.csv", "comparison.md"])
+
+    (users / "notes.txt").write_text("ask about BBR\n")
+    before = tree(work)
+    proc = run_cli(*args, "--force", cwd=work)
+    assert_one_error_line(proc, "cmp holds files wavecc did not write ('notes.txt')",
+                          "not replaced even with --force")  # fmt: skip
+    assert tree(work) == before
+
+
+def test_out_is_never_another_kind_of_output(tmp_path, work):
+    ns3_dir = tmp_path / "ns3"
+    case = short("cubic-100m-0")
+    write_reference(ns3_dir, case, 90.0, 60.0)
+    run = wavecc.run("dumbbell-1g", overrides=["duration_s=0.1"])
+    run.save(work / "r", figure=False)
+    before = tree(work)
+    with pytest.raises(FileExistsError, match="r holds a wavecc run, not a comparison with ns-3"):
+        validate.compare([case], ns3_dir, work / "r", figures=False, force=True)
+    assert tree(work) == before
+    # Without the marker nothing says which files wavecc wrote: not replaced.
+    old = work / "old"
+    old.mkdir()
+    for name in ("comparison.csv", "comparison.md", "cubic-100m-0.png"):
+        (old / name).write_text("old")
+    before = tree(work)
+    with pytest.raises(FileExistsError, match="old exists and holds files wavecc did not write"):
+        validate.compare([case], ns3_dir, old, figures=False, force=True)
+    assert tree(work) == before
 
 
 def test_relative_differences_of_missing_numbers_are_nan():

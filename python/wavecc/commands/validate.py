@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
-from .. import validate
+from .. import outdir, validate
 from .._core import ConfigError
 from ..table import Column, Table
 from . import case_names, finite
@@ -33,7 +33,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         metavar="DIR",
         help="where the comparison goes (default: out/validate-ns3)",
     )
-
+    ns3.add_argument(
+        "--force",
+        action="store_true",
+        help="replace an earlier comparison in --out (never a directory holding files wavecc "
+        "did not write)",
+    )
     ns3.add_argument(
         "--regenerate",
         action="store_true",
@@ -131,6 +136,7 @@ def handle_ns3(args: argparse.Namespace) -> int:
         return _regenerate(cases, ns3_dir, args.jobs, args.ns3_seeds, args.missing_only)
 
     out = args.out if args.out is not None else Path("out") / "validate-ns3"
+    outdir.check(out, validate.COMPARISON, force=args.force)  # before anything is said
     table = _comparison_table(chosen)
     print(table.header(), flush=True)
 
@@ -143,7 +149,7 @@ def handle_ns3(args: argparse.Namespace) -> int:
 
     comparison = validate.compare(
         cases, ns3_dir, out, stacks=chosen, seeds=args.seeds,
-        figures=not args.no_figures, on_case=case_done,
+        figures=not args.no_figures, on_case=case_done, force=args.force,
     )  # fmt: skip
     for stack in chosen:
         rows = [r for r in comparison.rows if r.stack == stack]

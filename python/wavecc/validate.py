@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ._core import ConfigError
 from . import outdir
+from ._core import ConfigError
 from .atomic import atomic_directory
 from .config import Config, check_stack, resolve
 

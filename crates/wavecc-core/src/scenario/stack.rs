@@ -62,6 +62,10 @@ pub const STACKS: &[Stack] = &[
         ],
         cc: &[
             ("newreno", &[("increase_per", Str("ack_bytes")), ("ssthresh_basis", Str("inflight"))]),
+            // ns-3's HyStart: the ACK train must span the whole minimum RTT, the delay
+            // threshold is the minimum RTT itself (clamped to [4, 1000] ms); no
+            // Reno-friendly region; delay samples ignored for 10 ms (CubicDelta) after
+            // an epoch starts.
             ("cubic", &[
                 ("hystart_ack_train_ratio", Float(1.0)), ("hystart_delay_ratio", Float(1.0)),
                 ("hystart_delay_max_ms", Float(1000.0)), ("tcp_friendliness", Bool(false)),

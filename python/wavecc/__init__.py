@@ -22,7 +22,7 @@ _cpu.check()
 from ._core import ConfigError, __version__  # only after the CPU check
 
 if TYPE_CHECKING:
-    from .config import apply_overrides, load_scenario
+    from .config import apply_overrides, load_scenario, stacks
     from .result import Result
     from .runner import run
     from .sweep import ResultSet, sweep
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 _LAZY = {
     "load_scenario": "config",
     "apply_overrides": "config",
+    "stacks": "config",
     "run": "runner",
     "Result": "result",
     "sweep": "sweep",
@@ -48,6 +49,7 @@ __all__ = [
     "apply_overrides",
     "load_scenario",
     "run",
+    "stacks",
     "sweep",
 ]
 

@@ -138,13 +138,16 @@ def resolve(
     seed: int | None = None,
     overrides: Iterable[str] = (),
     transport: str | None = None,
+    stack: str | None = None,
 ) -> Config:
     """The config a run will use: loaded if it is a path or a built-in id, copied if it
-    is a dict, then with `overrides` applied, `cca` set on every flow and `seed` set,
-    and finally every flow moved to `transport` (see `with_transport`) if one is given.
+    is a dict, then with `overrides` applied, `cca` set on every flow, `seed` and the
+    TCP `stack` (`tcp.stack`, see `stacks`) set, and finally every flow moved to
+    `transport` (see `with_transport`) if one is given.
 
-    `cca` and `seed` come after the overrides because they are the more specific
-    requests; the transport comes last because it rewrites whole flows.
+    `cca`, `seed` and `stack` come after the overrides because they are the more
+    specific requests; the transport comes last because it rewrites whole flows. The
+    core fills in the stack's switches where the config sets none.
     """
     base = config if isinstance(config, dict) else load_scenario(config)
     result = apply_overrides(base, overrides)
@@ -155,9 +158,26 @@ def resolve(
                 flow["cca"] = cca
     if seed is not None:
         result["seed"] = seed
+    if stack is not None:
+        tcp = result.setdefault("tcp", {})
+        if isinstance(tcp, dict):  # otherwise the core reports the malformed [tcp]
+            tcp["stack"] = stack
     if transport is not None:
         result = with_transport(result, transport)
     return result
+
+
+def stacks() -> dict[str, dict[str, Any]]:
+    """The TCP stacks `tcp.stack` can name, from the core, the default ("linux") first:
+    name -> {"name", "summary", "tcp": {key: value}, "cc": {algorithm: {key: value}}},
+    the `[tcp]` and `flows[].cc` keys the stack sets where a config sets none."""
+    return {stack["name"]: stack for stack in json.loads(_core.stacks())}
+
+
+def check_stack(name: str) -> str:
+    """`name` if it is a stack; otherwise the core's ConfigError, naming the valid ones."""
+    _core.validate(json.dumps({"tcp": {"stack": name}, "flows": [{}]}))
+    return name
 
 
 # `transport` values of `resolve` (and `wavecc run --transport`).

@@ -17,6 +17,7 @@ def run(
     seed: int | None = None,
     overrides: Iterable[str] = (),
     transport: str | None = None,
+    stack: str | None = None,
 ) -> Result:
     """Runs a scenario and returns its Result.
 
@@ -24,11 +25,13 @@ def run(
     `overrides` are `dotted.key=value` strings; `cca` sets the algorithm of every flow
     and `seed` the top-level seed. `transport="udp"` replaces every flow by UDP CBR at
     its `rate_bps` (the UDP-saturated reference); a flow without a rate is refused.
+    `stack` is the TCP stack to behave like (`tcp.stack`: "linux", the default, or
+    "ns3-3.37"; `wavecc.stacks()` lists them); keys the config sets still win.
     A config the core rejects raises `ConfigError`
     before anything runs. The input dict is never modified.
     """
     config_json = to_json(
-        resolve(config, cca=cca, seed=seed, overrides=overrides, transport=transport)
+        resolve(config, cca=cca, seed=seed, overrides=overrides, transport=transport, stack=stack)
     )
     effective = json.loads(_core.validate(config_json))
     return Result.from_core(_core.run(config_json), effective)

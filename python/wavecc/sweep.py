@@ -40,7 +40,7 @@ from typing import Any
 import pandas as pd
 
 from . import _core
-from .config import ConfigError, ConfigSource, _assign, load_scenario, to_json
+from .config import ConfigError, ConfigSource, _assign, load_scenario, resolve, to_json
 from .result import Result
 from .store import MANIFEST, Store, config_key, flow_metrics, write_json_atomic
 
@@ -122,6 +122,7 @@ def sweep(
     out: str | os.PathLike[str] | None = None,
     progress: Callable[[Progress], None] | None = None,
     cluster: Any = None,
+    stack: str | None = None,
 ) -> ResultSet:
     """Runs `base` at every point of `grid` times `seeds` seeds and returns a ResultSet.
 
@@ -141,8 +142,13 @@ def sweep(
     a `scheduler_address` (`distributed.LocalCluster`). It needs the `cluster` extra
     (`pip install 'wavecc[cluster]'`) and cannot be combined with `jobs`.
 
+    `stack` sets the TCP stack of every run (`tcp.stack`, as `wavecc.run`'s); a grid
+    key `tcp.stack` sweeps over stacks.
+
     Raises `ConfigError` before anything runs if any point is invalid.
     """
+    if stack is not None:
+        base = resolve(base, stack=stack)
     points = expand(base, grid, seeds=seeds)
     if cluster is not None and jobs is not None:
         raise ConfigError(

@@ -33,9 +33,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import outdir
 from ._core import ConfigError
 from .atomic import atomic_directory
-from .config import Config, resolve
+from .config import Config, check_stack, resolve
 
 # wavecc's algorithm names and ns-3 3.37's (`dumbbell --cca`). Westwood+ is TcpWestwood
 # with ProtocolType=WestwoodPlus in 3.37; the program takes TcpWestwoodPlus for it.
@@ -61,8 +62,6 @@ TCP = {
     "ack_every_segments": 2,
     "snd_buf_bytes": 6_553_600,
     "rcv_buf_bytes": 6_553_600,
-    # ns-3 paces packet by packet (Linux, and wavecc by default, in TSO-sized bursts).
-    "pacing_burst_s": 0.0,
 }
 # The sender's link to the bottleneck router, both ways (the ns-3 program's `access`;
 # 0 s). Its rate decides how a burst reaches a full bottleneck queue: at ten times the
@@ -76,65 +75,23 @@ TOLERANCE = 0.10
 SIGNIFICANCE = 0.05
 
 
-@dataclass(frozen=True)
-class Reading:
-    """A set of overrides wavecc runs a case with: `tcp` on the socket, `cc[cca]` on
-    the algorithm (keys as in a scenario's `[tcp]` and `flows[].cc`)."""
-
-    name: str
-    tcp: dict[str, Any]
-    cc: dict[str, dict[str, Any]]
+# The TCP stacks a comparison runs wavecc in by default (`tcp.stack`; the core holds
+# each stack's switches, `wavecc.stacks()`): its own, Linux's, and ns-3 3.37's, the
+# references' (docs/validation.md says what each switch changes and why).
+STACKS = ("linux", "ns3-3.37")
 
 
-# wavecc's defaults follow Linux; these switch the socket and each algorithm to ns-3
-# 3.37's behaviour where the two differ (docs/validation.md says what each changes and
-# why, with the ns-3 source it follows).
-NS3_TCP: dict[str, Any] = {
-    "rtt_granularity_s": 0.001,  # RTT from millisecond timestamps
-    "cc_rtt": "smoothed",  # PktsAcked is given the smoothed RTT, on every ACK
-    "quickack_segments": 1,  # the first data segment after the handshake is acked at once
-    "cwnd_validation": False,  # TcpSocketBase grows cwnd on every ACK that advances
-    "receive_window": "ns3",  # TcpRxBuffer leaves out-of-order data out of the window
-    "recovery_sends": "ns3",  # NextSeg's rule 3 re-sends segments still in flight
-    "pipe": "ns3",  # a SACKed retransmission stays in flight until the cumulative ACK
-    "rate_samples": "ns3",  # TcpRateLinux keeps one delivery-rate sample across ACKs
-}
-NS3_CC: dict[str, dict[str, Any]] = {
-    "newreno": {"increase_per": "ack_bytes", "ssthresh_basis": "inflight"},
-    # ns-3's HyStart: the ACK train must span the whole minimum RTT, and the delay
-    # threshold is the minimum RTT itself (clamped to [4, 1000] ms); no Reno-friendly
-    # region; delay samples ignored for 10 ms (CubicDelta) after an epoch starts.
-    "cubic": {"hystart_ack_train_ratio": 1.0, "hystart_delay_ratio": 1.0,
-              "hystart_delay_max_ms": 1000.0, "tcp_friendliness": False, "rtt_holdoff_ms": 10.0},
-    "highspeed": {"ssthresh_basis": "inflight", "slow_start_per": "ack"},
-    "bbr": {"quantization": "ns3", "extra_acked_gain": 0.0, "lt_bw": False, "cycle_rand": 6,
-            "samples": "ns3"},
-    "vegas": {"ssthresh_rule": "ns3", "restart_on_idle": False, "integer_windows": True},
-    "scalable": {"ai_cnt": 50, "ssthresh_basis": "inflight", "slow_start_per": "ack"},
-    "yeah": {"phy_integer_division": True, "ssthresh_basis": "inflight", "restart_on_idle": False,
-             "reno_increase_per": "ack_bytes", "slow_start_per": "ack"},
-    "westwood": {"loss_response": "immediate", "filter": "tustin", "sampling": "ns3",
-                 "count": "ns3", "increase_per": "ack_bytes"},
-}  # fmt: skip
-READINGS = {
-    reading.name: reading
-    for reading in (
-        Reading("linux", {}, {}),  # wavecc's defaults, which follow Linux
-        Reading("ns3", NS3_TCP, NS3_CC),
-    )
-}
+def stacks(names: Iterable[str] | None) -> list[str]:
+    """The stacks named, each checked by the core (its ConfigError names the valid
+    ones); STACKS for None."""
+    return list(STACKS) if names is None else [check_stack(name) for name in names]
 
 
-def readings(names: Iterable[str] | None) -> list[Reading]:
-    """The readings named (all of them for None); ConfigError names the valid ones."""
-    if names is None:
-        return list(READINGS.values())
-    chosen = []
-    for name in names:
-        if name not in READINGS:
-            raise ConfigError(f"unknown reading '{name}' (readings: {', '.join(READINGS)}, both)")
-        chosen.append(READINGS[name])
-    return chosen
+# What `wavecc validate ns3 --out DIR` writes, under outdir's rules: it replaces only
+# an earlier comparison, with --force. One from before the marker is not recognised
+# (outdir could not tell which of its files wavecc wrote): it is refused, as a
+# user's directory is.
+COMPARISON = outdir.Kind("comparison with ns-3", resumable=False, legacy=lambda directory: False)
 
 REFERENCE_FILES = ("timeseries.csv", "summary.json", "command.txt")
 INSTALL_HINT = "install it with `apt-get install libns3-dev g++ pkg-config` (Debian 12: ns-3 3.37)"
@@ -220,11 +177,12 @@ def select(names: Iterable[str] | None) -> list[Case]:
 # ----------------------------------------------------------------------- wavecc --
 
 
-def wavecc_config(case: Case, reading: Reading | None = None, seed: int | None = None) -> Config:
+def wavecc_config(case: Case, stack: str = "linux", seed: int | None = None) -> Config:
     """The built-in dumbbell-1g with the case's settings: one bulk flow over ns-3's
-    topology (a 10 Gb/s, 0 s access link in front of the bottleneck), with a reading's
-    overrides (none: wavecc's defaults) and another seed if given."""
-    config = resolve("dumbbell-1g", cca=case.cca, seed=case.seed if seed is None else seed)
+    topology (a 10 Gb/s, 0 s access link in front of the bottleneck), in the TCP
+    `stack`, with another seed if given."""
+    seed = case.seed if seed is None else seed
+    config = resolve("dumbbell-1g", cca=case.cca, seed=seed, stack=stack)
     config["name"] = f"validate-{case.name}"
     config["duration_s"] = case.duration_s
     path = config.setdefault("path", {})
@@ -234,12 +192,7 @@ def wavecc_config(case: Case, reading: Reading | None = None, seed: int | None =
     path.setdefault("loss", {})["per_byte"] = case.per_byte
     for flow in config["flows"]:
         flow["access_rate_bps"] = ACCESS_RATE_BPS
-    config.setdefault("tcp", {}).update(TCP)
-    if reading is not None:
-        config["tcp"].update(reading.tcp)
-        if reading.cc.get(case.cca):
-            for flow in config["flows"]:
-                flow["cc"] = {**(flow.get("cc") or {}), **reading.cc[case.cca]}
+    config["tcp"].update(TCP)
     trace = config.setdefault("trace", {})
     trace["interval_s"] = case.interval_s
     trace["events"] = False
@@ -501,7 +454,7 @@ def _float(text: str | None) -> float:
 
 @dataclass(frozen=True)
 class Row:
-    """One case under one reading: wavecc's averages (the mean over its seeds) beside
+    """One case in one stack: wavecc's averages (the mean over its seeds) beside
     ns-3's (the mean over its seeds), the range over wavecc's seeds, and each side's
     per-seed values for the significance of the difference."""
 
@@ -511,7 +464,7 @@ class Row:
     goodput_ns3_mbps: float
     mean_rtt_wavecc_ms: float
     mean_rtt_ns3_ms: float
-    reading: str = "linux"
+    stack: str = "linux"
     seeds: int = 1
     goodput_min_mbps: float = math.nan
     goodput_max_mbps: float = math.nan
@@ -573,7 +526,7 @@ class Row:
         return {
             "case": self.case,
             "cca": self.cca,
-            "reading": self.reading,
+            "stack": self.stack,
             "seeds": self.seeds,
             "ns3_seeds": self.ns3_seeds,
             "goodput_wavecc_mbps": self.goodput_wavecc_mbps,
@@ -595,7 +548,7 @@ class Row:
 
 
 COLUMNS = (
-    "case", "cca", "reading", "seeds", "ns3_seeds", "goodput_wavecc_mbps", "goodput_wavecc_min_mbps",
+    "case", "cca", "stack", "seeds", "ns3_seeds", "goodput_wavecc_mbps", "goodput_wavecc_min_mbps",
     "goodput_wavecc_max_mbps", "goodput_ns3_mbps", "goodput_rel_diff", "mean_rtt_wavecc_ms",
     "mean_rtt_ns3_ms", "mean_rtt_rel_diff", "goodput_within_10pct", "rtt_within_10pct",
     "within_10pct", "ns3_in_seed_range", "goodput_p_value", "rtt_p_value", "off_beyond_noise",
@@ -636,18 +589,27 @@ def compare(
     ns3_dir: Path,
     out: Path,
     *,
-    readings: Sequence[Reading] = (READINGS["linux"],),
+    stacks: Sequence[str] = ("linux",),
     seeds: int = 1,
     figures: bool = True,
     on_case: Callable[[list[Row]], None] | None = None,
+    force: bool = False,
 ) -> Comparison:
-    """Runs wavecc on every case that has a reference, under each reading and with
-    `seeds` (at least 1) seeds from the case's, and compares the mean with ns-3's; writes out/comparison.csv (a
-    row per case and reading), out/comparison.md (the table docs/validation.md
-    carries) and out/<case>.png. Cases without a reference are listed as missing,
-    references made with other settings as stale; if no case has a usable reference,
-    nothing is written and ConfigError says why."""
+    """Runs wavecc on every case that has a reference, in each TCP stack and with
+    `seeds` (at least 1) seeds from the case's, and compares the mean with ns-3's;
+    writes out/comparison.csv (a row per case and stack), out/comparison.md (the
+    table docs/validation.md carries) and out/<case>.png. Cases without a reference
+    are listed as missing, references made with other settings as stale; if no case
+    has a usable reference, nothing is written and ConfigError says why.
+
+    `out` follows outdir's rules, checked before anything runs: it must be new, empty
+    or, with `force`, an earlier comparison holding only what wavecc wrote
+    (`outdir.OutputRefused` otherwise)."""
     import wavecc
+
+    out = Path(out)
+    outdir.remove_stale(out.parent)
+    outdir.check(out, COMPARISON, force=force)
 
     references: list[tuple[Case, list[Reference]]] = []
     missing: list[str] = []
@@ -670,16 +632,16 @@ def compare(
         )
 
     rows: list[Row] = []
-    with atomic_directory(out) as staging:
+    with atomic_directory(out, discard=outdir.discard) as staging:
         for case, found in references:
             case_rows, first_runs = [], {}
-            for reading in readings:
+            for stack in stacks:
                 runs = [
-                    wavecc.run(wavecc_config(case, reading, seed=case.seed + i))
+                    wavecc.run(wavecc_config(case, stack, seed=case.seed + i))
                     for i in range(seeds)
                 ]
-                first_runs[reading.name] = runs[0]
-                case_rows.append(_row(case, reading, runs, found))
+                first_runs[stack] = runs[0]
+                case_rows.append(_row(case, stack, runs, found))
             rows += case_rows
             if figures:
                 overlay(case, first_runs, found[0], case_rows, staging / f"{case.name}.png")
@@ -690,12 +652,13 @@ def compare(
             writer.writeheader()
             for row in rows:
                 writer.writerow(row.as_dict())
-        (staging / "comparison.md").write_text(markdown(rows, readings), encoding="utf-8")
+        (staging / "comparison.md").write_text(markdown(rows, stacks), encoding="utf-8")
+        outdir.mark(staging, COMPARISON, os.listdir(staging))
     return Comparison(rows, missing, stale)
 
 
-def _row(case: Case, reading: Reading, runs: Sequence[Any], references: Sequence[Reference]) -> Row:
-    """The mean over wavecc's runs (seeds) of one case and reading, beside the mean
+def _row(case: Case, stack: str, runs: Sequence[Any], references: Sequence[Reference]) -> Row:
+    """The mean over wavecc's runs (seeds) of one case and stack, beside the mean
     over ns-3's runs (seeds)."""
     flows = [run.summary["flows"][0] for run in runs]
     goodputs = [_num(flow["goodput_mbps"]) for flow in flows]
@@ -711,7 +674,7 @@ def _row(case: Case, reading: Reading, runs: Sequence[Any], references: Sequence
         goodput_ns3_mbps=ns3_mean("goodput_mbps"),
         mean_rtt_wavecc_ms=sum(rtts) / len(rtts),
         mean_rtt_ns3_ms=ns3_mean("mean_rtt_ms"),
-        reading=reading.name,
+        stack=stack,
         seeds=len(runs),
         goodput_min_mbps=min(goodputs),
         goodput_max_mbps=max(goodputs),
@@ -723,30 +686,30 @@ def _row(case: Case, reading: Reading, runs: Sequence[Any], references: Sequence
     )
 
 
-def markdown(rows: Sequence[Row], readings: Sequence[Reading]) -> str:
+def markdown(rows: Sequence[Row], stacks: Sequence[str]) -> str:
     """The comparison as a Markdown table, one line per case, a column group per
-    reading (goodput in Mb/s and mean RTT in ms, each with its difference from ns-3)."""
+    stack (goodput in Mb/s and mean RTT in ms, each with its difference from ns-3)."""
     by_case: dict[str, dict[str, Row]] = {}
     for row in rows:
-        by_case.setdefault(row.case, {})[row.reading] = row
+        by_case.setdefault(row.case, {})[row.stack] = row
     seeds = max((row.seeds for row in rows), default=1)
     tested = seeds > 1 and max((row.ns3_seeds for row in rows), default=1) > 1
     header = ["case", "ns-3 goodput", "ns-3 RTT"]
-    for reading in readings:
-        header += [f"{reading.name} goodput", "diff", f"{reading.name} RTT", "diff", "within 10 %"]
+    for stack in stacks:
+        header += [f"{stack} goodput", "diff", f"{stack} RTT", "diff", "within 10 %"]
         if seeds > 1:
             header.append("ns-3 in seeds' range")
         if tested:
             header.append("Welch p (goodput, RTT)")
     lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
-    for case, per_reading in by_case.items():
-        first = next(iter(per_reading.values()))
+    for case, per_stack in by_case.items():
+        first = next(iter(per_stack.values()))
         ns3_goodput = _md(first.goodput_ns3_mbps, ".1f")
         if first.ns3_seeds > 1:
             ns3_goodput += f" ({first.ns3_seeds} seeds)"
         cells = [f"`{case}`", ns3_goodput, _md(first.mean_rtt_ns3_ms, ".2f")]
-        for reading in readings:
-            r = per_reading.get(reading.name)
+        for stack in stacks:
+            r = per_stack.get(stack)
             if r is None:
                 cells += ["-"] * (5 + (seeds > 1) + tested)
                 continue
@@ -775,7 +738,7 @@ def overlay(
     case: Case, results: dict[str, Any], reference: Reference, rows: Sequence[Row], path: Path
 ) -> None:
     """Goodput, cwnd, RTT (interval mean) and bottleneck queue over time: ns-3 and
-    wavecc under each reading (its first seed) on the same axes."""
+    wavecc in each stack (its first seed) on the same axes."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
@@ -788,12 +751,12 @@ def overlay(
             ("cwnd (segments)", "cwnd_segments", "cwnd_segments", 1.0),
             ("RTT (ms, interval mean)", "rtt_mean_ms", "rtt_mean_ms", 1.0),
             ("bottleneck queue (kB)", "bytes", "queue_bytes", 1e-3))  # fmt: skip
-    colours = {"linux": "C0", "ns3": "C2"}
+    colours = {"linux": "C0", "ns3-3.37": "C2"}
     for ax, (label, mine, theirs, scale) in zip(axes, keys):
         for i, (name, result) in enumerate(results.items()):
             frame = result.flows if mine != "bytes" else _bottleneck(result)
             ax.plot(frame["t_s"], frame[mine] * scale, color=colours.get(name, f"C{i + 4}"),
-                    linewidth=1.2, label=f"wavecc, {name} reading")  # fmt: skip
+                    linewidth=1.2, label=f"wavecc, {name} stack")  # fmt: skip
         ax.plot(ns3["t_s"], [v * scale for v in ns3[theirs]], color="C3", linewidth=1.0,
                 alpha=0.85, label=ns3_label)  # fmt: skip
         ax.set_ylabel(label)
@@ -802,7 +765,7 @@ def overlay(
     axes[-1].set_xlabel("time (s)")
     axes[0].legend(loc="lower center", bbox_to_anchor=(0.5, 1.02), ncols=3, frameon=False)
     summary = "; ".join(
-        f"{r.reading}: goodput {r.goodput_wavecc_mbps:.1f} ({_pct(r.goodput_rel_diff)}), "
+        f"{r.stack}: goodput {r.goodput_wavecc_mbps:.1f} ({_pct(r.goodput_rel_diff)}), "
         f"RTT {r.mean_rtt_wavecc_ms:.2f} ms ({_pct(r.mean_rtt_rel_diff)})"
         for r in rows
     )

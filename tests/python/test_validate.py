@@ -22,6 +22,7 @@ import pytest
 import wavecc
 from wavecc import _core, validate
 from wavecc.config import to_json
+from wavecc.outdir import MARKER
 
 REPO = Path(__file__).resolve().parents[2]
 NS3_DIR = REPO / "validation" / "ns3"
@@ -178,12 +179,12 @@ def test_compare_against_references(tmp_path, work):
     write_reference(ns3_dir, vegas, v["goodput_mbps"], v["mean_rtt_ms"] / 1.5)
 
     proc = run_cli("validate", "ns3", "--cases", "cubic-100m-0,bbr-100m-0,vegas-100m-0",
-                   "--reading", "linux", "--duration", "1", "--ns3-dir", ns3_dir, "--out", "cmp",
+                   "--stack", "linux", "--duration", "1", "--ns3-dir", ns3_dir, "--out", "cmp",
                    cwd=work)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     out = work / "cmp"
     assert {p.name for p in out.iterdir()} == {
-        "comparison.csv", "comparison.md", "cubic-100m-0.png", "vegas-100m-0.png",
+        "comparison.csv", "comparison.md", "cubic-100m-0.png", "vegas-100m-0.png", MARKER,
     }  # fmt: skip
     with open(out / "comparison.csv", newline="") as f:
         rows = {row["case"]: row for row in csv.DictReader(f)}
@@ -202,44 +203,43 @@ def test_compare_against_references(tmp_path, work):
     assert (row["goodput_within_10pct"], row["rtt_within_10pct"]) == ("True", "False")
     assert row["within_10pct"] == "False"
 
-    assert row["reading"] == "linux" and row["seeds"] == "1"
+    assert row["stack"] == "linux" and row["seeds"] == "1"
     lines = proc.stdout.splitlines()
     assert lines[0].split()[:4] == ["case", "ns-3", "Mb/s", "RTT"]
     assert lines[1].split()[0] == "cubic-100m-0" and lines[1].split()[4] == "-5.0%"
     assert lines[2].split()[-1] == "no"
-    assert "linux reading: 1 of 2 compared cases within 10%" in proc.stdout
+    assert "linux stack: 1 of 2 compared cases within 10%" in proc.stdout
     assert "missing ns-3 references (1): bbr-100m-0" in proc.stdout
     table = (out / "comparison.md").read_text().splitlines()
     assert table[0].startswith("| case | ns-3 goodput | ns-3 RTT | linux goodput | diff |")
     assert table[2].startswith("| `cubic-100m-0` |") and "| -5.0% |" in table[2]
 
 
-def test_both_readings_and_several_seeds_are_compared(tmp_path, work):
+def test_both_stacks_and_several_seeds_are_compared(tmp_path, work):
     ns3_dir = tmp_path / "ns3"
     case = short("vegas-100m-0")
-    ns3 = validate.READINGS["ns3"]
-    runs = [wavecc.run(validate.wavecc_config(case, ns3, seed=s)).summary["flows"][0]
+    runs = [wavecc.run(validate.wavecc_config(case, "ns3-3.37", seed=s)).summary["flows"][0]
             for s in (1, 2)]  # fmt: skip
     goodputs = sorted(run["goodput_mbps"] for run in runs)
-    # ns-3's goodput inside the ns-3 reading's range over seeds 1 and 2.
+    # ns-3's goodput inside the ns-3 stack's range over seeds 1 and 2.
     write_reference(ns3_dir, case, sum(goodputs) / 2, runs[0]["mean_rtt_ms"])
     proc = run_cli("validate", "ns3", "--cases", "vegas-100m-0", "--seeds", "2", "--duration",
                    "1", "--ns3-dir", ns3_dir, "--out", "cmp", "--no-figures", cwd=work)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
     with open(work / "cmp" / "comparison.csv", newline="") as f:
-        rows = {row["reading"]: row for row in csv.DictReader(f)}
-    assert list(rows) == ["linux", "ns3"]
-    row = rows["ns3"]
+        rows = {row["stack"]: row for row in csv.DictReader(f)}
+    assert list(rows) == ["linux", "ns3-3.37"]
+    row = rows["ns3-3.37"]
     assert row["seeds"] == "2"
     assert float(row["goodput_wavecc_mbps"]) == pytest.approx(sum(goodputs) / 2)
     assert float(row["goodput_wavecc_min_mbps"]) == pytest.approx(goodputs[0])
     assert float(row["goodput_wavecc_max_mbps"]) == pytest.approx(goodputs[1])
     assert row["ns3_in_seed_range"] == "True" and row["goodput_within_10pct"] == "True"
     header = proc.stdout.splitlines()[0].split()
-    assert "linux" in header and "ns3" in header
-    assert "ns3 reading: " in proc.stdout and "linux reading: " in proc.stdout
+    assert "linux" in header and "ns3-3.37" in header
+    assert "ns3-3.37 stack: " in proc.stdout and "linux stack: " in proc.stdout
     table = (work / "cmp" / "comparison.md").read_text()
-    assert "| ns3 goodput |" in table and "ns-3 in seeds' range" in table
+    assert "| ns3-3.37 goodput |" in table and "ns-3 in seeds' range" in table
 
 
 def test_further_ns3_seeds_are_averaged(tmp_path, work):
@@ -252,7 +252,7 @@ def test_further_ns3_seeds_are_averaged(tmp_path, work):
         seeded = dataclasses.replace(case, seed=seed)
         write_reference(ns3_dir, seeded, flow["goodput_mbps"] * factor, flow["mean_rtt_ms"])
     assert (ns3_dir / "extra-seeds" / "cubic-100m-0" / "3" / "summary.json").is_file()
-    proc = run_cli("validate", "ns3", "--cases", "cubic-100m-0", "--reading", "linux",
+    proc = run_cli("validate", "ns3", "--cases", "cubic-100m-0", "--stack", "linux",
                    "--duration", "1", "--ns3-dir", ns3_dir, "--out", "cmp", "--no-figures",
                    cwd=work)  # fmt: skip
     assert proc.returncode == 0, proc.stderr
@@ -286,22 +286,35 @@ def test_missing_only_reruns_just_the_absent_and_stale_seeds(tmp_path):
     assert seeds(validate.ns3_runs([case], ns3_dir, 4, missing_only=True)) == [2, 4]
 
 
-def test_the_ns3_reading_is_valid_for_every_algorithm_of_the_grid():
-    ns3 = validate.READINGS["ns3"]
-    assert set(ns3.cc) == set(ALGORITHMS)
+def test_the_ns3_stack_covers_every_algorithm_of_the_grid():
+    ns3 = wavecc.stacks()["ns3-3.37"]
+    assert set(ns3["cc"]) == set(ALGORITHMS)
     for name in ALGORITHMS:
         [case] = validate.select([f"{name}-1g-1e-7"])
-        effective = json.loads(_core.validate(to_json(validate.wavecc_config(case, ns3))))
-        for key, value in ns3.tcp.items():
+        effective = json.loads(_core.validate(to_json(validate.wavecc_config(case, "ns3-3.37"))))
+        assert effective["tcp"]["stack"] == "ns3-3.37"
+        for key, value in ns3["tcp"].items():
+            assert effective["tcp"][key] == value, key
+        for key, value in validate.TCP.items():  # the case's settings stay
             assert effective["tcp"][key] == value, key
         [flow] = effective["flows"]
         assert flow["cca"] == name
-        for key, value in ns3.cc[name].items():
+        for key, value in ns3["cc"][name].items():
             assert flow["cc"][key] == value, (name, key)
     [case] = validate.select(["cubic-1g-0"])
-    linux = validate.wavecc_config(case, validate.READINGS["linux"])
-    assert linux == validate.wavecc_config(case)
+    assert validate.wavecc_config(case, "linux") == validate.wavecc_config(case)
     assert validate.wavecc_config(case, seed=7)["seed"] == 7
+
+
+def test_the_linux_stack_is_the_cores_default():
+    """The Linux side of a comparison is what `wavecc run` does by default: nothing
+    but the case's settings (no switch of ns-3's, such as packet-by-packet pacing)."""
+    [case] = validate.select(["bbr-100m-0"])
+    config = validate.wavecc_config(case, "linux")
+    effective = json.loads(_core.validate(to_json(config)))
+    plain = dict(config, tcp={k: v for k, v in config["tcp"].items() if k != "stack"})
+    assert effective == json.loads(_core.validate(to_json(plain)))
+    assert effective["tcp"]["pacing_burst_s"] == 0.001 and effective["flows"][0]["cc"] is None
 
 
 def test_without_any_reference_nothing_is_written(tmp_path, work):
@@ -322,7 +335,69 @@ def test_a_reference_with_other_settings_is_stale(tmp_path, work):
     both = run_cli(*args, "--cases", "cubic-100m-0,bbr-100m-0", "--out", "cmp", cwd=work)
     assert both.returncode == 0, both.stderr
     assert "stale ns-3 reference, not compared: cubic-100m-0" in both.stdout
-    assert {p.name for p in (work / "cmp").iterdir()} == {"comparison.csv", "comparison.md"}
+    assert {p.name for p in (work / "cmp").iterdir()} == {"comparison.csv", "comparison.md", MARKER}
+
+
+def tree(root: Path) -> dict[str, bytes | None]:
+    """Every entry under `root` with its content (None for a directory)."""
+    found: dict[str, bytes | None] = {}
+    for path in sorted(root.rglob("*")):
+        found[str(path.relative_to(root))] = None if path.is_dir() else path.read_bytes()
+    return found
+
+
+def test_out_is_replaced_only_when_it_is_an_earlier_comparison(tmp_path, work):
+    ns3_dir = tmp_path / "ns3"
+    write_reference(ns3_dir, short("cubic-100m-0"), 90.0, 60.0)
+    args = ("validate", "ns3", "--cases", "cubic-100m-0", "--stack", "linux", "--duration", "1",
+            "--ns3-dir", ns3_dir, "--no-figures", "--out", "cmp")  # fmt: skip
+    users = work / "cmp"
+    users.mkdir()
+    (users / "thesis.tex").write_text("\\chapter{Results}\n")
+    before = tree(work)
+    for force in ([], ["--force"]):
+        proc = run_cli(*args, *force, cwd=work)
+        assert_one_error_line(proc, "cmp exists and holds files wavecc did not write ('thesis.tex')")
+        assert tree(work) == before
+    (users / "thesis.tex").unlink()
+
+    assert run_cli(*args, cwd=work).returncode == 0
+    first = tree(work)
+    proc = run_cli(*args, cwd=work)
+    assert_one_error_line(proc, "cmp holds an earlier wavecc comparison with ns-3; use --force")
+    assert tree(work) == first
+    forced = run_cli(*args, "--force", cwd=work)
+    assert forced.returncode == 0, forced.stderr
+    assert sorted(os.listdir(work)) == ["cmp"]  # nothing left aside
+    assert sorted(os.listdir(users)) == sorted([MARKER, "comparison.csv", "comparison.md"])
+
+    (users / "notes.txt").write_text("ask about BBR\n")
+    before = tree(work)
+    proc = run_cli(*args, "--force", cwd=work)
+    assert_one_error_line(proc, "cmp holds files wavecc did not write ('notes.txt')",
+                          "not replaced even with --force")  # fmt: skip
+    assert tree(work) == before
+
+
+def test_out_is_never_another_kind_of_output(tmp_path, work):
+    ns3_dir = tmp_path / "ns3"
+    case = short("cubic-100m-0")
+    write_reference(ns3_dir, case, 90.0, 60.0)
+    run = wavecc.run("dumbbell-1g", overrides=["duration_s=0.1"])
+    run.save(work / "r", figure=False)
+    before = tree(work)
+    with pytest.raises(FileExistsError, match="r holds a wavecc run, not a comparison with ns-3"):
+        validate.compare([case], ns3_dir, work / "r", figures=False, force=True)
+    assert tree(work) == before
+    # Without the marker nothing says which files wavecc wrote: not replaced.
+    old = work / "old"
+    old.mkdir()
+    for name in ("comparison.csv", "comparison.md", "cubic-100m-0.png"):
+        (old / name).write_text("old")
+    before = tree(work)
+    with pytest.raises(FileExistsError, match="old exists and holds files wavecc did not write"):
+        validate.compare([case], ns3_dir, old, figures=False, force=True)
+    assert tree(work) == before
 
 
 def test_relative_differences_of_missing_numbers_are_nan():
@@ -385,7 +460,7 @@ def test_regenerate_without_ns3_says_how_to_install_it(tmp_path, work, missing):
         (["--ns3-seeds", "0"], "--ns3-seeds must be at least 1"),
         (["--ns3-seeds", "3"], "--ns3-seeds applies only with --regenerate"),
         (["--missing-only"], "--missing-only applies only with --regenerate"),
-        (["--reading", "bsd"], "unknown reading 'bsd' (readings: linux, ns3, both)"),
+        (["--stack", "linux,bsd"], "tcp.stack: unknown stack 'bsd' (stacks: linux, ns3-3.37)"),
         ([], "cannot find validation/ns3/dumbbell.cc"),
     ],
 )
@@ -451,7 +526,7 @@ AGREEING = (
 )  # fmt: skip
 
 
-# The same under wavecc's ns-3 reading (wavecc's seed 1 against ns-3's committed
+# The same in wavecc's ns3-3.37 stack (wavecc's seed 1 against ns-3's committed
 # seeds, docs/validation.md).
 AGREEING_NS3 = (
     "newreno-1g-0", "newreno-1g-1e-7", "newreno-100m-0", "cubic-1g-0", "cubic-100m-0",
@@ -462,11 +537,10 @@ AGREEING_NS3 = (
 )  # fmt: skip
 
 
-@pytest.mark.parametrize(("reading", "cases"), [("linux", AGREEING), ("ns3", AGREEING_NS3)])
-def test_cases_that_agree_with_the_committed_ns3_references_still_do(tmp_path, reading, cases):
+@pytest.mark.parametrize(("stack", "cases"), [("linux", AGREEING), ("ns3-3.37", AGREEING_NS3)])
+def test_cases_that_agree_with_the_committed_ns3_references_still_do(tmp_path, stack, cases):
     comparison = validate.compare(
-        validate.select(cases), NS3_DIR, tmp_path, readings=validate.readings([reading]),
-        figures=False,
+        validate.select(cases), NS3_DIR, tmp_path / "cmp", stacks=[stack], figures=False,
     )  # fmt: skip
     assert not comparison.missing and not comparison.stale
     disagreeing = [

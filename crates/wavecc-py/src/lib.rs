@@ -109,6 +109,14 @@ fn algorithms() -> Vec<(&'static str, &'static str)> {
     wavecc_core::cc::ALGORITHMS.iter().map(|a| (a.name, a.summary)).collect()
 }
 
+/// The TCP stacks `tcp.stack` can name, as JSON text: a list of {"name", "summary",
+/// "tcp": {key: value}, "cc": {algorithm: {key: value}}}, the default first.
+#[pyfunction]
+fn stacks() -> String {
+    let all: Vec<serde_json::Value> = scenario::stack::STACKS.iter().map(|s| s.to_json()).collect();
+    serde_json::to_string(&all).expect("stacks always serialise")
+}
+
 /// 1 when this build uses x86-64-v3's instructions (`.cargo/config.toml`). A plain
 /// exported byte, so that `wavecc._cpu` can read it through ctypes on a CPU without
 /// them: loading the library runs none of the module's code, importing it would.
@@ -124,5 +132,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(builtin_scenarios, m)?)?;
     m.add_function(wrap_pyfunction!(builtin_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
+    m.add_function(wrap_pyfunction!(stacks, m)?)?;
     Ok(())
 }

@@ -17,6 +17,14 @@ def case_names(text: str | None) -> list[str] | None:
     return None if text is None else [n.strip() for n in text.split(",") if n.strip()]
 
 
+def stack_help() -> str:
+    """The help of `--stack NAME` on the commands that run scenarios."""
+    from ..config import stacks
+
+    return (f"the TCP stack to behave like: {', '.join(stacks())} (default: the scenario's "
+            "tcp.stack, else linux); keys the scenario or --set give still win")  # fmt: skip
+
+
 def finite(value: object) -> object:
     """NaN (a missing number) as None, which the tables print as '-'."""
     return None if isinstance(value, float) and math.isnan(value) else value

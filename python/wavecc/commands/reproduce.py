@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .. import outdir
 from .._core import ConfigError
-from . import print_pairs
+from . import print_pairs, stack_help
 from .sweep import _SweepProgress
 
 
@@ -40,6 +40,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--out", type=Path, metavar="DIR", help="where the runs, tables and figures go"
     )
+    parser.add_argument("--stack", metavar="NAME", help=stack_help())
     parser.add_argument(
         "--jobs", type=int, metavar="N", help="worker processes (default: all cores)"
     )
@@ -87,7 +88,7 @@ def handle(args: argparse.Namespace) -> int:
 
     try:
         done = reproduce.run(args.id, args.out, quick=args.quick, jobs=args.jobs, cluster=args.cluster,
-                             progress=progress)  # fmt: skip
+                             progress=progress, stack=args.stack)  # fmt: skip
     finally:
         for bar in bars.values():
             bar.__exit__(None, None, None)

@@ -11,7 +11,7 @@ from .. import _core, outdir
 from .._core import ConfigError
 from ..config import TRANSPORTS, resolve
 from ..table import Column, Table
-from . import print_pairs
+from . import print_pairs, stack_help
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -32,6 +32,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "--set flows.0.cca=newreno",
     )
     run.add_argument("--seed", type=int, help="random seed")
+    run.add_argument("--stack", metavar="NAME", help=stack_help())
     run.add_argument(
         "--transport",
         choices=TRANSPORTS,
@@ -63,8 +64,9 @@ def handle(args: argparse.Namespace) -> int:
     # Refused before the run rather than after it; `save` checks again.
     outdir.check(out, outdir.RUN, force=args.force)
     result = wavecc.run(
-        args.scenario, cca=args.cca, seed=args.seed, overrides=args.set, transport=args.transport
-    )
+        args.scenario, cca=args.cca, seed=args.seed, overrides=args.set, transport=args.transport,
+        stack=args.stack,
+    )  # fmt: skip
     result.save(out, figure=not args.no_figure, force=args.force)
     _print_summary(result.summary)
     print(f"wrote {out}: {', '.join(sorted(p.name for p in out.iterdir()))}")
@@ -74,7 +76,7 @@ def handle(args: argparse.Namespace) -> int:
 def _scenario_name(args: argparse.Namespace) -> str:
     """The name the run will have (the core's default is "unnamed")."""
     config = resolve(args.scenario, cca=args.cca, seed=args.seed, overrides=args.set,
-                     transport=args.transport)  # fmt: skip
+                     transport=args.transport, stack=args.stack)  # fmt: skip
     return str(config.get("name", "unnamed"))
 
 

@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 
 from .._core import ConfigError
+from . import stack_help
 
 
 _SWEEP_FILE_KEYS = ("scenario", "seeds", "jobs", "cluster", "out", "grid", "set")
@@ -56,6 +57,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         metavar="KEY=VALUE",
         help="override a base config value (repeatable), as for 'wavecc run'",
     )
+    sweep.add_argument("--stack", metavar="NAME", help=stack_help())
     sweep.add_argument("--out", type=Path, metavar="DIR", help="the result store directory")
     sweep.set_defaults(handler=handle)
 
@@ -124,8 +126,9 @@ def handle(args: argparse.Namespace) -> int:
 
     with _SweepProgress(sys.stdout.isatty(), out) as progress:
         results = sweeping.sweep(
-            base, grid, seeds=seeds, jobs=jobs, out=out, progress=progress, cluster=cluster
-        )
+            base, grid, seeds=seeds, jobs=jobs, out=out, progress=progress, cluster=cluster,
+            stack=args.stack,
+        )  # fmt: skip
     _print_sweep_summary(results.summary, list(grid))
     failed = results.failed
     print(f"wrote {out}: summary.parquet and {len(results.summary) - len(failed)} run(s) in runs/")

@@ -6,7 +6,7 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
-from .. import validate
+from .. import outdir, validate
 from .._core import ConfigError
 from ..table import Column, Table
 from . import case_names, finite
@@ -34,6 +34,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="where the comparison goes (default: out/validate-ns3)",
     )
     ns3.add_argument(
+        "--force",
+        action="store_true",
+        help="replace an earlier comparison in --out (never a directory holding files wavecc "
+        "did not write)",
+    )
+    ns3.add_argument(
         "--regenerate",
         action="store_true",
         help="build the ns-3 program and rerun ns-3 for the cases into validation/ns3/reference/ "
@@ -49,11 +55,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="the validation/ns3 directory (default: found from the working directory up)",
     )
     ns3.add_argument(
-        "--reading",
-        default="both",
-        metavar="NAME",
-        help="which of wavecc's readings to compare: linux (its defaults), ns3 (ns-3 3.37's "
-        "readings of the socket and each algorithm, validate.READINGS) or both (default)",
+        "--stack",
+        metavar="NAME,...",
+        help="the TCP stacks to run wavecc in (tcp.stack; default: "
+        f"{','.join(validate.STACKS)}): linux, its defaults, and ns3-3.37, ns-3 3.37's TCP",
     )
     ns3.add_argument(
         "--seeds",
@@ -92,12 +97,12 @@ _REGENERATED_TABLE = Table(
     ]
 )
 
-def _comparison_table(readings: Sequence[validate.Reading]) -> Table:
-    """ns-3's averages, then wavecc's under each reading with the differences."""
+def _comparison_table(stacks: Sequence[str]) -> Table:
+    """ns-3's averages, then wavecc's in each stack with the differences."""
     columns = [Column("case", 18), Column("ns-3 Mb/s", 9, ".1f"), Column("RTT ms", 7, ".2f")]
-    for reading in readings:
+    for stack in stacks:
         columns += [
-            Column(f"{reading.name} Mb/s", 10, ".1f"),
+            Column(f"{stack} Mb/s", 10, ".1f"),
             Column("diff", 8, "+.1%"),
             Column("RTT ms", 7, ".2f"),
             Column("diff", 7, "+.1%"),
@@ -119,7 +124,7 @@ def handle_ns3(args: argparse.Namespace) -> int:
         raise ConfigError("--ns3-seeds applies only with --regenerate (comparisons use every committed seed)")
     if args.missing_only and not args.regenerate:
         raise ConfigError("--missing-only applies only with --regenerate")
-    chosen = validate.readings(None if args.reading == "both" else [args.reading])
+    chosen = validate.stacks(case_names(args.stack))
     if args.duration is not None:
         if args.regenerate:
             raise ConfigError("--duration cannot be used with --regenerate")
@@ -131,6 +136,7 @@ def handle_ns3(args: argparse.Namespace) -> int:
         return _regenerate(cases, ns3_dir, args.jobs, args.ns3_seeds, args.missing_only)
 
     out = args.out if args.out is not None else Path("out") / "validate-ns3"
+    outdir.check(out, validate.COMPARISON, force=args.force)  # before anything is said
     table = _comparison_table(chosen)
     print(table.header(), flush=True)
 
@@ -142,13 +148,13 @@ def handle_ns3(args: argparse.Namespace) -> int:
         print(table.row([finite(v) for v in values]), flush=True)
 
     comparison = validate.compare(
-        cases, ns3_dir, out, readings=chosen, seeds=args.seeds,
-        figures=not args.no_figures, on_case=case_done,
+        cases, ns3_dir, out, stacks=chosen, seeds=args.seeds,
+        figures=not args.no_figures, on_case=case_done, force=args.force,
     )  # fmt: skip
-    for reading in chosen:
-        rows = [r for r in comparison.rows if r.reading == reading.name]
+    for stack in chosen:
+        rows = [r for r in comparison.rows if r.stack == stack]
         within = sum(r.within for r in rows)
-        line = f"{reading.name} reading: {within} of {len(rows)} compared cases within 10% on goodput and mean RTT"
+        line = f"{stack} stack: {within} of {len(rows)} compared cases within 10% on goodput and mean RTT"
         tested = [r for r in rows if r.off_beyond_noise is not None]
         if tested:
             noise = sum(not r.off_beyond_noise for r in tested)

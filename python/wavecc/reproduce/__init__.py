@@ -22,7 +22,7 @@ from typing import Any
 
 from .. import __version__, outdir
 from ..atomic import atomic_file
-from ..config import ConfigError
+from ..config import ConfigError, check_stack
 from . import seed000, seed001, seed002, seed003, seed004
 from .core import Experiment, Runs, run_experiment, write_tables
 
@@ -82,11 +82,15 @@ def run(
     cluster: Any = None,
     progress: Callable[[str, Any], None] | None = None,
     figures: bool = True,
+    stack: str | None = None,
 ) -> Reproduction:
     """Runs (or resumes) one reproduction into `out` and writes its tables and (unless
     `figures` is false) its figures. `out` must be new, empty or this experiment's
-    reproduction (`outdir`)."""
+    reproduction (`outdir`). `stack` runs every case in that TCP stack (`tcp.stack`;
+    default: each scenario's)."""
     experiment = get(experiment_id)
+    if stack is not None:
+        check_stack(stack)  # before the directory is made
     directory = Path(out)
     outdir.open_resumable(directory, outdir.reproduction(experiment.id), OUTPUTS)
     started = time.monotonic()
@@ -97,6 +101,7 @@ def run(
         jobs=jobs,
         cluster=cluster,
         progress=progress,
+        stack=stack,
     )
     tables = experiment.tables(runs)
     paths = write_tables(tables, directory / "tables")
@@ -106,6 +111,7 @@ def run(
         "seed": experiment.seed,
         "title": experiment.title,
         "quick": quick,
+        "stack": stack,
         "repetitions": experiment.seeds(quick),
         "runs": len(runs.summary),
         "failed": int((runs.summary.get("status") == "failed").sum())

@@ -168,13 +168,15 @@ def run_experiment(
     jobs: int | None,
     cluster: Any,
     progress: Callable[[str, Any], None] | None,
+    stack: str | None = None,
 ) -> Runs:
-    """Runs every case into `out/runs/<case>` (resumable stores) and combines them."""
+    """Runs every case into `out/runs/<case>` (resumable stores) and combines them;
+    with `stack`, in that TCP stack."""
     frames, sets = [], {}
     for case in experiment.cases(quick):
         report = (lambda p, name=case.name: progress(name, p)) if progress else None
         rs = sweep(case.config, dict(case.grid), seeds=experiment.seeds(quick), jobs=jobs,
-                   out=out / "runs" / case.name, progress=report, cluster=cluster)  # fmt: skip
+                   out=out / "runs" / case.name, progress=report, cluster=cluster, stack=stack)  # fmt: skip
         frame = rs.summary.copy()
         if "per_byte" not in case.labels:
             swept = "path.loss.per_byte" in frame.columns

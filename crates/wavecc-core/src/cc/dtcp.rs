@@ -20,17 +20,21 @@
 //!    (`sock.link.sinr_db`) at the epoch's end and `SINR_avg` an EWMA of the previous
 //!    epochs' values (weight `sinr_weight` = 0.1 for the new value, seeded with the
 //!    first), so the first hinted epoch adds nothing. Without hints `s = 0`;
-//! 4. the congestion control factor by Eq. 12,
-//!    `N <- max(1, N + 1 - (BW_E - BW_C) / (alpha BW_E) x W)`, `alpha = 0.2`, `W` =
-//!    cwnd in segments, `BW_C` the current delivered bandwidth (`B_i` by default; the
-//!    latest delivery-rate sample with `current_bw = "rate_sample"`). Eq. 12 is the
-//!    spec's choice; the paper's Algorithm 1 contradicts it (N only grows: doubled when
-//!    `BW_C < BW_E`, +1 when above: `n_update = "algorithm1"`), and substituting Eq. 11
-//!    into Eq. 10 gives `N_i` where Eq. 12 has `W_i` (`n_update = "eq10"`, CLTCP's
-//!    rule). An epoch with `BW_E <= 0` (nothing delivered) leaves N unchanged.
-//!    The paper bounds N only from below. Every rule then lets it run away: Eq. 12's
-//!    steps scale with `W`, so on a 1 Gb/s path N reaches 1e5-1e7 segments per RTT,
-//!    and Algorithm 1's doubling overflows to infinity within a minute, after which
+//! 4. the congestion control factor by Eq. 12 as derived,
+//!    `N <- max(1, N + 1 - (BW_E - BW_C) / (alpha BW_E) x N)`, `alpha = 0.2`, `BW_C`
+//!    the current delivered bandwidth (`B_i` by default; the latest delivery-rate
+//!    sample with `current_bw = "rate_sample"`). The paper prints Eq. 12 with `W_i`
+//!    (cwnd in segments) where this has `N_i`, but derives it "by combining (10) and
+//!    (11)", which gives `N_i` (`Q_i / (alpha W_i) x N_i = (BW_E - BW_C) / (alpha
+//!    BW_E) x N_i`), and Eq. 13's steady state `E[N] = alpha E[BW_E] / delta B` is the
+//!    fixed point of the `N_i` form only: so `N_i` is the default (`n_update =
+//!    "eq10"`, CLTCP's rule) and the printed form is `n_update = "eq12-printed"`.
+//!    The paper's Algorithm 1 contradicts both (N only grows: doubled when
+//!    `BW_C < BW_E`, +1 when above: `n_update = "algorithm1"`).
+//!    An epoch with `BW_E <= 0` (nothing delivered) leaves N unchanged.
+//!    The paper bounds N only from below. Every rule then lets it run away: the
+//!    printed Eq. 12's steps scale with `W`, so on a 1 Gb/s path N reaches 1e5-1e7
+//!    segments per RTT, and Algorithm 1's doubling overflows to infinity within a minute, after which
 //!    the window becomes NaN. So N is kept at most `max_n_window_factor` (1) times
 //!    the window `W` it was computed with: `cwnd += N` per RTT then never grows
 //!    faster than slow start's doubling, and stays finite.
@@ -76,10 +80,11 @@ pub enum Filter {
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum NUpdate {
-    /// Eq. 12: `max(1, N + 1 - (BW_E - BW_C) / (alpha BW_E) x W)`.
-    Eq12,
-    /// Eq. 10 with Eq. 11: `max(1, N + 1 - (BW_E - BW_C) / (alpha BW_E) x N)`.
+    /// Eq. 10 with Eq. 11, Eq. 12 as derived: `max(1, N + 1 - (BW_E - BW_C) / (alpha BW_E) x N)`.
     Eq10,
+    /// Eq. 12 as printed: `max(1, N + 1 - (BW_E - BW_C) / (alpha BW_E) x W)`.
+    #[serde(rename = "eq12-printed")]
+    Eq12Printed,
     /// Algorithm 1 `N_update`: `N += max(1, N)` when `BW_C < BW_E`, `N += 1` when
     /// `BW_C > BW_E`.
     Algorithm1,
@@ -113,7 +118,7 @@ pub struct Params {
     pub update_epoch_s: f64,
     /// Weight of the new value in the SINR average: 0.1 (the spec).
     pub sinr_weight: f64,
-    /// `eq12` (default, the spec), `eq10` or `algorithm1`.
+    /// `eq10` (default, Eq. 12 as derived: `N_i`), `eq12-printed` (`W_i`) or `algorithm1`.
     pub n_update: NUpdate,
     /// `BW_C`: `epoch` (default) or `rate_sample`.
     pub current_bw: CurrentBw,
@@ -136,7 +141,7 @@ impl Default for Params {
             eta: 2.0,
             update_epoch_s: 0.0,
             sinr_weight: 0.1,
-            n_update: NUpdate::Eq12,
+            n_update: NUpdate::Eq10,
             current_bw: CurrentBw::Epoch,
             initial_window_factor: 2.0,
             max_n_window_factor: 1.0,
@@ -177,7 +182,7 @@ fn low_pass(filter: Filter, k: f64, filtered: f64, sample: f64, prev_sample: f64
 fn next_n(rule: NUpdate, n: f64, bw_e: f64, bw_c: f64, alpha: f64, w: f64) -> f64 {
     let excess = (bw_e - bw_c) / (alpha * bw_e);
     match rule {
-        NUpdate::Eq12 => (n + 1.0 - excess * w).max(1.0),
+        NUpdate::Eq12Printed => (n + 1.0 - excess * w).max(1.0),
         NUpdate::Eq10 => (n + 1.0 - excess * n).max(1.0),
         NUpdate::Algorithm1 if bw_c < bw_e => n + n.max(1.0),
         NUpdate::Algorithm1 if bw_c > bw_e => n + 1.0,
@@ -383,15 +388,20 @@ mod tests {
 
     #[test]
     fn n_update_by_hand() {
-        // N 3, alpha 0.2, BW_E 100, W 20.
-        // BW_C 99: 3 + 1 - (1 / 20) x 20 = 3.
-        assert!(close(next_n(NUpdate::Eq12, 3.0, 100.0, 99.0, 0.2, 20.0), 3.0, 1e-12));
-        // BW_C 110: 4 + (10 / 20) x 20 = 14.
-        assert!(close(next_n(NUpdate::Eq12, 3.0, 100.0, 110.0, 0.2, 20.0), 14.0, 1e-12));
-        // BW_C 90: 4 - 0.5 x 20 = -6, floored at 1.
-        assert_eq!(next_n(NUpdate::Eq12, 3.0, 100.0, 90.0, 0.2, 20.0), 1.0);
-        // Eq. 10: N in place of W: 4 - 0.05 x 3 = 3.85.
+        // N 3, alpha 0.2, BW_E 100, W 20. The default, N_i: BW_C 99: 4 - 0.05 x 3 = 3.85.
+        assert_eq!(Params::default().n_update, NUpdate::Eq10);
         assert!(close(next_n(NUpdate::Eq10, 3.0, 100.0, 99.0, 0.2, 20.0), 3.85, 1e-12));
+        // BW_C 110: 4 + 0.5 x 3 = 5.5; BW_C 50: 4 - 2.5 x 3 = -3.5, floored at 1.
+        assert!(close(next_n(NUpdate::Eq10, 3.0, 100.0, 110.0, 0.2, 20.0), 5.5, 1e-12));
+        assert_eq!(next_n(NUpdate::Eq10, 3.0, 100.0, 50.0, 0.2, 20.0), 1.0);
+        // Eq. 13's steady state is N_i's fixed point: N = alpha BW_E / (BW_E - BW_C).
+        assert!(close(next_n(NUpdate::Eq10, 4.0, 100.0, 95.0, 0.2, 20.0), 4.0, 1e-12));
+        // The printed Eq. 12, W in place of N: BW_C 99: 3 + 1 - (1 / 20) x 20 = 3.
+        assert!(close(next_n(NUpdate::Eq12Printed, 3.0, 100.0, 99.0, 0.2, 20.0), 3.0, 1e-12));
+        // BW_C 110: 4 + (10 / 20) x 20 = 14.
+        assert!(close(next_n(NUpdate::Eq12Printed, 3.0, 100.0, 110.0, 0.2, 20.0), 14.0, 1e-12));
+        // BW_C 90: 4 - 0.5 x 20 = -6, floored at 1.
+        assert_eq!(next_n(NUpdate::Eq12Printed, 3.0, 100.0, 90.0, 0.2, 20.0), 1.0);
         // Algorithm 1: doubled below the estimate, +1 above, unchanged at it.
         assert_eq!(next_n(NUpdate::Algorithm1, 3.0, 100.0, 99.0, 0.2, 20.0), 6.0);
         assert_eq!(next_n(NUpdate::Algorithm1, 3.0, 100.0, 101.0, 0.2, 20.0), 4.0);
@@ -405,30 +415,34 @@ mod tests {
         // Epoch 2: B_2 = 120 x 1e4 / 0.125 = 9.6 Mb/s; B_I = 0.9 x 8 + 0.1 x (9.6 + 8)/2
         // = 8.08; BW_E = 8.08 + 0.5 x (9.6 - 8.08) = 8.84; BW_C = 9.6.
         // Epoch 1 (seeded, all 8 Mb/s): N = 1 + 1 = 2. Epoch 2: N = 2 + 1 -
-        // (8.84 - 9.6) / (0.2 x 8.84) x 10 = 3 + 4.2986425 = 7.2986425.
+        // (8.84 - 9.6) / (0.2 x 8.84) x N = 3 + 0.4298643 x 2 = 3.8597285.
         for (k, v) in [
             ("bw_sample_mbps", 9.6),
             ("bw_filtered_mbps", 8.08),
             ("bw_est_mbps", 8.84),
             ("bw_cur_mbps", 9.6),
-            ("n", 7.2986425),
+            ("n", 3.8597285),
         ] {
             assert!(close(traced(&cc, k).unwrap(), v, 1e-6), "{k}: {:?}", traced(&cc, k));
         }
         assert_eq!(traced(&cc, "sinr_db"), None, "no hints, no SINR trace");
         assert_eq!(s.cwnd, 10.0, "the estimator never touches the window");
+        // The printed Eq. 12 steps by the window, 10, instead: 3 + 4.2986425.
+        let mut cc = dtcp(json!({ "n_update": "eq12-printed" }));
+        two_epochs(&mut cc, [None, None]);
+        assert!(close(traced(&cc, "n").unwrap(), 7.2986425, 1e-6));
     }
 
     #[test]
     fn sinr_rise_raises_the_estimate() {
         // SINR 10 dB then 15: the first hinted epoch seeds the average (term 0), the
         // second adds s = B_I x (15 - 10) / 10 = 4.04 Mb/s: BW_E = 8.08 + 0.5 x (1.52 +
-        // 4.04) = 10.86 > BW_C 9.6, so Eq. 12 lowers N: 3 - (1.26 / 2.172) x 10 < 1 -> 1.
+        // 4.04) = 10.86 > BW_C 9.6, so Eq. 12 lowers N: 3 - (1.26 / 2.172) x 2 = 1.839779.
         // Average 0.9 x 10 + 0.1 x 15 = 10.5.
         let mut cc = dtcp(json!({}));
         two_epochs(&mut cc, [Some(10.0), Some(15.0)]);
         assert!(close(traced(&cc, "bw_est_mbps").unwrap(), 10.86, 1e-9));
-        assert_eq!(traced(&cc, "n"), Some(1.0));
+        assert!(close(traced(&cc, "n").unwrap(), 1.839779, 1e-6));
         assert_eq!(traced(&cc, "sinr_db"), Some(15.0));
         assert!(close(traced(&cc, "sinr_avg_db").unwrap(), 10.5, 1e-12));
         // A negative average is scaled by its magnitude: -4 then -2: +B_I x 2 / 4.
@@ -457,16 +471,24 @@ mod tests {
     #[test]
     fn rate_sample_as_current_bandwidth() {
         // BW_C = the latest delivery-rate sample, 12 Mb/s (120 segments in 0.1 s):
-        // epoch 1: B = 8, BW_E = 8: N = 1 + 1 - (8 - 12) / (0.2 x 8) x 10 = 27.
-        let mut cc = dtcp(json!({ "current_bw": "rate_sample", "max_n_window_factor": 3.0 }));
+        // epoch 1: B = 8, BW_E = 8: N = 1 + 1 - (8 - 12) / (0.2 x 8) x 1 = 4.5.
         let mut s = Socket::new(1250, 10.0, 2.0);
         s.srtt_s = 0.1;
         let rs = RateSample { delivered: 120, interval_s: 0.1, ..RateSample::default() };
+        let mut cc = dtcp(json!({ "current_bw": "rate_sample" }));
+        cc.on_ack(&mut s, &rs);
+        ack_at(&mut cc, &mut s, 0.125, 100, None);
+        assert!(close(cc.n, 4.5, 1e-9), "{}", cc.n);
+        // The printed Eq. 12 steps by W = 10: 2 + 2.5 x 10 = 27.
+        let printed = json!({ "current_bw": "rate_sample", "max_n_window_factor": 3.0, "n_update": "eq12-printed" });
+        let mut cc = dtcp(printed);
+        let mut s = Socket::new(1250, 10.0, 2.0);
+        s.srtt_s = 0.1;
         cc.on_ack(&mut s, &rs);
         ack_at(&mut cc, &mut s, 0.125, 100, None);
         assert!(close(cc.n, 27.0, 1e-9), "{}", cc.n);
         // With the default bound N is at most the window, 10.
-        let mut cc = dtcp(json!({ "current_bw": "rate_sample" }));
+        let mut cc = dtcp(json!({ "current_bw": "rate_sample", "n_update": "eq12-printed" }));
         cc.on_ack(&mut s, &rs);
         ack_at(&mut cc, &mut s, 0.25, 200, None);
         assert_eq!(cc.n, 10.0);
@@ -477,7 +499,7 @@ mod tests {
         // Algorithm 1 doubles N on every epoch below the estimate: unbounded, 2000
         // such epochs overflow f64 (N = inf, then the window NaN). Each epoch here
         // delivers less than the last (BW_C < BW_E), with cwnd 500.
-        for rule in ["algorithm1", "eq12", "eq10"] {
+        for rule in ["algorithm1", "eq12-printed", "eq10"] {
             let mut cc = dtcp(json!({ "n_update": rule }));
             let mut s = Socket::new(1250, 500.0, 2.0);
             s.srtt_s = 0.1;
@@ -493,10 +515,11 @@ mod tests {
                 s.cwnd = 500.0;
             }
         }
-        // Eq. 12 with a rising rate: 2 + 2.5 W = 1252 at W 500, bounded to 500, or
-        // to 1000 with max_n_window_factor 2.
+        // The printed Eq. 12 with a rising rate: 2 + 2.5 W = 1252 at W 500, bounded to
+        // 500, or to 1000 with max_n_window_factor 2.
         for (factor, n) in [(1.0, 500.0), (2.0, 1000.0)] {
-            let mut cc = dtcp(json!({ "current_bw": "rate_sample", "max_n_window_factor": factor }));
+            let params = json!({ "current_bw": "rate_sample", "max_n_window_factor": factor, "n_update": "eq12-printed" });
+            let mut cc = dtcp(params);
             let mut s = Socket::new(1250, 500.0, 2.0);
             s.srtt_s = 0.1;
             let rs = RateSample { delivered: 120, interval_s: 0.1, ..RateSample::default() };

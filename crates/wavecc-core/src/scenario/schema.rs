@@ -122,6 +122,9 @@ fn one() -> f64 {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpConfig {
+    /// The TCP stack the run behaves like (`linux`, `ns3-3.37`; see [`super::stack`]):
+    /// its switches fill every key of `[tcp]` and `flows[].cc` the config leaves out.
+    pub stack: String,
     pub mss_bytes: u32,
     /// Initial window in segments (RFC 6928: 10).
     pub initial_cwnd_segments: u32,
@@ -188,6 +191,7 @@ pub struct TcpConfig {
 impl Default for TcpConfig {
     fn default() -> Self {
         Self {
+            stack: super::stack::default_stack(),
             mss_bytes: 1400,
             initial_cwnd_segments: 10,
             initial_ssthresh_segments: None,
@@ -307,7 +311,7 @@ pub struct FlowConfig {
     pub ue: u32,
 }
 
-fn default_cca() -> String {
+pub(super) fn default_cca() -> String {
     "cubic".into()
 }
 

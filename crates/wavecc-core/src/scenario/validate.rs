@@ -74,6 +74,7 @@ impl Config {
 
     fn validate_tcp(&self) -> Check {
         let t = &self.tcp;
+        super::stack::get(&t.stack)?;
         at_least("tcp.mss_bytes", t.mss_bytes as u64, 1)?;
         at_least("tcp.initial_cwnd_segments", t.initial_cwnd_segments as u64, 1)?;
         if let Some(s) = t.initial_ssthresh_segments {

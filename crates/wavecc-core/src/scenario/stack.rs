@@ -1,0 +1,284 @@
+//! TCP stacks: `tcp.stack` names whose TCP a run behaves like. wavecc's defaults
+//! follow Linux; another stack is a preset of `[tcp]` switches and of each
+//! algorithm's `flows[].cc` parameters, filled into the raw config before serde's
+//! defaults, so that every key the user sets still wins and the effective config
+//! shows what the stack chose. Adding a stack is one entry in [`STACKS`]
+//! (docs/validation.md says what each ns-3 switch follows, with its source).
+
+use super::ConfigError;
+use serde_json::{Map, Value};
+
+/// A preset value (a const-friendly stand-in for a JSON value).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Preset {
+    Bool(bool),
+    Int(u64),
+    Float(f64),
+    Str(&'static str),
+}
+
+impl Preset {
+    pub fn to_json(self) -> Value {
+        match self {
+            Preset::Bool(b) => Value::Bool(b),
+            Preset::Int(i) => Value::from(i),
+            Preset::Float(f) => Value::from(f),
+            Preset::Str(s) => Value::from(s),
+        }
+    }
+}
+
+/// Keys and the values a stack gives them.
+pub type Keys = &'static [(&'static str, Preset)];
+
+pub struct Stack {
+    pub name: &'static str,
+    pub summary: &'static str,
+    /// `[tcp]` keys.
+    pub tcp: Keys,
+    /// `flows[].cc` keys per algorithm (`flows[].cca`); algorithms not listed keep
+    /// their defaults.
+    pub cc: &'static [(&'static str, Keys)],
+}
+
+use Preset::{Bool, Float, Int, Str};
+
+/// Every stack `tcp.stack` can name; the first is the default.
+pub const STACKS: &[Stack] = &[
+    Stack { name: "linux", summary: "Linux's TCP: wavecc's defaults", tcp: &[], cc: &[] },
+    Stack {
+        name: "ns3-3.37",
+        summary: "ns-3 3.37's TCP models (docs/validation.md: each switch and the ns-3 source it follows)",
+        tcp: &[
+            ("rtt_granularity_s", Float(0.001)), // RTT from millisecond timestamps
+            ("cc_rtt", Str("smoothed")),          // PktsAcked is given the smoothed RTT, on every ACK
+            ("quickack_segments", Int(1)),        // the first data segment after the handshake is acked at once
+            ("cwnd_validation", Bool(false)),     // TcpSocketBase grows cwnd on every ACK that advances
+            ("receive_window", Str("ns3")),       // TcpRxBuffer leaves out-of-order data out of the window
+            ("recovery_sends", Str("ns3")),       // NextSeg's rule 3 re-sends segments still in flight
+            ("pipe", Str("ns3")),                 // a SACKed retransmission stays in flight until the cumulative ACK
+            ("rate_samples", Str("ns3")),         // TcpRateLinux keeps one delivery-rate sample across ACKs
+            ("pacing_burst_s", Float(0.0)),       // no TSO: the pacer sends packet by packet
+        ],
+        cc: &[
+            ("newreno", &[("increase_per", Str("ack_bytes")), ("ssthresh_basis", Str("inflight"))]),
+            // ns-3's HyStart: the ACK train must span the whole minimum RTT, the delay
+            // threshold is the minimum RTT itself (clamped to [4, 1000] ms); no
+            // Reno-friendly region; delay samples ignored for 10 ms (CubicDelta) after
+            // an epoch starts.
+            ("cubic", &[
+                ("hystart_ack_train_ratio", Float(1.0)), ("hystart_delay_ratio", Float(1.0)),
+                ("hystart_delay_max_ms", Float(1000.0)), ("tcp_friendliness", Bool(false)),
+                ("rtt_holdoff_ms", Float(10.0)),
+            ]),
+            ("highspeed", &[("ssthresh_basis", Str("inflight")), ("slow_start_per", Str("ack"))]),
+            ("bbr", &[
+                ("quantization", Str("ns3")), ("extra_acked_gain", Float(0.0)), ("lt_bw", Bool(false)),
+                ("cycle_rand", Int(6)), ("samples", Str("ns3")),
+            ]),
+            ("vegas", &[("ssthresh_rule", Str("ns3")), ("restart_on_idle", Bool(false)), ("integer_windows", Bool(true))]),
+            ("scalable", &[("ai_cnt", Int(50)), ("ssthresh_basis", Str("inflight")), ("slow_start_per", Str("ack"))]),
+            ("yeah", &[
+                ("phy_integer_division", Bool(true)), ("ssthresh_basis", Str("inflight")),
+                ("restart_on_idle", Bool(false)), ("reno_increase_per", Str("ack_bytes")),
+                ("slow_start_per", Str("ack")),
+            ]),
+            ("westwood", &[
+                ("loss_response", Str("immediate")), ("filter", Str("tustin")), ("sampling", Str("ns3")),
+                ("count", Str("ns3")), ("increase_per", Str("ack_bytes")),
+            ]),
+        ],
+    },
+];
+
+pub fn default_stack() -> String {
+    STACKS[0].name.into()
+}
+
+/// The stack called `name`, or an error at `tcp.stack` naming the valid ones.
+pub fn get(name: &str) -> Result<&'static Stack, ConfigError> {
+    STACKS.iter().find(|s| s.name == name).ok_or_else(|| {
+        let names: Vec<&str> = STACKS.iter().map(|s| s.name).collect();
+        ConfigError::invalid("tcp.stack", format!("unknown stack '{name}' (stacks: {})", names.join(", ")))
+    })
+}
+
+impl Stack {
+    /// The `flows[].cc` keys this stack gives `cca` (none for an algorithm it does not list).
+    pub fn cc_keys(&self, cca: &str) -> Keys {
+        self.cc.iter().find(|(name, _)| *name == cca).map_or(&[], |(_, keys)| *keys)
+    }
+
+    /// The stack as JSON: {"name", "summary", "tcp": {key: value}, "cc": {cca: {key: value}}}.
+    pub fn to_json(&self) -> Value {
+        let cc: Map<String, Value> = self.cc.iter().map(|(cca, keys)| (cca.to_string(), object(keys))).collect();
+        serde_json::json!({"name": self.name, "summary": self.summary, "tcp": object(self.tcp), "cc": cc})
+    }
+}
+
+fn object(keys: Keys) -> Value {
+    Value::Object(keys.iter().map(|(k, v)| (k.to_string(), v.to_json())).collect())
+}
+
+/// Fills a raw config (JSON, as the user wrote it) with the keys of the stack its
+/// `tcp.stack` names that it does not set: `[tcp]` keys, and each TCP flow's `cc`
+/// keys for its algorithm. Shapes serde will reject (a `tcp` that is no table, a
+/// stack that is no string) are left for serde to report.
+pub(super) fn apply(raw: &mut Value) -> Result<(), ConfigError> {
+    let Some(config) = raw.as_object_mut() else { return Ok(()) };
+    let name = match config.get("tcp").map(|tcp| tcp.get("stack")) {
+        None | Some(None) => STACKS[0].name,
+        Some(Some(Value::String(name))) => name.as_str(),
+        Some(Some(_)) => return Ok(()),
+    };
+    let stack = get(name)?;
+    if !stack.tcp.is_empty() {
+        let tcp = config.entry("tcp").or_insert_with(|| Value::Object(Map::new()));
+        if let Some(tcp) = tcp.as_object_mut() {
+            fill(tcp, stack.tcp);
+        }
+    }
+    if let Some(Value::Array(flows)) = config.get_mut("flows") {
+        flows.iter_mut().filter_map(Value::as_object_mut).for_each(|flow| fill_flow(flow, stack));
+    }
+    Ok(())
+}
+
+/// A TCP flow's `cc` gains the stack's keys for its algorithm (`flows[].cca`, or
+/// the schema's default) that it does not set; a UDP flow has no algorithm.
+fn fill_flow(flow: &mut Map<String, Value>, stack: &Stack) {
+    if flow.get("app").and_then(Value::as_str) == Some("udp") {
+        return;
+    }
+    let cca = match flow.get("cca") {
+        None => super::schema::default_cca(),
+        Some(Value::String(cca)) => cca.clone(),
+        Some(_) => return,
+    };
+    let keys = stack.cc_keys(&cca);
+    if keys.is_empty() {
+        return;
+    }
+    let cc = flow.entry("cc").or_insert(Value::Null);
+    if cc.is_null() {
+        *cc = Value::Object(Map::new());
+    }
+    if let Some(cc) = cc.as_object_mut() {
+        fill(cc, keys);
+    }
+}
+
+fn fill(table: &mut Map<String, Value>, keys: Keys) {
+    for (key, value) in keys {
+        table.entry(key.to_string()).or_insert_with(|| value.to_json());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::Config;
+    use serde_json::json;
+
+    fn ns3() -> &'static Stack {
+        get("ns3-3.37").unwrap()
+    }
+
+    fn config(tcp: Value, flow: Value) -> Config {
+        Config::from_json(&json!({"tcp": tcp, "flows": [flow]}).to_string()).unwrap()
+    }
+
+    #[test]
+    fn linux_is_the_default_and_sets_nothing() {
+        let plain = Config::from_json(r#"{"flows": [{"cca": "vegas"}]}"#).unwrap();
+        assert_eq!(plain.tcp.stack, "linux");
+        assert_eq!(plain, config(json!({"stack": "linux"}), json!({"cca": "vegas"})));
+        assert_eq!(plain.flows[0].cc, None);
+    }
+
+    #[test]
+    fn a_stack_sets_every_tcp_switch_and_its_algorithms_parameters() {
+        for stack in STACKS {
+            for (cca, keys) in stack.cc {
+                let c = config(json!({"stack": stack.name}), json!({"cca": cca}));
+                let effective: Value = serde_json::from_str(&c.to_json()).unwrap();
+                assert_eq!(effective["tcp"]["stack"], stack.name);
+                for (key, value) in stack.tcp {
+                    assert_eq!(effective["tcp"][key], value.to_json(), "{key}");
+                }
+                for (key, value) in *keys {
+                    assert_eq!(effective["flows"][0]["cc"][key], value.to_json(), "{cca}: {key}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn every_stack_builds_every_algorithm() {
+        for stack in STACKS {
+            for alg in crate::cc::ALGORITHMS {
+                let raw = json!({"tcp": {"stack": stack.name}, "flows": [{"cca": alg.name}]});
+                Config::from_json(&raw.to_string()).unwrap_or_else(|e| panic!("{} {}: {e}", stack.name, alg.name));
+            }
+        }
+    }
+
+    #[test]
+    fn a_key_the_user_sets_beats_the_stack() {
+        let c = config(json!({"stack": "ns3-3.37", "cc_rtt": "sample"}), json!({"cca": "vegas", "cc": {"integer_windows": false}}));
+        assert_eq!(c.tcp.cc_rtt, crate::tcp::CcRtt::Sample);
+        assert_eq!(c.tcp.rtt_granularity_s, 0.001); // the stack's, not set by the user
+        let cc = c.flows[0].cc.as_ref().unwrap();
+        assert_eq!(cc["integer_windows"], json!(false));
+        assert_eq!(cc["ssthresh_rule"], json!("ns3"));
+    }
+
+    #[test]
+    fn the_default_algorithm_gets_its_parameters_and_udp_flows_none() {
+        let c = Config::from_json(
+            &json!({"tcp": {"stack": "ns3-3.37"}, "flows": [{}, {"app": "udp", "rate_bps": 1e6}]}).to_string(),
+        )
+        .unwrap();
+        assert_eq!(c.flows[0].cc.as_ref().unwrap()["tcp_friendliness"], json!(false));
+        assert_eq!(c.flows[1].cc, None);
+    }
+
+    #[test]
+    fn the_effective_config_reads_back_to_itself() {
+        let c = config(json!({"stack": "ns3-3.37"}), json!({"cca": "bbr"}));
+        assert_eq!(Config::from_json(&c.to_json()).unwrap(), c);
+    }
+
+    #[test]
+    fn toml_configs_take_the_stack_too() {
+        let c = Config::from_toml("[tcp]\nstack = \"ns3-3.37\"\n[[flows]]\ncca = \"westwood\"\n").unwrap();
+        assert!(!c.tcp.cwnd_validation);
+        assert_eq!(c.flows[0].cc.as_ref().unwrap()["filter"], json!("tustin"));
+    }
+
+    #[test]
+    fn an_unknown_stack_names_the_valid_ones() {
+        let e = Config::from_json(r#"{"tcp": {"stack": "bsd"}, "flows": [{}]}"#).unwrap_err();
+        assert_eq!(e.to_string(), "tcp.stack: unknown stack 'bsd' (stacks: linux, ns3-3.37)");
+        let e = Config::from_toml("[tcp]\nstack = 3\n[[flows]]\n").unwrap_err();
+        assert!(e.to_string().starts_with("tcp.stack: invalid type"), "{e}");
+    }
+
+    #[test]
+    fn every_tcp_switch_of_a_stack_differs_from_linux() {
+        let linux = serde_json::to_value(crate::scenario::TcpConfig::default()).unwrap();
+        for stack in STACKS {
+            for (key, value) in stack.tcp {
+                assert!(linux.get(key).is_some(), "{}: no tcp.{key}", stack.name);
+                assert_ne!(linux[key], value.to_json(), "{}: tcp.{key} is Linux's already", stack.name);
+            }
+        }
+        assert_eq!(ns3().cc_keys("dtcp"), &[] as Keys);
+    }
+
+    #[test]
+    fn stack_names_are_unique() {
+        let names: std::collections::HashSet<&str> = STACKS.iter().map(|s| s.name).collect();
+        assert_eq!(names.len(), STACKS.len());
+    }
+}

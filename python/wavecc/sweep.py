@@ -20,13 +20,13 @@ recorded and retried on the next invocation.
 
 from __future__ import annotations
 
-import concurrent.futures
 import copy
+import functools
 import itertools
 import json
-import multiprocessing
 import os
 import re
+import signal
 import sys
 import tempfile
 import time
@@ -43,6 +43,7 @@ from . import _core
 from .config import ConfigError, ConfigSource, _assign, load_scenario, to_json
 from .result import Result
 from .store import MANIFEST, Store, config_key, flow_metrics, write_json_atomic
+from .workers import WorkerDied, WorkerRaised, format_size, parse_size, run_in_workers
 
 # The grid key that sets the algorithm of every flow (like `wavecc run --cca`).
 CCA = "cca"
@@ -122,6 +123,7 @@ def sweep(
     out: str | os.PathLike[str] | None = None,
     progress: Callable[[Progress], None] | None = None,
     cluster: Any = None,
+    max_memory: int | str | None = None,
 ) -> ResultSet:
     """Runs `base` at every point of `grid` times `seeds` seeds and returns a ResultSet.
 
@@ -141,6 +143,12 @@ def sweep(
     a `scheduler_address` (`distributed.LocalCluster`). It needs the `cluster` extra
     (`pip install 'wavecc[cluster]'`) and cannot be combined with `jobs`.
 
+    `max_memory` caps each run's worker process: bytes, or a size such as `"2G"` or
+    `"512M"`. It needs local worker processes (not `jobs=0`, not `cluster`).
+
+    A run whose worker raises or dies (a panic, an abort, a kill by the OOM killer) is
+    recorded as failed with its cause, and the other runs go on.
+
     Raises `ConfigError` before anything runs if any point is invalid.
     """
     points = expand(base, grid, seeds=seeds)
@@ -152,18 +160,25 @@ def sweep(
         jobs = os.cpu_count() or 1
     if not isinstance(jobs, int) or jobs < 0:
         raise ConfigError(f"jobs must be a whole number of at least 0, not {jobs!r}")
+    if max_memory is not None:
+        max_memory = parse_size(max_memory, "max_memory")
+        if cluster is not None or jobs == 0:
+            raise ConfigError(
+                "max_memory caps local worker processes: it cannot be combined with "
+                f"{'cluster' if cluster is not None else 'jobs=0'}"
+            )
     # Connect before anything is written: an unreachable scheduler leaves no store.
     client, own_client = _client(cluster) if cluster is not None else (None, False)
     try:
         if client is not None:
             _check_workers(client)
-        return _sweep(points, grid, seeds, jobs, out, progress, client)
+        return _sweep(points, grid, seeds, jobs, out, progress, client, max_memory)
     finally:
         if own_client:
             client.close()
 
 
-def _sweep(points, grid, seeds, jobs, out, progress, client) -> ResultSet:
+def _sweep(points, grid, seeds, jobs, out, progress, client, max_memory) -> ResultSet:
     store = Store(out if out is not None else tempfile.mkdtemp(prefix="wavecc-sweep-"))
 
     todo = [p for p in _unique(points) if not store.is_done(p.key)]
@@ -194,32 +209,46 @@ def _sweep(points, grid, seeds, jobs, out, progress, client) -> ResultSet:
         for point in todo:
             report(point, execute(str(store.directory), _task(point)))
     elif todo:
-        _run_pool(store, todo, min(jobs, len(todo)), report)
+        _run_pool(store, todo, min(jobs, len(todo)), report, max_memory)
 
     return _finish(store, points, list(grid))
 
 
-def _run_pool(store: Store, todo: list[Point], jobs: int, report) -> None:
-    # forkserver: workers do not inherit the caller's threads (pyarrow's, rich's).
-    context = multiprocessing.get_context("forkserver")
-    pool = concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context)
-    try:
-        futures = {pool.submit(execute, str(store.directory), _task(p)): p for p in todo}
-        for future in concurrent.futures.as_completed(futures):
-            point = futures[future]
-            try:
-                outcome = future.result()
-            except Exception as e:  # the worker process itself died
-                outcome = {"status": "failed", "wall_time_s": float("nan"),
-                           "error": f"worker process failed: {type(e).__name__}: {e}"}  # fmt: skip
-                store.save_failure(point.key, _failure_record(_task(point), outcome))
-            report(point, outcome)
-    except BaseException:
-        # Interrupted (Ctrl-C): drop the queued runs rather than wait for them. Runs in
-        # progress leave at most a hidden staging directory; the next invocation resumes.
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
-    pool.shutdown()
+def _run_pool(store: Store, todo: list[Point], jobs: int, report, max_memory: int | None) -> None:
+    """Runs each point in its own worker process (see `wavecc.workers`). A worker that
+    raises or dies is recorded as a failed run with its cause; the others go on."""
+    points = {point.key: point for point in todo}
+
+    def done(task: dict[str, Any], answer: Any) -> None:
+        point = points[task["key"]]
+        if isinstance(answer, (WorkerRaised, WorkerDied)):
+            answer = _record_failure(store, point, answer, max_memory)
+        report(point, answer)
+
+    run_in_workers(
+        functools.partial(execute, str(store.directory)),
+        [_task(p) for p in todo],
+        jobs,
+        done,
+        max_memory=max_memory,
+    )
+
+
+def _record_failure(
+    store: Store, point: Point, answer: WorkerRaised | WorkerDied, max_memory: int | None
+) -> dict[str, Any]:
+    """Stores the failure of a run whose worker raised past `execute` or died."""
+    wall = answer.wall_time_s if isinstance(answer, WorkerDied) else float("nan")
+    error = answer.error
+    if max_memory is not None and getattr(answer, "exitcode", None) == -signal.SIGABRT:
+        # The core aborts when an allocation fails, as it does at the cap.
+        error += f" (it may have reached the memory cap, max_memory {format_size(max_memory)})"
+    outcome = {"status": "failed", "wall_time_s": wall, "error": error}
+    record = _failure_record(_task(point), outcome)
+    if isinstance(answer, WorkerRaised):
+        record["traceback"] = answer.traceback
+    store.save_failure(point.key, record)
+    return outcome
 
 
 def _run_cluster(store: Store, todo: list[Point], client: Any, report) -> None:

@@ -43,7 +43,9 @@ from . import _core
 from .config import ConfigError, ConfigSource, _assign, load_scenario, to_json
 from .result import Result
 from .store import MANIFEST, Store, config_key, flow_metrics, write_json_atomic
-from .workers import WorkerDied, WorkerRaised, format_size, parse_size, run_in_workers
+from .workers import (
+    WorkerDied, WorkerRaised, describe_exception, format_size, parse_size, run_in_workers,
+)  # fmt: skip
 
 # The grid key that sets the algorithm of every flow (like `wavecc run --cca`).
 CCA = "cca"
@@ -208,8 +210,11 @@ def _sweep(points, grid, seeds, jobs, out, progress, client, max_memory) -> Resu
     elif jobs == 0:
         for point in todo:
             report(point, execute(str(store.directory), _task(point)))
-    elif todo:
-        _run_pool(store, todo, min(jobs, len(todo)), report, max_memory)
+    else:
+        if max_memory is not None:
+            todo = _refuse_oversized(store, todo, max_memory, report)
+        if todo:
+            _run_pool(store, todo, min(jobs, len(todo)), report, max_memory)
 
     return _finish(store, points, list(grid))
 
@@ -231,6 +236,28 @@ def _run_pool(store: Store, todo: list[Point], jobs: int, report, max_memory: in
         jobs,
         done,
         max_memory=max_memory,
+    )
+
+
+def _refuse_oversized(store: Store, todo: list[Point], max_memory: int, report) -> list[Point]:
+    """Records as failed, without starting them, the runs that the core estimates to
+    need more than `max_memory`; returns the others."""
+    runnable = []
+    for point in todo:
+        needed = _core.estimate_memory(json.dumps(point.config, allow_nan=False))
+        if needed <= max_memory:
+            runnable.append(point)
+            continue
+        outcome = {"status": "failed", "wall_time_s": 0.0, "error": memory_refusal(needed, max_memory)}
+        store.save_failure(point.key, _failure_record(_task(point), outcome))
+        report(point, outcome)
+    return runnable
+
+
+def memory_refusal(needed: int, max_memory: int) -> str:
+    return (
+        f"refused before it started: the core estimates it needs {format_size(needed)} of "
+        f"memory, more than max_memory {format_size(max_memory)}"
     )
 
 
@@ -334,7 +361,7 @@ def execute_remote(task: dict[str, Any]) -> dict[str, Any]:
         result = Result.from_core(output, task["config"])
     except Exception as e:
         return {"status": "failed", "wall_time_s": time.perf_counter() - start,
-                "error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()}  # fmt: skip
+                "error": describe_exception(e), "traceback": traceback.format_exc()}  # fmt: skip
     return {"status": "ok", "wall_time_s": time.perf_counter() - start, "result": result}
 
 
@@ -346,7 +373,7 @@ def _store_remote(store: Store, point: Point, returned: dict[str, Any]) -> dict[
             store.save_run(point.key, returned["result"])
             return outcome
         except Exception as e:
-            returned = {**outcome, "status": "failed", "error": f"{type(e).__name__}: {e}",
+            returned = {**outcome, "status": "failed", "error": describe_exception(e),
                         "traceback": traceback.format_exc()}  # fmt: skip
     outcome = {"status": "failed", "wall_time_s": returned.get("wall_time_s", float("nan")),
                "error": returned.get("error", "no result")}  # fmt: skip
@@ -379,7 +406,7 @@ def execute(directory: str, task: dict[str, Any]) -> dict[str, Any]:
         store.save_run(task["key"], result)
     except Exception as e:
         outcome = {"status": "failed", "wall_time_s": time.perf_counter() - start,
-                   "error": f"{type(e).__name__}: {e}"}  # fmt: skip
+                   "error": describe_exception(e)}  # fmt: skip
         record = _failure_record(task, outcome)
         record["traceback"] = traceback.format_exc()
         store.save_failure(task["key"], record)

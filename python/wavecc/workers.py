@@ -86,6 +86,11 @@ def format_size(size: int) -> str:
     return f"{size / _UNITS[unit]:.4g}{unit}"
 
 
+def describe_exception(error: BaseException) -> str:
+    """`Type: message`, or the type alone when there is no message (a MemoryError)."""
+    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+
+
 def run_in_workers(
     function: Callable[[Any], Any],
     items: Iterable[Any],
@@ -189,13 +194,26 @@ def _worker_main(
     _die_with_main_process(lifeline)
     _prctl(_PR_SET_NAME, WORKER_NAME.encode())
     if max_memory is not None:
-        resource.setrlimit(resource.RLIMIT_AS, (max_memory, max_memory))
+        _cap_growth(max_memory)
     try:
         answer = function(item)
     except BaseException as e:  # noqa: BLE001 - the boundary that isolates a run
-        answer = WorkerRaised(f"{type(e).__name__}: {e}", traceback.format_exc())
+        answer = WorkerRaised(describe_exception(e), traceback.format_exc())
     answers.send(answer)
     answers.close()
+
+
+def _cap_growth(max_memory: int) -> None:
+    """Lets this process's address space grow by at most `max_memory` bytes from here:
+    the cap is on what the run adds, not on the Python and libraries the worker
+    already holds (about 0.4 GB of address space)."""
+    try:
+        with open("/proc/self/statm") as statm:
+            held = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except OSError:  # no /proc: cap the whole process
+        held = 0
+    limit = held + max_memory
+    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
 
 
 def _die_with_main_process(lifeline: Connection) -> None:

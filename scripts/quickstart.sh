@@ -5,5 +5,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 python3 -m pip install .
-wavecc run dumbbell-1g --out out/dumbbell-1g
+# --force: a rerun replaces the earlier run (and only a run: never files of yours).
+wavecc run dumbbell-1g --out out/dumbbell-1g --force
 echo "figure: $(pwd)/out/dumbbell-1g/figure.png"

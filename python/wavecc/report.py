@@ -23,7 +23,6 @@ import json
 import os
 import platform
 import re
-import secrets
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from importlib import metadata
@@ -32,11 +31,16 @@ from typing import Any
 
 import pandas as pd
 
-from . import analysis, figures
+from . import analysis, figures, outdir
 from ._core import ConfigError
+from .atomic import atomic_file
 from .store import FLOW_METRICS, MANIFEST, SUMMARY, Store
 
 REPORT = "report.html"
+# In the head of every page: how `write_report` recognises a report it may replace,
+# within the first _HEAD_BYTES of the file.
+GENERATOR = '<meta name="generator" content="wavecc">'
+_HEAD_BYTES = 4096
 
 # How a multi-flow run's per-flow metrics combine into the run's own.
 MULTI_FLOW = {
@@ -61,23 +65,37 @@ def write_report(
     directory: str | os.PathLike[str], out: str | os.PathLike[str] | None = None
 ) -> Path:
     """Writes the report of the sweep store `directory` to `out` (default
-    DIR/report.html), atomically, and returns its path."""
+    DIR/report.html), atomically, and returns its path. An existing file there is
+    replaced only if it is a report wavecc wrote (`GENERATOR`); anything else raises
+    `outdir.OutputRefused` before the page is built."""
     directory = Path(directory)
     if not (directory / SUMMARY).is_file():
         raise ConfigError(
             f"{directory}: not a sweep result store (no {SUMMARY}); run 'wavecc sweep ... --out {directory}' first"
         )
-    page = build_report(directory)
     path = Path(out) if out is not None else directory / REPORT
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.partial")
-    try:
+    if out is None:
+        outdir.check(directory, outdir.SWEEP_STORE)
+    _check_replaceable(path)
+    page = build_report(directory)
+    with atomic_file(path) as tmp:
         tmp.write_text(page, encoding="utf-8")
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    if out is None:
+        outdir.mark(directory, outdir.SWEEP_STORE, [REPORT])
     return path
+
+
+def _check_replaceable(path: Path) -> None:
+    """Refuses to replace anything at `path` but a report of ours."""
+    if not path.exists() and not path.is_symlink():
+        return
+    if path.is_file() and not path.is_symlink():
+        with open(path, "rb") as f:
+            if GENERATOR.encode() in f.read(_HEAD_BYTES):
+                return
+    raise outdir.OutputRefused(
+        f"{path} exists and is not a report wavecc wrote; choose a new file (--out FILE)"
+    )
 
 
 class _Page:
@@ -427,6 +445,7 @@ def _html(name: str, page: _Page) -> str:
     return (
         '<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n'
+        f"{GENERATOR}\n"
         # An empty icon: the browser asks for no favicon file.
         '<link rel="icon" href="data:,">\n'
         f"<title>wavecc report: {html.escape(name)}</title>\n<style>{_STYLE}</style>\n</head>\n"

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import figures
+from . import figures, outdir
 from .atomic import atomic_directory
 
 # The traces a run returns, in the order the core defines them (`trace::RunOutput`).
@@ -48,19 +48,36 @@ class Result:
     def name(self) -> str:
         return self.summary["name"]
 
-    def save(self, directory: str | os.PathLike[str], figure: bool = True) -> Path:
+    def save(
+        self, directory: str | os.PathLike[str], figure: bool = True, force: bool = False
+    ) -> Path:
         """Writes summary.json, config.json, one Parquet file per trace and (unless
-        `figure` is false) figure.png into `directory`, replacing it whole; nothing is
-        left behind if any part fails. Returns the directory."""
+        `figure` is false) figure.png into `directory`, with the marker of a wavecc run
+        (`outdir`); nothing is left behind if any part fails. Returns the directory.
+
+        `directory` must be new or empty; an earlier run there is replaced only with
+        `force`, and only if it holds nothing but what wavecc wrote. Anything else
+        raises `outdir.OutputRefused` (a FileExistsError) before anything is written."""
         directory = Path(directory)
-        with atomic_directory(directory) as staging:
-            _write_json(staging / "summary.json", self.summary)
-            _write_json(staging / "config.json", self.config)
-            for table in TABLES:
-                getattr(self, table).to_parquet(staging / f"{table}.parquet", index=False)
-            if figure:
-                self.plot(staging / FIGURE)
+        outdir.remove_stale(directory.parent)
+        outdir.check(directory, outdir.RUN, force=force)
+        with atomic_directory(directory, discard=outdir.discard) as staging:
+            outdir.mark(staging, outdir.RUN, self.write(staging, figure=figure))
         return directory
+
+    def write(self, directory: Path, figure: bool = True) -> list[str]:
+        """Writes the files of `save` into the existing `directory` and returns their
+        names (a sweep's store keeps its runs this way, under its own marker)."""
+        _write_json(directory / "summary.json", self.summary)
+        _write_json(directory / "config.json", self.config)
+        names = ["summary.json", "config.json"]
+        for table in TABLES:
+            getattr(self, table).to_parquet(directory / f"{table}.parquet", index=False)
+            names.append(f"{table}.parquet")
+        if figure:
+            self.plot(directory / FIGURE)
+            names.append(FIGURE)
+        return names
 
     def plot(self, path: str | os.PathLike[str]) -> Path:
         """Draws goodput, RTT and cwnd over time, one line per flow in its algorithm's

@@ -7,13 +7,16 @@ Layout of a store directory:
     runs/<key>.failed.json   a run that raised: its point, seed, error text, wall time
     summary.parquet          one row per run of the last sweep (see `summary_row`)
     sweep.json               the last sweep's grid, seeds and points (key, seed, values)
+    .wavecc-output.json      the marker of a sweep store (`wavecc.outdir`); the runs
+                             under runs/ are covered by it and have none of their own
 
 `<key>` is the first 16 hex digits of the SHA-256 of the effective config as canonical
 JSON (sorted keys, no spaces), so the same run always lands in the same place and a
-sweep that is run again finds what is done. Run directories are written through
-`atomic_directory` (a hidden sibling renamed into place) and the JSON and Parquet files
-through a temporary file renamed into place, so only complete results are ever read:
-a directory under runs/ either is a whole run or does not exist.
+sweep that is run again finds what is done. A store is only ever re-entered, never
+replaced: `open` refuses a directory that is not a store (`outdir`). Run directories
+are written through `atomic_directory` (a hidden sibling renamed into place) and the
+JSON and Parquet files through a temporary file renamed into place, so only complete
+results are ever read: a directory under runs/ either is a whole run or does not exist.
 """
 
 from __future__ import annotations
@@ -21,13 +24,14 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import secrets
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from . import outdir
+from .atomic import atomic_directory, atomic_file
 from .result import TABLES, Result
 
 RUNS = "runs"
@@ -62,12 +66,24 @@ class Store:
     def failed_path(self, key: str) -> Path:
         return self.runs / f"{key}{FAILED_SUFFIX}"
 
+    def open(self) -> None:
+        """Makes the directory ready for a sweep: refuses one that is not a store (new,
+        empty, a store, or one from before the marker), creates runs/ and removes the
+        staging that killed runs left (`outdir.remove_stale`)."""
+        outdir.open_resumable(self.directory, outdir.SWEEP_STORE, (RUNS, MANIFEST, SUMMARY))
+        self.runs.mkdir(exist_ok=True)
+        outdir.remove_stale(self.runs)
+
     def is_done(self, key: str) -> bool:
         """A run counts only once its directory has been renamed into place whole."""
         return (self.run_dir(key) / "summary.json").is_file()
 
     def save_run(self, key: str, result: Result) -> Path:
-        path = result.save(self.run_dir(key), figure=False)
+        path = self.run_dir(key)
+        # A run directory that is there but not done is replaced only if it holds
+        # nothing but what wavecc wrote (`outdir.discard`).
+        with atomic_directory(path, discard=outdir.discard) as staging:
+            result.write(staging, figure=False)
         self.failed_path(key).unlink(missing_ok=True)
         return path
 
@@ -101,14 +117,8 @@ class Store:
         frame = frame[ordered + [c for c in frame.columns if c not in ordered]]
         for column in frame.columns:
             frame[column] = _uniform(frame[column])
-        self.directory.mkdir(parents=True, exist_ok=True)
-        tmp = self.directory / f".{SUMMARY}.{os.getpid()}-{secrets.token_hex(4)}.partial"
-        try:
+        with atomic_file(self.directory / SUMMARY) as tmp:
             frame.to_parquet(tmp, index=False)
-            os.replace(tmp, self.directory / SUMMARY)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
         return frame
 
     def read_summary(self) -> pd.DataFrame:
@@ -139,11 +149,5 @@ def _uniform(column: pd.Series) -> pd.Series:
 
 
 def write_json_atomic(path: Path, value: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}-{secrets.token_hex(4)}.partial")
-    try:
+    with atomic_file(path) as tmp:
         tmp.write_text(json.dumps(value, indent=2) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise

@@ -187,7 +187,7 @@ def _sweep(points, grid, seeds, jobs, out, progress, client, max_memory) -> Resu
     total = len(_unique(points))
     state = {"done": total - len(todo), "failed": 0}
     skipped = state["done"]
-    store.runs.mkdir(parents=True, exist_ok=True)
+    store.open()
     write_json_atomic(
         store.directory / MANIFEST,
         {"grid": {k: list(v) for k, v in grid.items()}, "seeds": seeds,

@@ -9,10 +9,11 @@ from importlib.metadata import entry_points
 import pytest
 
 from wavecc import _core, load_scenario
+from wavecc.outdir import MARKER
 
 FILES = {
     "summary.json", "config.json", "flows.parquet", "queues.parquet", "cc.parquet",
-    "events.parquet", "ues.parquet", "radio_events.parquet", "figure.png",
+    "events.parquet", "ues.parquet", "radio_events.parquet", "figure.png", MARKER,
 }  # fmt: skip
 
 VALID = """\
@@ -119,7 +120,7 @@ def test_every_user_error_is_one_line(cli, tmp_path, args, named):
 def test_an_unwritable_output_is_one_error_line(cli, tmp_path):
     (tmp_path / "work" / "file").write_text("in the way")
     proc = cli("run", "dumbbell-1g", "--set", "duration_s=0.1", "--out", "file")
-    assert_one_error_line(proc, "file: exists and is not a directory")
+    assert_one_error_line(proc, "file exists and is not a directory")
     assert set(p.name for p in (tmp_path / "work").iterdir()) == {"file"}
 
 

@@ -8,12 +8,12 @@ import os
 import pandas as pd
 import pytest
 
-from wavecc import figures
+from wavecc import figures, outdir
 from wavecc.atomic import atomic_directory
 
 FILES = {
     "summary.json", "config.json", "flows.parquet", "queues.parquet", "cc.parquet",
-    "events.parquet", "ues.parquet", "radio_events.parquet", "figure.png",
+    "events.parquet", "ues.parquet", "radio_events.parquet", "figure.png", outdir.MARKER,
 }  # fmt: skip
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -35,22 +35,42 @@ def test_save_writes_every_file_and_they_read_back(dumbbell, tmp_path):
         pd.testing.assert_frame_equal(saved, getattr(dumbbell, table))
     figure = (out / "figure.png").read_bytes()
     assert figure.startswith(PNG_MAGIC) and len(figure) > 20_000
+    marker = json.loads((out / outdir.MARKER).read_text())
+    assert marker["kind"] == "run" and set(marker["files"]) == FILES - {outdir.MARKER}
 
 
 def test_save_without_figure(dumbbell, tmp_path):
     assert listing(dumbbell.save(tmp_path / "run", figure=False)) == FILES - {"figure.png"}
 
 
-def test_save_replaces_an_existing_result_whole(dumbbell, tmp_path):
-    out = tmp_path / "run"
-    out.mkdir()
-    (out / "stale.txt").write_text("from an earlier run")
-    dumbbell.save(out, figure=False)
-    assert "stale.txt" not in listing(out)
+def test_save_replaces_an_earlier_run_only_when_forced(dumbbell, tmp_path):
+    out = dumbbell.save(tmp_path / "run")
+    with pytest.raises(FileExistsError, match="holds an earlier wavecc run; use --force"):
+        dumbbell.save(out, figure=False)
+    assert listing(out) == FILES
+    dumbbell.save(out, figure=False, force=True)
+    assert listing(out) == FILES - {"figure.png"}
+    assert json.loads((out / outdir.MARKER).read_text())["files"] == sorted(
+        FILES - {"figure.png", outdir.MARKER}
+    )
     assert listing(tmp_path) == {"run"}
 
 
+def test_save_writes_into_an_empty_directory_but_not_beside_other_files(dumbbell, tmp_path):
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert listing(dumbbell.save(empty, figure=False)) == FILES - {"figure.png"}
+    full = tmp_path / "full"
+    full.mkdir()
+    (full / "stale.txt").write_text("not ours")
+    with pytest.raises(FileExistsError, match="'stale.txt'"):
+        dumbbell.save(full, figure=False, force=True)
+    assert listing(full) == {"stale.txt"}
+
+
 def test_a_failed_save_leaves_no_trace_and_the_old_result_alone(dumbbell, tmp_path, monkeypatch):
+    old = dumbbell.save(tmp_path / "old", figure=False)
+
     def broken(fig, path, formats):
         path.write_bytes(b"half a figure")
         raise RuntimeError("plotting failed")
@@ -58,15 +78,12 @@ def test_a_failed_save_leaves_no_trace_and_the_old_result_alone(dumbbell, tmp_pa
     monkeypatch.setattr(figures, "save", broken)
     with pytest.raises(RuntimeError, match="plotting failed"):
         dumbbell.save(tmp_path / "new")
-    assert listing(tmp_path) == set()
-
-    old = tmp_path / "old"
-    old.mkdir()
-    (old / "summary.json").write_text("{}")
-    with pytest.raises(RuntimeError):
-        dumbbell.save(old)
     assert listing(tmp_path) == {"old"}
-    assert listing(old) == {"summary.json"}
+
+    with pytest.raises(RuntimeError):
+        dumbbell.save(old, force=True)
+    assert listing(tmp_path) == {"old"}
+    assert listing(old) == FILES - {"figure.png"}
 
 
 def test_plot_writes_a_png(dumbbell, tmp_path):

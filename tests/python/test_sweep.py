@@ -15,6 +15,7 @@ import pytest
 
 import wavecc
 from wavecc import ConfigError
+from wavecc.store import Store
 
 sweeping = importlib.import_module("wavecc.sweep")
 
@@ -156,7 +157,9 @@ def test_rerunning_skips_everything_and_resume_recomputes_only_the_missing(
 def test_a_half_written_run_is_not_read(base, tmp_path):
     out = tmp_path / "store"
     points = sweeping.expand(base, {"cca": ["cubic"]})
-    # What an interrupted worker leaves: a hidden staging directory, never the run's own.
+    # What an interrupted worker leaves in its store: a hidden staging directory, never
+    # the run's own.
+    Store(out).open()
     staging = out / "runs" / f".{points[0].key}.123-abcd.partial"
     staging.mkdir(parents=True)
     (staging / "config.json").write_text("{}")
@@ -295,7 +298,7 @@ def test_cli_sweep_exit_1_names_the_failed_runs(cli, tmp_path):
     out = tmp_path / "store"
     base = wavecc.apply_overrides(wavecc.load_scenario("dumbbell-1g"), SHORT)
     points = sweeping.expand(base, {"cca": ["cubic", "bic"]})
-    (out / "runs").mkdir(parents=True)
+    Store(out).open()
     (out / "runs" / points[1].key).write_text("in the way")
     done = cli("sweep", "dumbbell-1g", "--grid", "cca=cubic,bic",
                *[a for s in SHORT for a in ("--set", s)], "--jobs", "1", "--out", out)  # fmt: skip

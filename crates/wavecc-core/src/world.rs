@@ -13,6 +13,7 @@ use crate::trace::{
     EventLog, FlowSampler, FlowState, FlowSummary, QueueSummary, RadioEventTrace, RunOutput, Sampler, Summary, UeTrace,
 };
 use std::collections::BTreeMap;
+use std::ops::ControlFlow;
 use std::time::Instant;
 
 /// Timers, addressed to a flow by index. Packet arrivals are not events: each link
@@ -103,10 +104,45 @@ pub struct World {
 
 /// Runs a validated config to the end and returns its traces and summary.
 pub fn run(config: &Config) -> RunOutput {
+    run_watched(config, &mut Unwatched).expect("an unwatched run never stops early")
+}
+
+/// Runs a validated config like [`run`], letting `watch` follow it and stop it:
+/// a caller's progress display, Ctrl-C or a deadline. The watch only observes, so a
+/// watched run that is not stopped gives exactly the unwatched run's output.
+pub fn run_watched(config: &Config, watch: &mut impl Watch) -> Result<RunOutput, Stopped> {
     let wall = Instant::now();
     let mut world = World::new(config);
-    world.run();
-    world.finish(config, wall.elapsed().as_secs_f64())
+    world.run_watched(watch)?;
+    Ok(world.finish(config, wall.elapsed().as_secs_f64()))
+}
+
+/// Follows a run from outside: [`Watch::poll`] is called every [`POLL_EVENTS`] events
+/// (packet arrivals and timers), which at the engine's speed is well under a
+/// millisecond of wall time, so an implementation can keep its own pace (read a
+/// clock, act every so often) and still stop a run promptly.
+pub trait Watch {
+    /// `now_s` is the simulated time reached, `duration_s` the run's end.
+    /// `ControlFlow::Break` stops the run, which then returns [`Stopped`].
+    fn poll(&mut self, now_s: f64, duration_s: f64) -> ControlFlow<()>;
+}
+
+/// How often, in events, a [`Watch`] is polled: often enough that a stop takes effect
+/// within about a millisecond, rarely enough to cost nothing measurable.
+pub const POLL_EVENTS: u32 = 1 << 12;
+
+/// A run that its [`Watch`] stopped before the end: it has no output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Stopped;
+
+/// The watch of [`run`]: never stops anything.
+struct Unwatched;
+
+impl Watch for Unwatched {
+    #[inline(always)]
+    fn poll(&mut self, _now_s: f64, _duration_s: f64) -> ControlFlow<()> {
+        ControlFlow::Continue(())
+    }
 }
 
 fn data_only(p: &Packet) -> bool {
@@ -256,6 +292,12 @@ impl World {
     /// queue goes next; at equal times links go first, lowest index first, so the
     /// order is fixed and runs are deterministic.
     pub fn run(&mut self) {
+        self.run_watched(&mut Unwatched).expect("an unwatched run never stops early");
+    }
+
+    /// [`World::run`], polling `watch` every [`POLL_EVENTS`] events.
+    fn run_watched(&mut self, watch: &mut impl Watch) -> Result<(), Stopped> {
+        let mut until_poll = POLL_EVENTS;
         loop {
             let (link, link_time) = self
                 .wire
@@ -276,8 +318,16 @@ impl World {
                 self.dispatch(event);
             }
             self.flush_pending();
+            until_poll -= 1;
+            if until_poll == 0 {
+                until_poll = POLL_EVENTS;
+                if watch.poll(to_secs(now), to_secs(self.duration)).is_break() {
+                    return Err(Stopped);
+                }
+            }
         }
         self.now = self.duration;
+        Ok(())
     }
 
     fn dispatch(&mut self, event: Event) {

@@ -5,7 +5,9 @@
 use pyo3::create_exception;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use wavecc_core::{scenario, Config};
+use std::ops::ControlFlow;
+use std::time::{Duration, Instant};
+use wavecc_core::{scenario, Config, Stopped, Watch};
 
 create_exception!(_core, ConfigError, PyValueError, "A scenario that cannot run: the message names the key.");
 
@@ -15,11 +17,72 @@ fn parse(config_json: &str) -> PyResult<Config> {
 
 /// Validates a config (JSON text) and runs it; returns the whole result as JSON text:
 /// {"summary": ..., "flows": {...columns}, "queues": ..., "cc": ..., "events": ...}.
+///
+/// The run can be stopped: Python's signal handlers run every `SIGNAL_CHECK` of wall
+/// time, so Ctrl-C raises KeyboardInterrupt here promptly. `progress`, if given, is
+/// called as `progress(sim_time_s, duration_s)` every `PROGRESS_EVERY` of wall time;
+/// whatever it raises stops the run and is raised here.
 #[pyfunction]
-fn run(py: Python<'_>, config_json: &str) -> PyResult<String> {
+#[pyo3(signature = (config_json, progress = None))]
+fn run(py: Python<'_>, config_json: &str, progress: Option<Py<PyAny>>) -> PyResult<String> {
     let config = parse(config_json)?;
-    let out = py.detach(|| wavecc_core::run(&config));
-    serde_json::to_string(&out).map_err(|e| PyValueError::new_err(e.to_string()))
+    let mut watch = PythonWatch::new(progress);
+    let out = py.detach(|| wavecc_core::run_watched(&config, &mut watch));
+    match out {
+        Ok(out) => serde_json::to_string(&out).map_err(|e| PyValueError::new_err(e.to_string())),
+        Err(Stopped) => Err(watch.error.take().expect("a run stops only on a Python error")),
+    }
+}
+
+/// How often a run lets Python handle signals: well under the one second within which
+/// a command must stop, and rare enough (taking the GIL costs microseconds) to be free.
+const SIGNAL_CHECK: Duration = Duration::from_millis(50);
+/// How often a run reports its progress: as often as a progress bar redraws.
+const PROGRESS_EVERY: Duration = Duration::from_millis(100);
+
+/// Runs Python's signal handlers and the progress callback at their pace, keeping the
+/// error that stops the run.
+struct PythonWatch {
+    progress: Option<Py<PyAny>>,
+    last_check: Instant,
+    last_progress: Instant,
+    error: Option<PyErr>,
+}
+
+impl PythonWatch {
+    fn new(progress: Option<Py<PyAny>>) -> Self {
+        let now = Instant::now();
+        PythonWatch { progress, last_check: now, last_progress: now, error: None }
+    }
+
+    fn call_python(&mut self, now_s: f64, duration_s: f64) -> PyResult<()> {
+        Python::attach(|py| {
+            py.check_signals()?;
+            if let Some(progress) = &self.progress {
+                if self.last_progress.elapsed() >= PROGRESS_EVERY {
+                    self.last_progress = Instant::now();
+                    progress.call1(py, (now_s, duration_s))?;
+                }
+            }
+            Ok(())
+        })
+    }
+}
+
+impl Watch for PythonWatch {
+    fn poll(&mut self, now_s: f64, duration_s: f64) -> ControlFlow<()> {
+        if self.last_check.elapsed() < SIGNAL_CHECK {
+            return ControlFlow::Continue(());
+        }
+        self.last_check = Instant::now();
+        match self.call_python(now_s, duration_s) {
+            Ok(()) => ControlFlow::Continue(()),
+            Err(e) => {
+                self.error = Some(e);
+                ControlFlow::Break(())
+            }
+        }
+    }
 }
 
 /// Validates a config and returns the effective config (defaults filled in) as JSON text.

@@ -8,6 +8,7 @@ import os
 import sys
 from pathlib import Path
 
+from .. import outdir
 from .._core import ConfigError
 from . import print_pairs
 from .sweep import _SweepProgress
@@ -71,6 +72,7 @@ def handle(args: argparse.Namespace) -> int:
             "give either --jobs (local processes) or --cluster (a Dask scheduler)"
         )
     experiment = reproduce.get(args.id)
+    outdir.check(args.out, outdir.reproduction(experiment.id))  # before anything is said
     print(f"{experiment.id} (seed {experiment.seed}): {experiment.title}"
           f"{' [quick]' if args.quick else ''}", flush=True)  # fmt: skip
     bars: dict[str, _SweepProgress] = {}

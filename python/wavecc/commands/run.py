@@ -7,9 +7,9 @@ from pathlib import Path
 
 import wavecc
 
-from .. import _core
+from .. import _core, outdir
 from .._core import ConfigError
-from ..config import TRANSPORTS
+from ..config import TRANSPORTS, resolve
 from ..table import Column, Table
 from . import print_pairs
 
@@ -41,6 +41,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     run.add_argument(
         "--out", type=Path, metavar="DIR", help="output directory (default: out/<scenario name>)"
     )
+    run.add_argument(
+        "--force",
+        action="store_true",
+        help="replace an earlier run in the output directory (never a directory holding "
+        "files wavecc did not write)",
+    )
     run.add_argument("--no-figure", action="store_true", help="do not draw figure.png")
     run.set_defaults(handler=handle)
 
@@ -53,14 +59,23 @@ def handle(args: argparse.Namespace) -> int:
         raise ConfigError(
             "run: missing SCENARIO (a TOML file, or a built-in id from 'wavecc scenarios list')"
         )
+    out = args.out if args.out is not None else _default_out(_scenario_name(args))
+    # Refused before the run rather than after it; `save` checks again.
+    outdir.check(out, outdir.RUN, force=args.force)
     result = wavecc.run(
         args.scenario, cca=args.cca, seed=args.seed, overrides=args.set, transport=args.transport
     )
-    out = args.out if args.out is not None else _default_out(result.name)
-    result.save(out, figure=not args.no_figure)
+    result.save(out, figure=not args.no_figure, force=args.force)
     _print_summary(result.summary)
     print(f"wrote {out}: {', '.join(sorted(p.name for p in out.iterdir()))}")
     return 0
+
+
+def _scenario_name(args: argparse.Namespace) -> str:
+    """The name the run will have (the core's default is "unnamed")."""
+    config = resolve(args.scenario, cca=args.cca, seed=args.seed, overrides=args.set,
+                     transport=args.transport)  # fmt: skip
+    return str(config.get("name", "unnamed"))
 
 
 def _default_out(name: str) -> Path:

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
+from .. import __version__, outdir
+from ..atomic import atomic_file
 from ..config import ConfigError
 from . import seed000, seed001, seed002, seed003, seed004
 from .core import Experiment, Runs, run_experiment, write_tables
@@ -42,6 +43,11 @@ EXPERIMENTS: dict[str, Experiment] = {
         seed003.FAIRNESS,
     ]
 }
+
+
+MANIFEST = "reproduction.json"
+# What a reproduction writes at the top of its directory.
+OUTPUTS = ("runs", "tables", "figures", MANIFEST)
 
 
 @dataclass(frozen=True)
@@ -73,9 +79,11 @@ def run(
     cluster: Any = None,
     progress: Callable[[str, Any], None] | None = None,
 ) -> Reproduction:
-    """Runs (or resumes) one reproduction into `out` and writes its tables and figures."""
+    """Runs (or resumes) one reproduction into `out` and writes its tables and figures.
+    `out` must be new, empty or this experiment's reproduction (`outdir`)."""
     experiment = get(experiment_id)
     directory = Path(out)
+    outdir.open_resumable(directory, outdir.reproduction(experiment.id), OUTPUTS)
     started = time.monotonic()
     runs = run_experiment(
         experiment,
@@ -103,7 +111,6 @@ def run(
         "wall_time_s": round(time.monotonic() - started, 1),
         "wavecc": __version__,
     }
-    (directory / "reproduction.json").write_text(
-        json.dumps(manifest, indent=2) + "\n", encoding="utf-8"
-    )
+    with atomic_file(directory / MANIFEST) as tmp:
+        tmp.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     return Reproduction(experiment, directory, runs, {p.stem: p for p in paths}, drawn)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import copy
 import math
-import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -22,6 +21,7 @@ from typing import Any
 import pandas as pd
 
 from .. import analysis
+from ..atomic import atomic_file
 from ..config import Config, load_scenario, with_transport
 from ..result import Result
 from ..sweep import ResultSet, apply_values, sweep
@@ -391,13 +391,11 @@ def _plain(value: Any) -> Any:
 
 def write_tables(tables: Mapping[str, pd.DataFrame], directory: Path) -> list[Path]:
     """Each table as `directory/NAME.csv`."""
-    directory.mkdir(parents=True, exist_ok=True)
     paths = []
     for name, frame in tables.items():
         path = directory / f"{name}.csv"
-        tmp = path.with_name(f".{path.name}.tmp")
-        frame.to_csv(tmp, index=False)
-        os.replace(tmp, path)
+        with atomic_file(path) as tmp:
+            frame.to_csv(tmp, index=False)
         paths.append(path)
     return paths
 

@@ -27,6 +27,7 @@ from .commands import EXIT_ERROR
 from .commands import bench as bench_command
 from .commands import report, reproduce, run, scenarios, sweep
 from .commands import validate as validate_command
+from .workers import RunFailed
 
 # The commands in the order `wavecc --help` lists them.
 COMMANDS = (run, scenarios, bench_command, validate_command, sweep, reproduce, report)
@@ -72,6 +73,7 @@ def _dispatch(argv: Sequence[str] | None) -> int:
     except (
         ConfigError,
         OSError,
+        RunFailed,
         bench.CaseFailed,
         validate.Ns3Missing,
         validate.Ns3Failed,

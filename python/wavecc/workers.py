@@ -37,6 +37,10 @@ _PRELOAD = ["wavecc._forkserver"]
 _NO_ANSWER = object()
 
 
+class RunFailed(RuntimeError):
+    """A run that stopped in its worker process (an abort, the memory cap, a kill)."""
+
+
 @dataclass(frozen=True)
 class WorkerRaised:
     """The call raised in the worker: any exception, including the core's panics (pyo3's

@@ -8,4 +8,10 @@ from .workers import die_with_parent
 
 die_with_parent()
 
-from . import sweep  # noqa: E402,F401  (preloaded for the workers)
+# What a run imports on first use: the sweep, and the Parquet writer of its result.
+# Imported, not used: a fork copies only the forking thread, so nothing may be
+# half-done in another (the import-time threads of numpy and jemalloc are fork-safe).
+import pyarrow.pandas_compat  # noqa: E402,F401
+import pyarrow.parquet  # noqa: E402,F401
+
+from . import sweep  # noqa: E402,F401

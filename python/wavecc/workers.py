@@ -1,5 +1,7 @@
-"""Worker processes for sweeps: one fresh process per run, so that a run which raises,
-panics, aborts or is killed (for memory, say) fails alone and the next run starts clean.
+"""Worker processes for sweeps, so that a run which raises, panics, aborts or is killed
+(for memory, say) fails alone: its worker is replaced by a fresh one and the other runs
+go on. A worker that answered takes the next run (a fresh process per run would cost
+a fork, an exit and the first use of pandas and pyarrow every time).
 
 Each worker is forked from a forkserver that has already imported wavecc (so starting
 one costs a fork, not an interpreter and its imports). Workers ignore Ctrl-C (the main
@@ -34,7 +36,6 @@ WORKER_NAME = "wavecc-worker"
 # Imported once by the forkserver, so that workers start with them loaded.
 _PRELOAD = ["wavecc._forkserver"]
 
-_NO_ANSWER = object()
 
 
 class RunFailed(RuntimeError):
@@ -103,27 +104,37 @@ def run_in_workers(
     *,
     max_memory: int | None = None,
 ) -> None:
-    """Calls `function(item)` for each item, each in a fresh worker process, at most
-    `jobs` at a time, and `on_done(item, answer)` in this process as each ends, where
-    `answer` is what the call returned, a `WorkerRaised` or a `WorkerDied`.
+    """Calls `function(item)` for each item in worker processes, at most `jobs` at a
+    time, and `on_done(item, answer)` in this process as each ends, where `answer` is
+    what the call returned, a `WorkerRaised` or a `WorkerDied`.
 
-    `max_memory` caps each worker's address space (bytes). `function`, the items and
-    the answers cross process boundaries, so they must pickle. Whatever ends this call
-    early (an exception from `on_done`, Ctrl-C, SIGTERM) kills the running workers first.
+    A worker takes the next item when it has answered; one that raised or died is
+    replaced by a fresh one, so a failed run never touches the next; one that has
+    nothing left to do ends. `max_memory` caps
+    what each call may add to its worker's address space (bytes). `function`, the items
+    and the answers cross process boundaries, so they must pickle. Whatever ends this
+    call early (an exception from `on_done`, Ctrl-C, SIGTERM) kills the workers first.
     """
     context = _context()
     pending = collections.deque(items)
-    running: dict[Connection, _Worker] = {}
+    idle: list[_Worker] = []
+    busy: dict[Connection, _Worker] = {}
     try:
-        while pending or running:
-            while pending and len(running) < jobs:
-                worker = _Worker.start(context, function, pending.popleft(), max_memory)
-                running[worker.answers] = worker
-            for ready in wait(list(running)):
-                worker = running.pop(ready)
-                on_done(worker.item, worker.finish())
+        while pending or busy:
+            while pending and len(busy) < jobs:
+                worker = idle.pop() if idle else _Worker.start(context, function, max_memory)
+                worker.assign(pending.popleft())
+                busy[worker.connection] = worker
+            for ready in wait(list(busy)):
+                worker = busy.pop(ready)
+                item, answer = worker.item, worker.answer()
+                if pending and not isinstance(answer, (WorkerRaised, WorkerDied)):
+                    idle.append(worker)
+                else:  # failed (replaced if needed), or nothing left for it to do
+                    worker.kill()
+                on_done(item, answer)
     finally:
-        for worker in running.values():
+        for worker in [*idle, *busy.values()]:
             worker.kill()
 
 
@@ -136,88 +147,90 @@ def _context() -> multiprocessing.context.BaseContext:
 
 @dataclass
 class _Worker:
-    """A running worker, seen from the main process: `answers` delivers its one
-    message (or end of file if it dies); `lifeline` is the pipe end whose closing, when
-    this process ends, makes the worker end too."""
+    """A worker, seen from the main process: `connection` takes its items and brings
+    its answers (or end of file if it dies); `lifeline` is the pipe end whose closing,
+    when this process ends, makes the worker end too."""
 
-    item: Any
     process: multiprocessing.process.BaseProcess
-    answers: Connection
+    connection: Connection
     lifeline: Connection
-    started: float
+    item: Any = None
+    started: float = 0.0
 
     @classmethod
-    def start(cls, context, function, item, max_memory: int | None) -> _Worker:
-        answers, answer_end = context.Pipe(duplex=False)
+    def start(cls, context, function, max_memory: int | None) -> _Worker:
+        connection, worker_end = context.Pipe()
         lifeline_end, lifeline = context.Pipe(duplex=False)
         process = context.Process(
             target=_worker_main,
-            args=(function, item, answer_end, lifeline_end, max_memory),
+            args=(function, worker_end, lifeline_end, max_memory),
             daemon=True,
         )
-        started = time.perf_counter()
         process.start()
         # The worker's ends: kept only by the worker, so its death reads as end of file.
-        answer_end.close()
+        worker_end.close()
         lifeline_end.close()
-        return cls(item, process, answers, lifeline, started)
+        return cls(process, connection, lifeline)
 
-    def finish(self) -> Any:
-        """The answer of a worker whose pipe became readable (it answered or died)."""
+    def assign(self, item: Any) -> None:
+        self.item = item
+        self.started = time.perf_counter()
+        self.connection.send(item)
+
+    def answer(self) -> Any:
+        """The answer of a worker whose connection became readable: it answered or died."""
         try:
-            answer = self.answers.recv()
+            return self.connection.recv()
         except (EOFError, OSError):  # died before or while answering
-            answer = _NO_ANSWER
-        self.process.join()
-        if answer is _NO_ANSWER:
-            answer = WorkerDied(self.process.exitcode, time.perf_counter() - self.started)
-        self._close()
-        return answer
+            self.process.join()
+            return WorkerDied(self.process.exitcode, time.perf_counter() - self.started)
 
     def kill(self) -> None:
         self.process.kill()
         self.process.join()
-        self._close()
-
-    def _close(self) -> None:
-        self.answers.close()
+        self.connection.close()
         self.lifeline.close()
         self.process.close()
 
 
 def _worker_main(
     function: Callable[[Any], Any],
-    item: Any,
-    answers: Connection,
+    connection: Connection,
     lifeline: Connection,
     max_memory: int | None,
 ) -> None:
-    """A worker's life: set itself up, make the call, send the answer."""
+    """A worker's life: set itself up, then answer each item it is sent until it is
+    killed. A call that raises is answered with the error (and the worker retired)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with_parent()
     _die_with_main_process(lifeline)
     _prctl(_PR_SET_NAME, WORKER_NAME.encode())
-    if max_memory is not None:
-        _cap_growth(max_memory)
-    try:
-        answer = function(item)
-    except BaseException as e:  # noqa: BLE001 - the boundary that isolates a run
-        answer = WorkerRaised(describe_exception(e), traceback.format_exc())
-    answers.send(answer)
-    answers.close()
+    while True:
+        item = connection.recv()
+        if max_memory is not None:
+            _cap_growth(max_memory)
+        try:
+            answer = function(item)
+        except BaseException as e:  # noqa: BLE001 - the boundary that isolates a run
+            answer = WorkerRaised(describe_exception(e), traceback.format_exc())
+        connection.send(answer)
 
 
 def _cap_growth(max_memory: int) -> None:
     """Lets this process's address space grow by at most `max_memory` bytes from here:
-    the cap is on what the run adds, not on the Python and libraries the worker
-    already holds (about 0.4 GB of address space)."""
+    the cap is on what the next call adds, not on the Python and libraries the worker
+    already holds (about 0.4 GB of address space). Only the soft limit is set, so that
+    the next call can raise it again."""
     try:
         with open("/proc/self/statm") as statm:
             held = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
     except OSError:  # no /proc: cap the whole process
         held = 0
+    _, hard = resource.getrlimit(resource.RLIMIT_AS)
     limit = held + max_memory
-    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+    resource.setrlimit(
+        resource.RLIMIT_AS, (limit if hard == resource.RLIM_INFINITY else min(limit, hard), hard)
+    )
 
 
 def _die_with_main_process(lifeline: Connection) -> None:

@@ -274,6 +274,8 @@ def _record_failure(
     record = _failure_record(_task(point), outcome)
     if isinstance(answer, WorkerRaised):
         record["traceback"] = answer.traceback
+    elif answer.stderr:
+        record["stderr"] = answer.stderr
     store.save_failure(point.key, record)
     return outcome
 

@@ -54,10 +54,12 @@ class WorkerRaised:
 @dataclass(frozen=True)
 class WorkerDied:
     """The worker ended without an answer: killed by a signal (an abort, the OOM killer,
-    a user's kill) or exited early."""
+    a user's kill) or exited early. `stderr` is what it wrote there during the run (the
+    core's message before an abort, say), which would otherwise garble the terminal."""
 
     exitcode: int
     wall_time_s: float
+    stderr: str = ""
 
     @property
     def error(self) -> str:
@@ -66,9 +68,15 @@ class WorkerDied:
                 name = signal.Signals(-self.exitcode).name
             except ValueError:
                 name = f"signal {-self.exitcode}"
-            return f"worker killed by {name}"
-        return f"worker exited with code {self.exitcode} before reporting"
+            cause = f"worker killed by {name}"
+        else:
+            cause = f"worker exited with code {self.exitcode} before reporting"
+        first_line = next((line for line in self.stderr.splitlines() if line.strip()), "")
+        return f"{cause}: {first_line.strip()}" if first_line else cause
 
+
+# How much of a run's stderr a failure record keeps: its first lines say what happened.
+_STDERR_KEPT = 4096
 
 _UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 
@@ -112,7 +120,8 @@ def run_in_workers(
     replaced by a fresh one, so a failed run never touches the next; one that has
     nothing left to do ends. `max_memory` caps
     what each call may add to its worker's address space (bytes). `function`, the items
-    and the answers cross process boundaries, so they must pickle. Whatever ends this
+    and the answers cross process boundaries, so they must pickle. What a worker writes
+    to stderr serves only to explain its death (`WorkerDied.stderr`). Whatever ends this
     call early (an exception from `on_done`, Ctrl-C, SIGTERM) kills the workers first.
     """
     context = _context()
@@ -125,9 +134,15 @@ def run_in_workers(
                 worker = idle.pop() if idle else _Worker.start(context, function, max_memory)
                 worker.assign(pending.popleft())
                 busy[worker.connection] = worker
-            for ready in wait(list(busy)):
-                worker = busy.pop(ready)
+            watched = {**busy, **{w.errors: w for w in busy.values() if not w.errors.closed}}
+            for ready in wait(list(watched)):
+                worker = watched[ready]
+                if ready is worker.errors:
+                    if not ready.closed:  # (closed if its worker ended in this round)
+                        worker.read_errors()
+                    continue
                 item, answer = worker.item, worker.answer()
+                del busy[worker.connection]
                 if pending and not isinstance(answer, (WorkerRaised, WorkerDied)):
                     idle.append(worker)
                 else:  # failed (replaced if needed), or nothing left for it to do
@@ -148,33 +163,38 @@ def _context() -> multiprocessing.context.BaseContext:
 @dataclass
 class _Worker:
     """A worker, seen from the main process: `connection` takes its items and brings
-    its answers (or end of file if it dies); `lifeline` is the pipe end whose closing,
-    when this process ends, makes the worker end too."""
+    its answers (or end of file if it dies); `errors` brings what it writes to stderr;
+    `lifeline` is the pipe end whose closing, when this process ends, makes the worker
+    end too."""
 
     process: multiprocessing.process.BaseProcess
     connection: Connection
+    errors: Connection
     lifeline: Connection
     item: Any = None
     started: float = 0.0
+    stderr: bytes = b""
 
     @classmethod
     def start(cls, context, function, max_memory: int | None) -> _Worker:
         connection, worker_end = context.Pipe()
+        errors, errors_end = context.Pipe(duplex=False)
         lifeline_end, lifeline = context.Pipe(duplex=False)
         process = context.Process(
             target=_worker_main,
-            args=(function, worker_end, lifeline_end, max_memory),
+            args=(function, worker_end, errors_end, lifeline_end, max_memory),
             daemon=True,
         )
         process.start()
         # The worker's ends: kept only by the worker, so its death reads as end of file.
-        worker_end.close()
-        lifeline_end.close()
-        return cls(process, connection, lifeline)
+        for end in (worker_end, errors_end, lifeline_end):
+            end.close()
+        return cls(process, connection, errors, lifeline)
 
     def assign(self, item: Any) -> None:
         self.item = item
         self.started = time.perf_counter()
+        self.stderr = b""
         self.connection.send(item)
 
     def answer(self) -> Any:
@@ -183,24 +203,38 @@ class _Worker:
             return self.connection.recv()
         except (EOFError, OSError):  # died before or while answering
             self.process.join()
-            return WorkerDied(self.process.exitcode, time.perf_counter() - self.started)
+            while not self.errors.closed:
+                self.read_errors()
+            wall_s = time.perf_counter() - self.started
+            return WorkerDied(self.process.exitcode, wall_s, self.stderr.decode(errors="replace"))
+
+    def read_errors(self) -> None:
+        """Reads what stderr has (it is readable), keeping the start of it, where the
+        cause is; at end of file the pipe is closed."""
+        data = os.read(self.errors.fileno(), 65536)
+        self.stderr += data[: max(0, _STDERR_KEPT - len(self.stderr))]
+        if not data:
+            self.errors.close()
 
     def kill(self) -> None:
         self.process.kill()
         self.process.join()
-        self.connection.close()
-        self.lifeline.close()
+        for end in (self.connection, self.errors, self.lifeline):
+            end.close()
         self.process.close()
 
 
 def _worker_main(
     function: Callable[[Any], Any],
     connection: Connection,
+    errors: Connection,
     lifeline: Connection,
     max_memory: int | None,
 ) -> None:
     """A worker's life: set itself up, then answer each item it is sent until it is
     killed. A call that raises is answered with the error (and the worker retired)."""
+    os.dup2(errors.fileno(), 2)
+    errors.close()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     die_with_parent()
     _die_with_main_process(lifeline)

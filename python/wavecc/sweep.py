@@ -14,8 +14,9 @@ back, and this process writes the store, so the workers need wavecc but no acces
 the store directory. Results are identical either way: a run depends only on its config.
 
 Every point is validated by the core before any run starts, so a bad key or value fails
-at once, naming the key. Runs already in the store are skipped; runs that raise are
-recorded and retried on the next invocation.
+at once, naming the key. Runs already in the store are skipped; runs that fail (raise,
+or whose worker process dies: see `wavecc.workers`) are recorded with their cause and
+retried on the next invocation, and the other runs go on.
 """
 
 from __future__ import annotations
@@ -248,17 +249,12 @@ def _refuse_oversized(store: Store, todo: list[Point], max_memory: int, report) 
         if needed <= max_memory:
             runnable.append(point)
             continue
-        outcome = {"status": "failed", "wall_time_s": 0.0, "error": memory_refusal(needed, max_memory)}
+        error = (f"refused before it started: the core estimates it needs "
+                 f"{format_size(needed)} of memory, more than max_memory {format_size(max_memory)}")  # fmt: skip
+        outcome = {"status": "failed", "wall_time_s": 0.0, "error": error}
         store.save_failure(point.key, _failure_record(_task(point), outcome))
         report(point, outcome)
     return runnable
-
-
-def memory_refusal(needed: int, max_memory: int) -> str:
-    return (
-        f"refused before it started: the core estimates it needs {format_size(needed)} of "
-        f"memory, more than max_memory {format_size(max_memory)}"
-    )
 
 
 def _record_failure(

@@ -37,7 +37,6 @@ WORKER_NAME = "wavecc-worker"
 _PRELOAD = ["wavecc._forkserver"]
 
 
-
 class RunFailed(RuntimeError):
     """A run that stopped in its worker process (an abort, the memory cap, a kill)."""
 
@@ -118,11 +117,11 @@ def run_in_workers(
 
     A worker takes the next item when it has answered; one that raised or died is
     replaced by a fresh one, so a failed run never touches the next; one that has
-    nothing left to do ends. `max_memory` caps
-    what each call may add to its worker's address space (bytes). `function`, the items
-    and the answers cross process boundaries, so they must pickle. What a worker writes
-    to stderr serves only to explain its death (`WorkerDied.stderr`). Whatever ends this
-    call early (an exception from `on_done`, Ctrl-C, SIGTERM) kills the workers first.
+    nothing left to do ends. `max_memory` caps what each call may add to its worker's
+    address space (bytes). `function`, the items and the answers cross process
+    boundaries, so they must pickle. What a worker writes to stderr serves only to
+    explain its death (`WorkerDied.stderr`). Whatever ends this call early (an
+    exception from `on_done`, Ctrl-C, SIGTERM) kills the workers first.
     """
     context = _context()
     pending = collections.deque(items)

@@ -177,6 +177,29 @@ def _raise_base_exception(item: int) -> None:
     raise GeneratorExit(f"stopped {item}")
 
 
+def test_a_worker_is_reused_until_it_fails_then_replaced():
+    from wavecc.workers import WorkerDied, WorkerRaised, run_in_workers
+
+    answers = []
+    items = ["pid", "pid", "abort", "pid", "raise", "pid", "pid"]
+    run_in_workers(_pid_or_fail, items, 1, lambda item, a: answers.append(a))
+    first, same, aborted, second, raised, third, again = answers
+    assert first == same and isinstance(first, int)
+    assert isinstance(aborted, WorkerDied) and aborted.exitcode == -signal.SIGABRT
+    assert aborted.error == "worker killed by SIGABRT: about to abort"
+    assert second not in (first, None) and isinstance(raised, WorkerRaised)
+    assert third not in (first, second) and again == third
+
+
+def _pid_or_fail(item: str) -> int:
+    if item == "abort":
+        os.write(2, b"about to abort\n")
+        os.abort()
+    if item == "raise":
+        raise RuntimeError("failed")
+    return os.getpid()
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_stopped_sweep_kills_its_workers_and_keeps_complete_runs(tmp_path, processes, signum):
     out = tmp_path / "store"

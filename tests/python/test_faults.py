@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import signal
 import subprocess
 import sys
@@ -281,3 +282,48 @@ def test_a_bad_max_memory_is_one_line_and_exit_2(tmp_path, cli, size):
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert done.stderr.startswith("wavecc: error: --max-memory: expected a size such as 2G")
     assert not (tmp_path / "s").exists()
+
+
+def test_run_reports_progress_and_a_raising_callback_stops_it():
+    import wavecc
+
+    class Enough(Exception):
+        pass
+
+    seen = []
+
+    def progress(sim_time_s: float, duration_s: float) -> None:
+        seen.append((sim_time_s, duration_s))
+        if len(seen) == 3:
+            raise Enough
+
+    started = time.monotonic()
+    with pytest.raises(Enough):
+        wavecc.run("dumbbell-1g", overrides=["path.rate_bps=1e8", "duration_s=1e6",
+                                             "trace.interval_s=10"], progress=progress)  # fmt: skip
+    assert time.monotonic() - started < 10
+    assert [d for _, d in seen] == [1e6] * 3
+    assert 0 < seen[0][0] < seen[1][0] < seen[2][0] < 1e6
+
+
+def test_run_shows_a_progress_bar_on_a_terminal(tmp_path, processes):
+    import pty
+
+    terminal, child_end = pty.openpty()
+    child = subprocess.Popen(
+        [sys.executable, "-c", LAUNCH, "run", "dumbbell-1g", *FAST, "--set", "duration_s=1e6",
+         "--set", "trace.interval_s=10", "--out", str(tmp_path / "r")],
+        stdout=child_end, stderr=subprocess.PIPE, text=True, start_new_session=True,
+    )  # fmt: skip
+    processes.append(child)
+    os.close(child_end)
+    shown = b""
+    deadline = time.monotonic() + 60
+    while b"of 1e+06 s, wall" not in shown:  # shown after a second of running
+        assert time.monotonic() < deadline, shown
+        if select.select([terminal], [], [], 1)[0]:
+            shown += os.read(terminal, 4096)
+    assert b"simulated" in shown and b"ETA" in shown
+    child.send_signal(signal.SIGINT)
+    assert child.wait(timeout=30) == 130
+    os.close(terminal)

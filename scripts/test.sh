@@ -5,13 +5,20 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The HTML report's test opens the page in a real headless Chromium (Debian's package).
-if ! command -v chromium >/dev/null 2>&1; then
+# The HTML report's test opens the page in a real headless Chromium (Debian's package);
+# the kernel test (tests/python/test_kernel.py) compiles the eBPF congestion controls
+# with clang and libbpf and loads them with bpftool.
+missing=()
+command -v chromium >/dev/null 2>&1 || missing+=(chromium)
+command -v clang >/dev/null 2>&1 || missing+=(clang llvm)
+[ -f /usr/include/bpf/bpf_helpers.h ] || missing+=(libbpf-dev)
+command -v bpftool >/dev/null 2>&1 || missing+=(bpftool)
+if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then
         apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${missing[@]}" >/dev/null
     else
-        echo "chromium is missing; install it (apt-get install chromium) for the report's browser test" >&2
+        echo "missing: ${missing[*]}; install them (apt-get install ${missing[*]}) for the report's browser test and the kernel test" >&2
     fi
 fi
 

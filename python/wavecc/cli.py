@@ -25,12 +25,12 @@ from . import bench, validate
 from ._core import ConfigError
 from .commands import EXIT_ERROR
 from .commands import bench as bench_command
-from .commands import report, reproduce, run, scenarios, sweep
+from .commands import kernel, report, reproduce, run, scenarios, sweep
 from .commands import validate as validate_command
 from .workers import RunFailed
 
 # The commands in the order `wavecc --help` lists them.
-COMMANDS = (run, scenarios, bench_command, validate_command, sweep, reproduce, report)
+COMMANDS = (run, scenarios, bench_command, validate_command, sweep, reproduce, report, kernel)
 
 
 EXIT_INTERRUPTED = 128 + signal.SIGINT

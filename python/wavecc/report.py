@@ -6,7 +6,9 @@ inline, and one small script checks, once the page has loaded, that every figure
 did not), which the browser test reads.
 
 Sections: the overview (runs, grid, seeds, failures), a table of means with 95% t
-intervals over seeds per grid point, bar charts of goodput and RTT per algorithm versus
+intervals over seeds per grid point (a run's total goodput is the bytes all its flows
+delivered x 8 / the run's duration; per-flow goodput is each flow's own, over the time it
+was active), bar charts of total goodput and RTT per algorithm versus
 the error rate (or the first other swept key), percentage-improvement tables in the
 seeds' layout, Jain's index for multi-flow runs, CDFs of per-interval goodput and RTT,
 seed 004's throughput-RTT ellipses, a time series of one run per algorithm (NLoS
@@ -20,9 +22,10 @@ import base64
 import html
 import io
 import json
+import math
 import os
 import platform
-import re
+import statistics
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from importlib import metadata
@@ -34,7 +37,7 @@ import pandas as pd
 from . import analysis, figures, outdir
 from ._core import ConfigError
 from .atomic import atomic_file
-from .store import FLOW_METRICS, MANIFEST, SUMMARY, Store
+from .store import MANIFEST, SUMMARY, Store
 
 REPORT = "report.html"
 # In the head of every page: how `write_report` recognises a report it may replace,
@@ -42,23 +45,21 @@ REPORT = "report.html"
 GENERATOR = '<meta name="generator" content="wavecc">'
 _HEAD_BYTES = 4096
 
-# How a multi-flow run's per-flow metrics combine into the run's own.
-MULTI_FLOW = {
-    "goodput_mbps": "sum",
-    "mean_rtt_ms": "mean",
-    "p95_rtt_ms": "max",
-    "retransmitted_segments": "sum",
-    "rto_events": "sum",
-}
-
-# The summary metrics the report averages, with their labels.
+# A run's numbers in the report, from its summary.json, with their labels. The total
+# counts every byte any flow delivered over the whole run; the per-flow numbers start
+# from each flow's own, whose goodput is averaged over the time that flow was active
+# (its start to its stop or the run's end), so per-flow goodputs do not add up to the
+# run's throughput when flows start late.
 METRICS = {
-    "goodput_mbps": "goodput (Mb/s)",
+    "total_goodput_mbps": "total goodput (Mb/s)",
+    "goodput_mbps": "per-flow goodput over its active time (Mb/s)",
     "mean_rtt_ms": "mean RTT (ms)",
     "p95_rtt_ms": "p95 RTT (ms)",
     "retransmitted_segments": "retransmitted segments",
     "rto_events": "RTOs",
 }
+# The number of flows of a run: means are never taken over runs of different counts.
+FLOW_COUNT = "flows per run"
 
 
 def write_report(
@@ -145,7 +146,7 @@ def build_report(directory: Path) -> str:
         else []
     )
     ok = summary[summary["status"] == "ok"] if "status" in summary else summary
-    frame = _with_algorithm(summary, store)
+    frame = _with_run_metrics(summary, store)
     name = _scenario_name(store, ok)
 
     page = _Page()
@@ -164,15 +165,16 @@ def build_report(directory: Path) -> str:
             )
         )
 
-    metrics = [m for m in METRICS if m in frame.columns]
     if not ok.empty:
         _scenario(page, store, ok["key"].iloc[0])
-    if metrics and not ok.empty:
         page.h(2, "Means over seeds (95% t confidence intervals)")
-        if any(c.startswith("goodput_mbps_f") for c in summary.columns):
-            page.p("Runs with several flows: total goodput, retransmissions and RTOs; the "
-                   "flows' mean of mean RTTs and their largest p95 RTT.", cls="note")  # fmt: skip
-        page.table(_means_table(frame, swept or [analysis.CCA], metrics))
+        page.p("Total goodput: the bytes all of a run's flows delivered x 8 / the run's "
+               "duration. Per-flow goodput: the mean over a run's flows of each flow's "
+               "goodput over the time it was active (its start to its stop or the run's "
+               "end), so it exceeds the total's share when flows start late. Mean RTT: "
+               "the flows' mean of mean RTTs; p95 RTT: the largest flow's; "
+               "retransmissions and RTOs: all flows'.", cls="note")  # fmt: skip
+        page.table(_means_table(frame, [*(swept or [analysis.CCA]), FLOW_COUNT], list(METRICS)))
 
     x = (
         analysis.LOSS
@@ -180,7 +182,7 @@ def build_report(directory: Path) -> str:
         else next((k for k in swept if k != analysis.CCA), None)
     )
     others = [k for k in swept if k not in (analysis.CCA, x)]
-    if not ok.empty and "goodput_mbps" in frame.columns:
+    if not ok.empty:
         _bars_and_tables(page, frame, x, others)
     _fairness(page, frame, swept)
     if not ok.empty:
@@ -201,8 +203,8 @@ def _bars_and_tables(page: _Page, frame: pd.DataFrame, x: str | None, others: li
         where = ", ".join(f"{k} = {_show(v)}" for k, v in zip(others, values))
         page.h(2, "Average goodput and RTT" + (f" ({where})" if where else ""))
         ok = subset[subset["status"] == "ok"]
-        for metric in ("goodput_mbps", "mean_rtt_ms"):
-            if metric in ok.columns and ok[metric].notna().any():
+        for metric in ("total_goodput_mbps", "mean_rtt_ms"):
+            if ok[metric].notna().any():
                 fig = figures.bars(ok, metric, x=x_col, ylabel=METRICS[metric], xlabel=xlabel)
                 page.figure(fig, f"{METRICS[metric]} per algorithm versus {xlabel or 'run'}"
                                  + (f" ({where})" if where else ""))  # fmt: skip
@@ -214,9 +216,7 @@ def _bars_and_tables(page: _Page, frame: pd.DataFrame, x: str | None, others: li
                "algorithm did better (higher goodput, lower RTT), from the means over seeds.",
                cls="note")  # fmt: skip
         for algorithm in algorithms:
-            for metric in ("goodput_mbps", "mean_rtt_ms"):
-                if metric not in ok.columns:
-                    continue
+            for metric in ("total_goodput_mbps", "mean_rtt_ms"):
                 table = analysis.improvement_table(ok, algorithm, metric, columns=x_col)
                 table = table.rename(columns=_show).round(2)
                 table.columns.name = None
@@ -226,12 +226,11 @@ def _bars_and_tables(page: _Page, frame: pd.DataFrame, x: str | None, others: li
 
 
 def _fairness(page: _Page, frame: pd.DataFrame, swept: list[str]) -> None:
-    if not any(c.startswith("goodput_mbps_f") for c in frame.columns):
-        return
     ok = frame[frame["status"] == "ok"]
-    jain = ok.assign(jain=analysis.jain_of_summary(ok))
-    page.h(2, "Jain's fairness index over flows (goodput)")
-    page.table(_means_table(jain, swept or [analysis.CCA], ["jain"]))
+    if not (ok[FLOW_COUNT] > 1).any():
+        return
+    page.h(2, "Jain's fairness index over flows (per-flow goodput)")
+    page.table(_means_table(ok, [*(swept or [analysis.CCA]), FLOW_COUNT], ["jain"]))
 
 
 def _scenario(page: _Page, store: Store, key: str) -> None:
@@ -254,19 +253,19 @@ def _distributions(page: _Page, store: Store, frame: pd.DataFrame, x: str | None
         cdfs = analysis.cdfs(samples, column)
         if any(not c.empty for c in cdfs.values()):
             page.figure(figures.cdf_plot(cdfs, xlabel=label), f"CDF of {label} per algorithm")
-    if {"mean_rtt_ms", "goodput_mbps"} <= set(ok.columns):
-        by = [analysis.CCA] + ([x] if x else [])
-        points = ok.dropna(subset=["mean_rtt_ms", "goodput_mbps"])
-        if not points.empty:
-            table = analysis.ellipses(points, by=by)
-            page.h(2, "Throughput-RTT ellipses (seed 004)")
-            page.p("Per algorithm and scenario: the 2-sigma contour of the maximum-likelihood 2D "
-                   "Gaussian of the runs' (mean RTT, goodput) over seeds.", cls="note")  # fmt: skip
-            page.figure(figures.ellipse_plot(table, scenario=x), "throughput-RTT 2-sigma ellipses")
-            shown = table.drop(columns=["ellipse"]).rename(
-                columns={"x": "RTT ms", "y": "goodput Mb/s"}
-            )
-            page.table(shown.round(3))
+    by = [analysis.CCA] + ([x] if x else [])
+    points = ok.dropna(subset=["mean_rtt_ms", "total_goodput_mbps"])
+    if not points.empty:
+        table = analysis.ellipses(points, y="total_goodput_mbps", by=by)
+        page.h(2, "Throughput-RTT ellipses (seed 004)")
+        page.p("Per algorithm and scenario: the 2-sigma contour of the maximum-likelihood "
+               "2D Gaussian of the runs' (mean RTT, total goodput) over seeds.", cls="note")  # fmt: skip
+        page.figure(figures.ellipse_plot(table, scenario=x, ylabel=METRICS["total_goodput_mbps"]),
+                    "throughput-RTT 2-sigma ellipses")
+        shown = table.drop(columns=["ellipse"]).rename(
+            columns={"x": "RTT ms", "y": "total goodput Mb/s"}
+        )
+        page.table(shown.round(3))
 
     page.h(2, "Time series: one run per algorithm")
     for algorithm, rows in ok.groupby(analysis.CCA, sort=False):
@@ -346,19 +345,47 @@ def _pm(mean: float, ci: float) -> str:
     return f"{mean:.2f}" if pd.isna(ci) else f"{mean:.2f} ± {ci:.2f}"
 
 
-def _with_algorithm(summary: pd.DataFrame, store: Store) -> pd.DataFrame:
+def _with_run_metrics(summary: pd.DataFrame, store: Store) -> pd.DataFrame:
     """The summary with a `cca` column (from each run's config when it was not swept)
-    and one `<metric>` column per flow metric. For multi-flow runs (`<metric>_f0`,
-    `_f1`, ...) that is the run's aggregate (`MULTI_FLOW`): total goodput,
-    retransmissions and RTOs, the flows' mean of mean RTTs, their largest p95 RTT."""
+    and each complete run's `METRICS`, `FLOW_COUNT` and `jain`, read from its
+    summary.json (NaN for failed runs), whatever its number of flows."""
     frame = summary.copy()
     if analysis.CCA not in frame.columns:
         frame[analysis.CCA] = [_run_algorithms(store, key) for key in frame["key"]]
-    for metric in FLOW_METRICS:
-        per_flow = [c for c in frame.columns if re.fullmatch(rf"{metric}_f\d+", c)]
-        if metric not in frame.columns and per_flow:
-            frame[metric] = getattr(frame[per_flow], MULTI_FLOW[metric])(axis=1)
-    return frame
+    rows = [run_metrics(store.read_summary_json(key)) if status == "ok" else {}
+            for key, status in zip(frame["key"], frame["status"])]  # fmt: skip
+    measured = pd.DataFrame(rows, index=frame.index, columns=[*METRICS, FLOW_COUNT, "jain"])
+    return frame.drop(columns=[c for c in measured.columns if c in frame.columns]).join(measured)
+
+
+def run_metrics(run: dict[str, Any]) -> dict[str, float]:
+    """One run's numbers from its summary.json: the total goodput (bytes delivered by
+    all flows x 8 / the run's simulated duration), the mean of the flows' goodputs (each
+    over its own active time) and of their mean RTTs, the largest p95 RTT, the
+    retransmissions and RTOs of all flows, the flow count and Jain's index of the flows'
+    goodputs."""
+    flows = run["flows"]
+
+    def present(metric: str) -> list[float]:
+        """The flows' values of `metric`, leaving out missing ones (a UDP flow's RTT)."""
+        values = (f.get(metric) for f in flows)
+        return [float(v) for v in values if v is not None and not math.isnan(v)]
+
+    delivered = sum(int(f["bytes_delivered"]) for f in flows)
+    return {
+        "total_goodput_mbps": delivered * 8 / float(run["sim_time_s"]) / 1e6,
+        "goodput_mbps": _mean(present("goodput_mbps")),
+        "mean_rtt_ms": _mean(present("mean_rtt_ms")),
+        "p95_rtt_ms": max(present("p95_rtt_ms"), default=math.nan),
+        "retransmitted_segments": sum(present("retransmitted_segments")),
+        "rto_events": sum(present("rto_events")),
+        FLOW_COUNT: len(flows),
+        "jain": analysis.jain(present("goodput_mbps")),
+    }
+
+
+def _mean(values: list[float]) -> float:
+    return statistics.fmean(values) if values else math.nan
 
 
 def _run_algorithms(store: Store, key: str) -> str:
@@ -453,4 +480,4 @@ def _html(name: str, page: _Page) -> str:
     )
 
 
-__all__ = ["REPORT", "build_report", "write_report"]
+__all__ = ["REPORT", "build_report", "run_metrics", "write_report"]

@@ -3,10 +3,12 @@ headless Chromium: it loads without console errors and its screenshot shows figu
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import subprocess
+from html.parser import HTMLParser
 from pathlib import Path
 
 import numpy as np
@@ -43,7 +45,7 @@ def test_the_report_is_one_self_contained_page(store):
     assert all(src.startswith("data:image/png;base64,") for src in sources)
     # Nothing is fetched from anywhere: no links, scripts or styles by URL.
     assert not re.search(r'(src|href)="(?!data:)', page)
-    for text in ["Means over seeds", "Percentage improvement", "cubic: goodput (Mb/s)",
+    for text in ["Means over seeds", "Percentage improvement", "cubic: total goodput (Mb/s)",
                  "Throughput-RTT ellipses", "Configs used", "Versions", "path.loss.per_byte",
                  '"one_way_delay_s"', f"<td>{wavecc.__version__}</td>"]:  # fmt: skip
         assert text in page, text
@@ -158,17 +160,123 @@ def test_a_radio_sweep_gets_the_map_and_the_radio_traces(tmp_path):
         assert f'alt="{caption}"' in page
 
 
-def test_multi_flow_runs_are_reported_as_aggregates_with_jain(tmp_path):
-    from wavecc.report import _with_algorithm
-    from wavecc.store import Store
+# --- the numbers ----------------------------------------------------------------------------
 
-    summary = pd.DataFrame({"seed": [1], "key": ["k"], "status": ["ok"], "cca": ["cubic"],
-                            "goodput_mbps_f0": [30.0], "goodput_mbps_f1": [10.0],
-                            "mean_rtt_ms_f0": [20.0], "mean_rtt_ms_f1": [30.0],
-                            "p95_rtt_ms_f0": [25.0], "p95_rtt_ms_f1": [40.0]})  # fmt: skip
-    frame = _with_algorithm(summary, Store(tmp_path))
-    assert frame.loc[0, ["goodput_mbps", "mean_rtt_ms", "p95_rtt_ms"]].tolist() == [
-        40.0,
-        25.0,
-        40.0,
-    ]
+
+class _Tables(HTMLParser):
+    """The page's tables in order, each a list of rows of cell texts (header row first)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: list[list[list[str]]] = []
+        self.cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr":
+            self.tables[-1].append([])
+        elif tag in ("td", "th"):
+            self.cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self.cell is not None:
+            self.tables[-1][-1].append("".join(self.cell).strip())
+            self.cell = None
+
+    def handle_data(self, data: str) -> None:
+        if self.cell is not None:
+            self.cell.append(data)
+
+
+def table_after(page: str, heading: str) -> list[dict[str, str]]:
+    """The rows of the first table after `heading`, as {column: cell text}."""
+    parser = _Tables()
+    parser.feed(page[page.index(heading) :])
+    header, *rows = parser.tables[0]
+    return [dict(zip(header, row)) for row in rows]
+
+
+def mean_of(cell: str) -> float:
+    """The mean of a `mean ± half-width` cell."""
+    return float(cell.split(" ± ")[0])
+
+
+def delivered_mbps(run: Path) -> float:
+    """A run's throughput from its files, not from its summary: the per-interval goodput
+    traces of all flows times each interval's length (bits delivered) over the
+    configured duration."""
+    flows = pd.read_parquet(run / "flows.parquet", columns=["t_s", "flow", "goodput_mbps"])
+    bits = 0.0
+    for _, trace in flows.groupby("flow"):
+        seconds = trace["t_s"].diff().fillna(trace["t_s"].iloc[0])
+        bits += float((trace["goodput_mbps"] * 1e6 * seconds).sum())
+    duration = json.loads((run / "config.json").read_text())["duration_s"]
+    return bits / duration / 1e6
+
+
+def test_the_total_goodput_is_every_flows_bytes_over_the_run(cli, tmp_path):
+    """Four BBR flows started 5 s apart: the total is what the bottleneck delivered, not
+    the sum of the flows' goodputs over their own (shorter) active times."""
+    base = wavecc.apply_overrides(wavecc.load_scenario("dumbbell-4flows"), ["duration_s=20"])
+    out = tmp_path / "four"
+    wavecc.sweep(base, {"cca": ["bbr"]}, seeds=2, jobs=2, out=out)
+    assert cli("report", out).returncode == 0
+
+    page = (out / "report.html").read_text()
+    [row] = table_after(page, "Means over seeds")
+    assert row["cca"] == "bbr" and row["flows per run"] == "4" and row["seeds"] == "2"
+    runs = sorted((out / "runs").iterdir())
+    truth = sum(delivered_mbps(run) for run in runs) / len(runs)
+    assert mean_of(row["total goodput (Mb/s)"]) == pytest.approx(truth, rel=0.01)
+    assert truth < 1000  # a 1 Gb/s bottleneck
+    # The late flows' goodputs over their own active times add up to more than the
+    # bottleneck delivered, so the check above tells the two apart.
+    per_flow = [json.loads((run / "summary.json").read_text())["flows"] for run in runs]
+    summed = sum(sum(f["goodput_mbps"] for f in flows) for flows in per_flow) / len(runs)
+    assert summed > 1.1 * truth
+    assert mean_of(row["per-flow goodput over its active time (Mb/s)"]) == pytest.approx(
+        summed / 4, rel=1e-3
+    )
+
+
+def test_runs_of_different_flow_counts_each_get_their_row(tmp_path):
+    base = wavecc.apply_overrides(wavecc.load_scenario("dumbbell-1g"), SHORT)
+    one, two = [{"cca": "cubic"}], [{"cca": "cubic"}, {"cca": "newreno"}]
+    wavecc.sweep(base, {"flows": [one, two]}, seeds=2, jobs=2, out=tmp_path / "mixed")
+    page = write_report(tmp_path / "mixed").read_text()
+
+    means = table_after(page, "Means over seeds")
+    assert [(r["flows per run"], r["seeds"]) for r in means] == [("1", "2"), ("2", "2")]
+    for row in means:
+        assert "-" not in row.values(), row
+        assert 0 < mean_of(row["total goodput (Mb/s)"]) <= 100  # a 100 Mb/s bottleneck
+    jain = table_after(page, "fairness index over flows")
+    assert [(r["flows per run"], r["seeds"]) for r in jain] == [("1", "2"), ("2", "2")]
+    assert mean_of(jain[0]["jain"]) == 1.0 and 0.5 <= mean_of(jain[1]["jain"]) <= 1.0
+
+
+def test_a_runs_numbers_combine_its_flows():
+    from wavecc.report import run_metrics
+
+    # Two TCP flows of a 10 s run, the second active for its last 5 s, and a UDP flow
+    # (no RTT).
+    flows = [
+        {"bytes_delivered": 50_000_000, "goodput_mbps": 40.0, "mean_rtt_ms": 20.0,
+         "p95_rtt_ms": 25.0, "retransmitted_segments": 3, "rto_events": 1},
+        {"bytes_delivered": 25_000_000, "goodput_mbps": 40.0, "mean_rtt_ms": 30.0,
+         "p95_rtt_ms": 40.0, "retransmitted_segments": 2, "rto_events": 0},
+        {"bytes_delivered": 12_500_000, "goodput_mbps": 10.0, "mean_rtt_ms": None,
+         "p95_rtt_ms": None, "retransmitted_segments": 0, "rto_events": 0},
+    ]  # fmt: skip
+    got = run_metrics({"sim_time_s": 10.0, "flows": flows})
+    assert got == {
+        "total_goodput_mbps": 70.0,  # 87.5 MB x 8 / 10 s
+        "goodput_mbps": 30.0,
+        "mean_rtt_ms": 25.0,
+        "p95_rtt_ms": 40.0,
+        "retransmitted_segments": 5,
+        "rto_events": 1,
+        "flows per run": 3,
+        "jain": pytest.approx(90.0**2 / (3 * (40.0**2 * 2 + 10.0**2))),
+    }

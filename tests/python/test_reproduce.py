@@ -1,17 +1,21 @@
-"""`wavecc reproduce`: the experiment list, the published-value matching, and one
-experiment end to end in its --quick form."""
+"""`wavecc reproduce`: the experiment list, the published-value matching, one
+experiment end to end in its --quick form, and the committed --quick outputs
+(reproductions/quick/) regenerated and compared with the model, with the seeds' findings
+checked on the fresh tables."""
 
 from __future__ import annotations
 
 import json
 import math
+import os
+import shutil
 from pathlib import Path
 
 import pandas as pd
 import pytest
 from wavecc import reproduce
 from wavecc._core import ConfigError
-from wavecc.reproduce import findings
+from wavecc.reproduce import findings, quick
 from wavecc.reproduce.core import TABLE_COLUMNS, attach_published, cell, published
 
 IDS = {
@@ -96,22 +100,94 @@ def test_a_quick_reproduction_writes_its_tables_and_figures(tmp_path):
     # A second call resumes: nothing is rerun, the same tables come out.
     again = reproduce.run("dtcp-bottleneck", tmp_path / "out", quick=True, jobs=2)
     assert pd.read_csv(again.tables["goodput"]).equals(tables["goodput"])
+    # The wall time is reported, not written: the manifest is the same both times.
+    assert done.wall_time_s > 0
+    manifest = json.loads((tmp_path / "out" / "reproduction.json").read_text())
+    assert "wall_time_s" not in manifest and manifest["runs"] == 18
 
 
 QUICK = Path(__file__).resolve().parents[2] / "reproductions" / "quick"
+# The experiments whose --quick outputs the default suite regenerates and compares with
+# the committed ones: seven cheap ones, which decide three of the nine findings (62 s of
+# the twelve's 264 s with --jobs 2 on this project's two cores, busy with other work).
+# WAVECC_QUICK_ALL=1 regenerates all twelve, as does
+# `python -m wavecc.reproduce.quick check reproductions/quick --jobs 2`.
+DEFAULT_QUICK = ("dtcp-bottleneck", "dtcp-fairness", "mateo-handover", "mateo-multiuser",
+                 "thesis-rttv", "thesis-mrvhs", "thesis-mss")  # fmt: skip
+REGENERATE = "python -m wavecc.reproduce.quick write reproductions/quick --jobs 2"
 
 
-def test_the_seeds_findings_over_the_committed_quick_outputs():
-    """Every finding gets a verdict from the committed `--quick` tables, and the
-    verdicts are the ones docs/reproduction.md discusses (reproductions/quick/
-    findings.json): a change that flips one must update both."""
-    verdicts = findings.evaluate(QUICK)
-    assert {v.finding.id for v in verdicts} == {f.id for f in findings.FINDINGS}
-    assert all(v.holds is not None for v in verdicts), findings.describe(verdicts)
-    expected = json.loads((QUICK / "findings.json").read_text(encoding="utf-8"))
-    assert {v.finding.id: v.holds for v in verdicts} == {
-        k: e["holds"] for k, e in expected.items()
+@pytest.fixture(scope="module")
+def fresh_quick(tmp_path_factory) -> Path:
+    """The --quick outputs regenerated from the installed model, like the committed ones."""
+    root = tmp_path_factory.mktemp("quick")
+    every = os.environ.get("WAVECC_QUICK_ALL") == "1"
+    quick.generate(root, list(reproduce.EXPERIMENTS) if every else DEFAULT_QUICK, jobs=2,
+                   log=lambda line: None)  # fmt: skip
+    return root
+
+
+def test_the_committed_quick_outputs_are_what_the_model_gives(fresh_quick):
+    stale = quick.differences(fresh_quick, QUICK)
+    assert not stale, f"reproductions/quick/ is stale; regenerate it with `{REGENERATE}`:\n" + (
+        "\n".join(stale)
+    )
+
+
+def test_the_seeds_findings_over_fresh_quick_outputs(fresh_quick):
+    """Every finding whose experiments were regenerated gets a verdict from the fresh
+    tables, and it is the one docs/reproduction.md discusses (findings.json): a change
+    that flips one must update both."""
+    regenerated = {p.name for p in fresh_quick.iterdir() if p.is_dir()}
+    verdicts = {
+        v.finding.id: v.holds for v in findings.evaluate(fresh_quick) if v.holds is not None
     }
+    assert set(verdicts) == {f.id for f in findings.FINDINGS if set(f.experiments) <= regenerated}
+    assert len(verdicts) >= 3
+    expected = json.loads((QUICK / "findings.json").read_text(encoding="utf-8"))
+    assert verdicts == {k: expected[k]["holds"] for k in verdicts}
+
+
+def test_the_committed_findings_are_those_of_the_committed_tables():
+    """findings.json has a verdict for every finding, the one the committed tables give
+    (which the fresh comparison keeps current)."""
+    expected = json.loads((QUICK / "findings.json").read_text(encoding="utf-8"))
+    verdicts = findings.evaluate(QUICK)
+    assert {v.finding.id: {"holds": v.holds, "evidence": v.evidence} for v in verdicts} == expected
+
+
+def test_stale_outputs_are_named_by_file_table_and_row(fresh_quick, tmp_path):
+    committed = tmp_path / "committed"
+    shutil.copytree(fresh_quick, committed)
+    assert quick.differences(fresh_quick, committed) == []
+
+    tables = committed / "dtcp-bottleneck" / "tables"
+    goodput = pd.read_csv(tables / "goodput.csv")
+    row = goodput.iloc[0]
+    assert (row["setting"], row["cca"]) == ("1 Mb/s, packet loss 0.01", "dtcp")
+    goodput.loc[0, "ours"] = 533.15
+    goodput.to_csv(tables / "goodput.csv", index=False)
+    (tables / "max_goodput.csv").unlink()
+    manifest = json.loads((committed / "dtcp-bottleneck" / "reproduction.json").read_text())
+    (committed / "dtcp-bottleneck" / "reproduction.json").write_text(
+        json.dumps({**manifest, "wall_time_s": 1.4})
+    )
+    verdicts = json.loads((committed / "findings.json").read_text())
+    verdicts["dtcp-lossy"]["holds"] = not verdicts["dtcp-lossy"]["holds"]
+    (committed / "findings.json").write_text(json.dumps(verdicts))
+
+    lines = quick.differences(fresh_quick, committed)
+    assert lines[:5] == [
+        "dtcp-bottleneck/reproduction.json: wall_time_s: committed 1.4, fresh (none)",
+        f"dtcp-bottleneck/tables/goodput.csv: 1 of {len(goodput)} rows differ",
+        "dtcp-bottleneck/tables/goodput.csv: row scenario=dtcp-bottleneck, setting=1 Mb/s, "
+        "packet loss 0.01, per_byte=0, cca=dtcp, metric=avg_goodput: "
+        f"ours committed 533.15, fresh {row['ours']:.10g}",
+        "dtcp-bottleneck/tables/max_goodput.csv: only in the fresh outputs",
+        lines[4],
+    ]
+    assert lines[4].startswith("findings.json: dtcp-lossy: committed {'holds': ")
+    assert len(lines) == 5
 
 
 def test_findings_without_their_experiment_are_not_checked(tmp_path):

@@ -94,6 +94,7 @@ def handle(args: argparse.Namespace) -> int:
     for name, path in done.tables.items():
         print(f"table {name}: {path}")
     print(f"{len(done.figures)} figure file(s) in {args.out / 'figures'}")
+    print(f"wall time {done.wall_time_s:.1f} s")
     # Findings that need other experiments look for them next to this one.
     verdicts = findings.evaluate(
         args.out.parent, only=experiment.id, located={experiment.id: args.out}

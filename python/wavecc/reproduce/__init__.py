@@ -59,6 +59,9 @@ class Reproduction:
     runs: Runs
     tables: dict[str, Path]
     figures: list[Path]
+    # Wall seconds of this call, reported but not written into reproduction.json, so
+    # that the same model writes the same files twice.
+    wall_time_s: float
 
 
 def get(experiment_id: str) -> Experiment:
@@ -78,9 +81,11 @@ def run(
     jobs: int | None = None,
     cluster: Any = None,
     progress: Callable[[str, Any], None] | None = None,
+    figures: bool = True,
 ) -> Reproduction:
-    """Runs (or resumes) one reproduction into `out` and writes its tables and figures.
-    `out` must be new, empty or this experiment's reproduction (`outdir`)."""
+    """Runs (or resumes) one reproduction into `out` and writes its tables and (unless
+    `figures` is false) its figures. `out` must be new, empty or this experiment's
+    reproduction (`outdir`)."""
     experiment = get(experiment_id)
     directory = Path(out)
     outdir.open_resumable(directory, outdir.reproduction(experiment.id), OUTPUTS)
@@ -95,7 +100,7 @@ def run(
     )
     tables = experiment.tables(runs)
     paths = write_tables(tables, directory / "tables")
-    drawn = experiment.figures(runs, directory / "figures")
+    drawn = experiment.figures(runs, directory / "figures") if figures else []
     manifest = {
         "experiment": experiment.id,
         "seed": experiment.seed,
@@ -108,9 +113,9 @@ def run(
         else 0,
         "tables": [p.name for p in paths],
         "figures": [str(p.relative_to(directory)) for p in drawn],
-        "wall_time_s": round(time.monotonic() - started, 1),
         "wavecc": __version__,
     }
     with atomic_file(directory / MANIFEST) as tmp:
         tmp.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-    return Reproduction(experiment, directory, runs, {p.stem: p for p in paths}, drawn)
+    wall_time_s = round(time.monotonic() - started, 1)
+    return Reproduction(experiment, directory, runs, {p.stem: p for p in paths}, drawn, wall_time_s)

@@ -5,11 +5,17 @@
 Every failure the user can cause (a bad scenario, a missing file, a bad override or
 argument, an unwritable output directory) is reported as one line,
 `wavecc: error: <message>`, on stderr with exit code 2, and nothing is written.
+
+Ctrl-C (SIGINT) and SIGTERM stop any command within a second: the code in progress
+unwinds (output directories are written whole or not at all, a sweep kills its workers
+and keeps its complete runs), then one line, `wavecc: interrupted` or
+`wavecc: terminated`, and exit code 130 or 143 (128 + the signal's number).
 """
 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -21,9 +27,24 @@ from .commands import EXIT_ERROR
 from .commands import bench as bench_command
 from .commands import kernel, report, reproduce, run, scenarios, sweep
 from .commands import validate as validate_command
+from .workers import RunFailed
 
 # The commands in the order `wavecc --help` lists them.
 COMMANDS = (run, scenarios, bench_command, validate_command, sweep, reproduce, report, kernel)
+
+
+EXIT_INTERRUPTED = 128 + signal.SIGINT
+EXIT_TERMINATED = 128 + signal.SIGTERM
+
+
+class Terminated(BaseException):
+    """SIGTERM, raised in the main thread like KeyboardInterrupt for SIGINT, so that the
+    same cleanup runs (finally blocks, context managers). A BaseException, so that code
+    which handles failed runs (`except Exception`) does not swallow it."""
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    raise Terminated
 
 
 class _Parser(argparse.ArgumentParser):
@@ -34,12 +55,25 @@ class _Parser(argparse.ArgumentParser):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        return _dispatch(argv)
+    except KeyboardInterrupt:
+        sys.stderr.write("wavecc: interrupted\n")
+        return EXIT_INTERRUPTED
+    except Terminated:
+        sys.stderr.write("wavecc: terminated\n")
+        return EXIT_TERMINATED
+
+
+def _dispatch(argv: Sequence[str] | None) -> int:
     args = _parser().parse_args(argv)
     try:
         return args.handler(args)
     except (
         ConfigError,
         OSError,
+        RunFailed,
         bench.CaseFailed,
         validate.Ns3Missing,
         validate.Ns3Failed,

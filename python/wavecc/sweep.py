@@ -14,19 +14,20 @@ back, and this process writes the store, so the workers need wavecc but no acces
 the store directory. Results are identical either way: a run depends only on its config.
 
 Every point is validated by the core before any run starts, so a bad key or value fails
-at once, naming the key. Runs already in the store are skipped; runs that raise are
-recorded and retried on the next invocation.
+at once, naming the key. Runs already in the store are skipped; runs that fail (raise,
+or whose worker process dies: see `wavecc.workers`) are recorded with their cause and
+retried on the next invocation, and the other runs go on.
 """
 
 from __future__ import annotations
 
-import concurrent.futures
 import copy
+import functools
 import itertools
 import json
-import multiprocessing
 import os
 import re
+import signal
 import sys
 import tempfile
 import time
@@ -43,6 +44,9 @@ from . import _core
 from .config import ConfigError, ConfigSource, _assign, load_scenario, resolve, to_json
 from .result import Result
 from .store import MANIFEST, Store, config_key, flow_metrics, write_json_atomic
+from .workers import (
+    WorkerDied, WorkerRaised, describe_exception, format_size, parse_size, run_in_workers,
+)  # fmt: skip
 
 # The grid key that sets the algorithm of every flow (like `wavecc run --cca`).
 CCA = "cca"
@@ -123,6 +127,7 @@ def sweep(
     progress: Callable[[Progress], None] | None = None,
     cluster: Any = None,
     stack: str | None = None,
+    max_memory: int | str | None = None,
 ) -> ResultSet:
     """Runs `base` at every point of `grid` times `seeds` seeds and returns a ResultSet.
 
@@ -145,6 +150,12 @@ def sweep(
     `stack` sets the TCP stack of every run (`tcp.stack`, as `wavecc.run`'s); a grid
     key `tcp.stack` sweeps over stacks.
 
+    `max_memory` caps each run's worker process: bytes, or a size such as `"2G"` or
+    `"512M"`. It needs local worker processes (not `jobs=0`, not `cluster`).
+
+    A run whose worker raises or dies (a panic, an abort, a kill by the OOM killer) is
+    recorded as failed with its cause, and the other runs go on.
+
     Raises `ConfigError` before anything runs if any point is invalid.
     """
     if stack is not None:
@@ -158,18 +169,25 @@ def sweep(
         jobs = os.cpu_count() or 1
     if not isinstance(jobs, int) or jobs < 0:
         raise ConfigError(f"jobs must be a whole number of at least 0, not {jobs!r}")
+    if max_memory is not None:
+        max_memory = parse_size(max_memory, "max_memory")
+        if cluster is not None or jobs == 0:
+            raise ConfigError(
+                "max_memory caps local worker processes: it cannot be combined with "
+                f"{'cluster' if cluster is not None else 'jobs=0'}"
+            )
     # Connect before anything is written: an unreachable scheduler leaves no store.
     client, own_client = _client(cluster) if cluster is not None else (None, False)
     try:
         if client is not None:
             _check_workers(client)
-        return _sweep(points, grid, seeds, jobs, out, progress, client)
+        return _sweep(points, grid, seeds, jobs, out, progress, client, max_memory)
     finally:
         if own_client:
             client.close()
 
 
-def _sweep(points, grid, seeds, jobs, out, progress, client) -> ResultSet:
+def _sweep(points, grid, seeds, jobs, out, progress, client, max_memory) -> ResultSet:
     store = Store(out if out is not None else tempfile.mkdtemp(prefix="wavecc-sweep-"))
 
     todo = [p for p in _unique(points) if not store.is_done(p.key)]
@@ -199,33 +217,69 @@ def _sweep(points, grid, seeds, jobs, out, progress, client) -> ResultSet:
     elif jobs == 0:
         for point in todo:
             report(point, execute(str(store.directory), _task(point)))
-    elif todo:
-        _run_pool(store, todo, min(jobs, len(todo)), report)
+    else:
+        if max_memory is not None:
+            todo = _refuse_oversized(store, todo, max_memory, report)
+        if todo:
+            _run_pool(store, todo, min(jobs, len(todo)), report, max_memory)
 
     return _finish(store, points, list(grid))
 
 
-def _run_pool(store: Store, todo: list[Point], jobs: int, report) -> None:
-    # forkserver: workers do not inherit the caller's threads (pyarrow's, rich's).
-    context = multiprocessing.get_context("forkserver")
-    pool = concurrent.futures.ProcessPoolExecutor(jobs, mp_context=context)
-    try:
-        futures = {pool.submit(execute, str(store.directory), _task(p)): p for p in todo}
-        for future in concurrent.futures.as_completed(futures):
-            point = futures[future]
-            try:
-                outcome = future.result()
-            except Exception as e:  # the worker process itself died
-                outcome = {"status": "failed", "wall_time_s": float("nan"),
-                           "error": f"worker process failed: {type(e).__name__}: {e}"}  # fmt: skip
-                store.save_failure(point.key, _failure_record(_task(point), outcome))
-            report(point, outcome)
-    except BaseException:
-        # Interrupted (Ctrl-C): drop the queued runs rather than wait for them. Runs in
-        # progress leave at most a hidden staging directory; the next invocation resumes.
-        pool.shutdown(wait=False, cancel_futures=True)
-        raise
-    pool.shutdown()
+def _run_pool(store: Store, todo: list[Point], jobs: int, report, max_memory: int | None) -> None:
+    """Runs each point in its own worker process (see `wavecc.workers`). A worker that
+    raises or dies is recorded as a failed run with its cause; the others go on."""
+    points = {point.key: point for point in todo}
+
+    def done(task: dict[str, Any], answer: Any) -> None:
+        point = points[task["key"]]
+        if isinstance(answer, (WorkerRaised, WorkerDied)):
+            answer = _record_failure(store, point, answer, max_memory)
+        report(point, answer)
+
+    run_in_workers(
+        functools.partial(execute, str(store.directory)),
+        [_task(p) for p in todo],
+        jobs,
+        done,
+        max_memory=max_memory,
+    )
+
+
+def _refuse_oversized(store: Store, todo: list[Point], max_memory: int, report) -> list[Point]:
+    """Records as failed, without starting them, the runs that the core estimates to
+    need more than `max_memory`; returns the others."""
+    runnable = []
+    for point in todo:
+        needed = _core.estimate_memory(json.dumps(point.config, allow_nan=False))
+        if needed <= max_memory:
+            runnable.append(point)
+            continue
+        error = (f"refused before it started: the core estimates it needs "
+                 f"{format_size(needed)} of memory, more than max_memory {format_size(max_memory)}")  # fmt: skip
+        outcome = {"status": "failed", "wall_time_s": 0.0, "error": error}
+        store.save_failure(point.key, _failure_record(_task(point), outcome))
+        report(point, outcome)
+    return runnable
+
+
+def _record_failure(
+    store: Store, point: Point, answer: WorkerRaised | WorkerDied, max_memory: int | None
+) -> dict[str, Any]:
+    """Stores the failure of a run whose worker raised past `execute` or died."""
+    wall = answer.wall_time_s if isinstance(answer, WorkerDied) else float("nan")
+    error = answer.error
+    if max_memory is not None and getattr(answer, "exitcode", None) == -signal.SIGABRT:
+        # The core aborts when an allocation fails, as it does at the cap.
+        error += f" (it may have reached the memory cap, max_memory {format_size(max_memory)})"
+    outcome = {"status": "failed", "wall_time_s": wall, "error": error}
+    record = _failure_record(_task(point), outcome)
+    if isinstance(answer, WorkerRaised):
+        record["traceback"] = answer.traceback
+    elif answer.stderr:
+        record["stderr"] = answer.stderr
+    store.save_failure(point.key, record)
+    return outcome
 
 
 def _run_cluster(store: Store, todo: list[Point], client: Any, report) -> None:
@@ -311,7 +365,7 @@ def execute_remote(task: dict[str, Any]) -> dict[str, Any]:
         result = Result.from_core(output, task["config"])
     except Exception as e:
         return {"status": "failed", "wall_time_s": time.perf_counter() - start,
-                "error": f"{type(e).__name__}: {e}", "traceback": traceback.format_exc()}  # fmt: skip
+                "error": describe_exception(e), "traceback": traceback.format_exc()}  # fmt: skip
     return {"status": "ok", "wall_time_s": time.perf_counter() - start, "result": result}
 
 
@@ -323,7 +377,7 @@ def _store_remote(store: Store, point: Point, returned: dict[str, Any]) -> dict[
             store.save_run(point.key, returned["result"])
             return outcome
         except Exception as e:
-            returned = {**outcome, "status": "failed", "error": f"{type(e).__name__}: {e}",
+            returned = {**outcome, "status": "failed", "error": describe_exception(e),
                         "traceback": traceback.format_exc()}  # fmt: skip
     outcome = {"status": "failed", "wall_time_s": returned.get("wall_time_s", float("nan")),
                "error": returned.get("error", "no result")}  # fmt: skip
@@ -356,7 +410,7 @@ def execute(directory: str, task: dict[str, Any]) -> dict[str, Any]:
         store.save_run(task["key"], result)
     except Exception as e:
         outcome = {"status": "failed", "wall_time_s": time.perf_counter() - start,
-                   "error": f"{type(e).__name__}: {e}"}  # fmt: skip
+                   "error": describe_exception(e)}  # fmt: skip
         record = _failure_record(task, outcome)
         record["traceback"] = traceback.format_exc()
         store.save_failure(task["key"], record)

@@ -410,6 +410,25 @@ def test_workers_with_another_wavecc_are_refused(base, tmp_path, local_cluster, 
     assert not (tmp_path / "s").exists()
 
 
+@pytest.mark.parametrize(
+    "where, named",
+    [({"jobs": 0}, "jobs=0"), ({"cluster": "tcp://127.0.0.1:9"}, "cluster")],
+)
+def test_max_memory_needs_local_workers(base, tmp_path, where, named):
+    with pytest.raises(ConfigError, match=f"max_memory caps local worker processes.*{named}"):
+        wavecc.sweep(base, {"cca": ["cubic"]}, out=tmp_path / "s", max_memory="1G", **where)
+    assert not (tmp_path / "s").exists()
+
+
+def test_max_memory_refuses_what_the_core_estimates_above_it(base, tmp_path):
+    # dumbbell-1g's run is estimated at about 50 MB (its event log at its bound).
+    rs = wavecc.sweep(base, {"cca": ["cubic"]}, jobs=1, out=tmp_path / "s", max_memory="10M")
+    (failed,) = rs.failed
+    assert failed["error"].startswith("refused before it started: the core estimates it needs ")
+    assert failed["error"].endswith("M of memory, more than max_memory 10M")
+    assert not (tmp_path / "s" / "runs" / failed["key"]).exists()
+
+
 def test_cluster_and_jobs_together_are_refused(base, tmp_path):
     with pytest.raises(ConfigError, match="either jobs"):
         wavecc.sweep(

@@ -91,6 +91,14 @@ fn validate(config_json: &str) -> PyResult<String> {
     Ok(parse(config_json)?.to_json())
 }
 
+/// Validates a config and returns the core's estimate, in bytes, of the peak memory
+/// its run takes: the traces (the event log at its bound) and the per-flow state, not
+/// the copies made of the output afterwards (`trace::estimate_memory`).
+#[pyfunction]
+fn estimate_memory(config_json: &str) -> PyResult<u64> {
+    Ok(wavecc_core::trace::estimate_memory(&parse(config_json)?))
+}
+
 /// The built-in scenarios as (id, description) pairs.
 #[pyfunction]
 fn builtin_scenarios() -> Vec<(&'static str, &'static str)> {
@@ -129,6 +137,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;
+    m.add_function(wrap_pyfunction!(estimate_memory, m)?)?;
     m.add_function(wrap_pyfunction!(builtin_scenarios, m)?)?;
     m.add_function(wrap_pyfunction!(builtin_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import sys
+import time
 from pathlib import Path
 
 import wavecc
@@ -11,6 +13,7 @@ from .. import _core, outdir
 from .._core import ConfigError
 from ..config import TRANSPORTS, resolve
 from ..table import Column, Table
+from ..workers import parse_size
 from . import print_pairs, stack_help
 
 
@@ -49,6 +52,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "files wavecc did not write)",
     )
     run.add_argument("--no-figure", action="store_true", help="do not draw figure.png")
+    run.add_argument(
+        "--max-memory",
+        metavar="SIZE",
+        help="run in a worker process capped at SIZE of memory, e.g. 2G or 512M; a run "
+        "estimated to need more is refused before it starts",
+    )
     run.set_defaults(handler=handle)
 
 
@@ -63,14 +72,61 @@ def handle(args: argparse.Namespace) -> int:
     out = args.out if args.out is not None else _default_out(_scenario_name(args))
     # Refused before the run rather than after it; `save` checks again.
     outdir.check(out, outdir.RUN, force=args.force)
-    result = wavecc.run(
-        args.scenario, cca=args.cca, seed=args.seed, overrides=args.set, transport=args.transport,
-        stack=args.stack,
-    )  # fmt: skip
+    max_memory = parse_size(args.max_memory, "--max-memory") if args.max_memory else None
+    # A capped run goes to a worker process, which reports no progress.
+    with _RunProgress(sys.stdout.isatty() and max_memory is None) as progress:
+        result = wavecc.run(args.scenario, cca=args.cca, seed=args.seed, overrides=args.set,
+                            transport=args.transport, stack=args.stack,
+                            progress=progress.callback,
+                            max_memory=max_memory)  # fmt: skip
     result.save(out, figure=not args.no_figure, force=args.force)
     _print_summary(result.summary)
     print(f"wrote {out}: {', '.join(sorted(p.name for p in out.iterdir()))}")
     return 0
+
+
+class _RunProgress:
+    """A progress bar on a terminal (simulated time of the duration, wall time, time
+    left), shown once a run has taken more than `DELAY_S`: short runs print as before.
+    Off a terminal `callback` is None and the core reports nothing."""
+
+    DELAY_S = 1.0
+
+    def __init__(self, tty: bool):
+        self.callback = self._update if tty else None
+        self.started = time.monotonic()
+        self.bar = None
+        self.task = None
+
+    def __enter__(self) -> _RunProgress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+    def _update(self, sim_time_s: float, duration_s: float) -> None:
+        wall_s = time.monotonic() - self.started
+        shown = {"completed": sim_time_s, "wall": f"{wall_s:.0f} s"}
+        if self.bar is not None:
+            self.bar.update(self.task, **shown)
+        elif wall_s >= self.DELAY_S:
+            self.bar = _run_bar()
+            self.task = self.bar.add_task("run", total=duration_s, **shown)
+            self.bar.start()
+
+
+def _run_bar():
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    return Progress(
+        TextColumn("simulated"),
+        BarColumn(),
+        TextColumn("{task.completed:.1f} of {task.total:g} s, wall {task.fields[wall]},"),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        transient=True,
+    )
 
 
 def _scenario_name(args: argparse.Namespace) -> str:

@@ -10,7 +10,7 @@ from .._core import ConfigError
 from . import stack_help
 
 
-_SWEEP_FILE_KEYS = ("scenario", "seeds", "jobs", "cluster", "out", "grid", "set")
+_SWEEP_FILE_KEYS = ("scenario", "seeds", "jobs", "cluster", "max_memory", "out", "grid", "set")
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -58,6 +58,12 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="override a base config value (repeatable), as for 'wavecc run'",
     )
     sweep.add_argument("--stack", metavar="NAME", help=stack_help())
+    sweep.add_argument(
+        "--max-memory",
+        metavar="SIZE",
+        help="cap each run's worker process at SIZE of memory, e.g. 2G or 512M; a run "
+        "estimated to need more is refused before it starts",
+    )
     sweep.add_argument("--out", type=Path, metavar="DIR", help="the result store directory")
     sweep.set_defaults(handler=handle)
 
@@ -124,11 +130,14 @@ def handle(args: argparse.Namespace) -> int:
     base = sweeping.apply_values(base, sweeping.flatten(spec.get("set", {})))
     base = apply_overrides(base, args.set)
 
+    max_memory = args.max_memory if args.max_memory is not None else spec.get("max_memory")
+    if max_memory is not None:
+        max_memory = sweeping.parse_size(max_memory, "--max-memory")
+
     with _SweepProgress(sys.stdout.isatty(), out) as progress:
-        results = sweeping.sweep(
-            base, grid, seeds=seeds, jobs=jobs, out=out, progress=progress, cluster=cluster,
-            stack=args.stack,
-        )  # fmt: skip
+        results = sweeping.sweep(base, grid, seeds=seeds, jobs=jobs, out=out, progress=progress,
+                                 cluster=cluster, stack=args.stack,
+                                 max_memory=max_memory)  # fmt: skip
     _print_sweep_summary(results.summary, list(grid))
     failed = results.failed
     print(f"wrote {out}: summary.parquet and {len(results.summary) - len(failed)} run(s) in runs/")

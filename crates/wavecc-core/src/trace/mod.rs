@@ -2,9 +2,11 @@
 //! an event log and a summary. Columns are plain vectors so the Python binding can
 //! hand them to numpy/pandas without reshaping.
 
+mod estimate;
 mod recorder;
 mod summary;
 
+pub use estimate::{estimate_memory, TraceRows};
 pub use recorder::{EventLog, FlowSampler, FlowState, Sampler};
 pub use summary::{CellSummary, FlowSummary, QueueSummary, RttStats, Summary, UeSummary};
 

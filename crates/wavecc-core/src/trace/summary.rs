@@ -103,6 +103,11 @@ impl RttStats {
         self.sum_ns += rtt_ns as u128;
     }
 
+    /// Heap bytes of the histogram's counters (the same for every instance).
+    pub fn heap_bytes(&self) -> usize {
+        self.hist.distinct_values() * std::mem::size_of::<u64>()
+    }
+
     pub fn count(&self) -> u64 {
         self.hist.len()
     }

@@ -25,15 +25,28 @@ pub enum ConfigError {
 
 impl ConfigError {
     pub fn invalid(path: impl Into<String>, message: impl Into<String>) -> Self {
-        ConfigError::Invalid { path: path.into(), message: message.into() }
+        ConfigError::Invalid { path: one_line(path.into()), message: one_line(message.into()) }
     }
+
+    fn syntax(message: String) -> Self {
+        ConfigError::Syntax(one_line(message))
+    }
+}
+
+/// Text with its control characters escaped (`\n` for a newline), so that a key
+/// or value quoted in a message keeps it on one line.
+fn one_line(text: String) -> String {
+    if !text.contains(char::is_control) {
+        return text;
+    }
+    text.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
 }
 
 /// Turns a serde error with its key path into a one-line message.
 fn from_serde<E>(e: serde_path_to_error::Error<E>, message: impl Fn(&E) -> String) -> ConfigError {
     let path = key_path(e.path());
     let inner = plain_words(&message(e.inner()));
-    if path.is_empty() { ConfigError::Syntax(inner) } else { ConfigError::invalid(path, inner) }
+    if path.is_empty() { ConfigError::syntax(inner) } else { ConfigError::invalid(path, inner) }
 }
 
 /// A key path as the messages write it everywhere: `radio.ues[0].legs[1]`
@@ -116,7 +129,7 @@ impl Config {
     }
 
     pub fn from_toml(text: &str) -> Result<Config, ConfigError> {
-        let de = toml::Deserializer::parse(text).map_err(|e| ConfigError::Syntax(toml_message(&e, text)))?;
+        let de = toml::Deserializer::parse(text).map_err(|e| ConfigError::syntax(toml_message(&e, text)))?;
         let config: Config = serde_path_to_error::deserialize(de).map_err(|e| from_serde(e, |e| e.message().to_string()))?;
         config.validate()?;
         Ok(config)

@@ -158,7 +158,6 @@ impl Config {
         check("duration_s", self.duration_s, DURATION)?;
         self.validate_path()?;
         self.validate_tcp()?;
-        self.validate_trace()?;
         if self.flows.is_empty() {
             return Err(ConfigError::invalid("flows", "at least one [[flows]] entry is required"));
         }
@@ -174,7 +173,7 @@ impl Config {
                 }
             }
         }
-        self.validate_trace_size()
+        self.validate_trace()
     }
 
     fn validate_path(&self) -> Check {
@@ -243,9 +242,13 @@ impl Config {
         Ok(())
     }
 
+    /// The trace settings, last: the sample cap counts the flows', links' and UEs'
+    /// rows, and is what an interval too short for the duration meets first.
     fn validate_trace(&self) -> Check {
-        check("trace.interval_s", self.trace.interval_s, PERIOD)?;
-        check("trace.max_events", self.trace.max_events, Range::closed(0.0, MAX_EVENTS, "events"))
+        check("trace.max_events", self.trace.max_events, Range::closed(0.0, MAX_EVENTS, "events"))?;
+        check("trace.interval_s", self.trace.interval_s, Range::above(0.0, MAX_TIME_S, "s"))?;
+        self.validate_trace_size()?;
+        check("trace.interval_s", self.trace.interval_s, PERIOD)
     }
 
     /// The sampled time series stay within [`MAX_SAMPLED_ROWS`]: a run that would
@@ -503,8 +506,9 @@ mod tests {
         rejects(&["tcp.snd_buf_bytes = 100000000000"], "tcp.snd_buf_bytes: must be in [1400, 1e10] bytes, got 100000000000");
         rejects(&["tcp.initial_cwnd_segments = 4000000"], "tcp.initial_cwnd_segments: must be in [1, 1e6], got 4000000");
         rejects(&["trace.max_events = 100000000"], "trace.max_events: must be in [0, 1e7] events, got 100000000");
-        rejects(&["trace.interval_s = 1e-7"], "trace.interval_s: must be in [1e-6, 1e6] s, got 1e-7");
-        rejects(&["trace.interval_s = nan"], "trace.interval_s: must be in [1e-6, 1e6] s, got NaN");
+        // Below a microsecond, even when the samples are few.
+        rejects(&["duration_s = 1e-5", "trace.interval_s = 1e-7"], "trace.interval_s: must be in [1e-6, 1e6] s, got 1e-7");
+        rejects(&["trace.interval_s = nan"], "trace.interval_s: must be in (0, 1e6] s, got NaN");
     }
 
     #[test]
@@ -516,6 +520,9 @@ mod tests {
             "trace.interval_s: 1e-6 s gives 6e7 samples x 10 rows = 6e8 trace rows over duration_s = 60, \
              more than the 5e6 allowed: use a longer interval (at least 1.2e-4 s)"
         );
+        // The issue's 1e-9 s: 6e10 samples, refused with the count.
+        let e = dumbbell(&["trace.interval_s = 1e-9"]).unwrap_err();
+        assert!(e.starts_with("trace.interval_s: 1e-9 s gives 6e10 samples x 10 rows = 6e11 trace rows"), "{e}");
         assert!(dumbbell(&["trace.interval_s = 0.00012"]).is_ok());
         assert!(dumbbell(&["trace.interval_s = 0.00011"]).is_err());
     }
@@ -558,5 +565,8 @@ mod tests {
         assert_eq!(json(radio), "radio.ues[0].legs[0].velocity: invalid length 2, expected an array of length 3");
         let toml = err("[[flows]]\ncc = 5\n");
         assert_eq!(toml, "flows[0].cc: invalid type: integer `5`, expected a table");
+        // A key with a newline (found by the fuzzer) stays on one line.
+        assert_eq!(json("{\"flows\": [{}], \"a\\nb\": 1}").lines().count(), 1);
+        assert_eq!(json("{\"flows\": [{\"x\\n\": {}}]}").lines().count(), 1);
     }
 }

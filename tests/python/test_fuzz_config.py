@@ -108,8 +108,21 @@ def test_every_config_runs_or_is_refused_in_one_line(config):
     runs_or_is_refused_in_one_line(config)
 
 
+def campaign(examples: int) -> None:
+    """Runs `examples` random examples, printing the count every 10,000."""
+    done = 0
+
+    def counted(config: Any) -> None:
+        nonlocal done
+        runs_or_is_refused_in_one_line(config)
+        done += 1
+        if done % 10_000 == 0:
+            print(f"{done} examples", flush=True)
+
+    options = settings(max_examples=examples, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    given(configs())(options(counted))()
+    print(f"{done} examples, no failure", flush=True)
+
+
 if __name__ == "__main__":
-    examples = int(sys.argv[1]) if len(sys.argv) > 1 else 10_000
-    campaign = settings(max_examples=examples, deadline=None, database=None, suppress_health_check=list(HealthCheck))
-    given(configs())(campaign(runs_or_is_refused_in_one_line))()
-    print(f"{examples} examples, no failure")
+    campaign(int(sys.argv[1]) if len(sys.argv) > 1 else 10_000)

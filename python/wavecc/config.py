@@ -233,9 +233,12 @@ def to_json(config: Config) -> str:
 
 def _first_unrepresentable(value: Any, path: str) -> tuple[str, Any] | None:
     if isinstance(value, dict):
-        children = ((f"{path}.{k}" if path else str(k), v) for k, v in value.items())
+        key = next((k for k in value if not isinstance(k, str)), None)
+        if key is not None:
+            return f"{path}[{key!r}]" if path else f"[{key!r}]", key
+        children = ((f"{path}.{_key(k)}" if path else _key(k), v) for k, v in value.items())
     elif isinstance(value, list):
-        children = ((f"{path}.{i}" if path else str(i), v) for i, v in enumerate(value))
+        children = ((f"{path}[{i}]", v) for i, v in enumerate(value))
     elif isinstance(value, (str, bool, int)) or (isinstance(value, float) and math.isfinite(value)):
         return None
     else:
@@ -245,3 +248,9 @@ def _first_unrepresentable(value: Any, path: str) -> tuple[str, Any] | None:
         if bad is not None:
             return bad
     return None
+
+
+def _key(key: str) -> str:
+    """A key as a message shows it: quoted and escaped when it holds a newline or
+    another character that does not print, so that the message stays one line."""
+    return key if key.isprintable() else repr(key)

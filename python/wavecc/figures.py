@@ -113,6 +113,20 @@ def save(
 # --- time series --------------------------------------------------------------------------
 
 
+# Legends list at most this many entries, the last saying how many more there are:
+# a run of 1000 flows keeps a legend that fits above its axes.
+LEGEND_MAX = 12
+
+
+def _capped(handles: Sequence[Any], limit: int = LEGEND_MAX) -> list[Any]:
+    """`handles` when they fit in a legend, else the first `limit - 1` and an entry
+    "+N more" for the rest."""
+    if len(handles) <= limit:
+        return list(handles)
+    more = Line2D([], [], linestyle="", label=f"+{len(handles) - limit + 1} more")
+    return [*handles[: limit - 1], more]
+
+
 def nlos_intervals(summary: Mapping[str, Any]) -> list[tuple[float, float]]:
     """The NLoS stretches of a run, merged over its UEs: each UE of an mmWave summary
     (`summary["ues"][i]["nlos_intervals_s"]`, a list of [start, end] seconds). Empty
@@ -175,6 +189,7 @@ def time_series(
             handles += goodput.plot(rows["t_s"], rows["goodput_mbps"], label=label, **kw)
             rtt.plot(rows["t_s"], rows["rtt_mean_ms"], **kw)
             cwnd.plot(rows["t_s"], rows["cwnd_segments"], **kw)
+        handles = _capped(handles)
         if udp_mbps is not None:
             handles.append(goodput.axhline(udp_mbps, color=color("udp"), linestyle="--",
                                            linewidth=1.0, label="UDP saturated"))  # fmt: skip
@@ -362,7 +377,8 @@ def radio_traces(
                     ax.plot(blocked["_t"], blocked["sinr_db"], linestyle="", marker=".",
                             markersize=2, color="0.2")  # fmt: skip
             ax.set_ylabel("SINR (dB)")
-            ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=6, frameon=False)
+            ax.legend(handles=_capped(ax.get_legend_handles_labels()[0]), loc="lower center",
+                      bbox_to_anchor=(0.5, 1.0), ncols=6, frameon=False)  # fmt: skip
         if "rlc" in by_name:
             ax = by_name["rlc"]
             for i, (ue, rows) in enumerate(occupancy.groupby("ue", sort=True)):
@@ -422,6 +438,7 @@ def scenario_map(config: Mapping[str, Any], ues: pd.DataFrame | None = None) -> 
             ax.set_axis_off()
             return fig
         handles: dict[str, Any] = {}
+        ue_handles: list[Any] = []
         for obstacle in radio.get("obstacles") or []:
             kind = str(obstacle.get("class", "building"))
             (x0, x1), (y0, y1) = obstacle["x"], obstacle["y"]
@@ -442,13 +459,13 @@ def scenario_map(config: Mapping[str, Any], ues: pd.DataFrame | None = None) -> 
             c = f"C{i % 10}"
             ax.plot(path[:, 0], path[:, 1], color=c, zorder=2)
             ax.plot([path[0, 0]], [path[0, 1]], marker="o", color=c, markersize=5, zorder=3)
-            handles[f"UE {i}"] = Line2D([], [], color=c, marker="o", label=f"UE {i} path")
+            ue_handles.append(Line2D([], [], color=c, marker="o", label=f"UE {i} path"))
         ax.set_aspect("equal", adjustable="datalim")
         ax.autoscale_view()
         ax.set_xlabel("x (m)")
         ax.set_ylabel("y (m)")
-        ax.legend(handles=list(handles.values()), loc="upper left", bbox_to_anchor=(1.0, 1.0),
-                  frameon=False)  # fmt: skip
+        ax.legend(handles=[*handles.values(), *_capped(ue_handles)], loc="upper left",
+                  bbox_to_anchor=(1.0, 1.0), frameon=False)  # fmt: skip
     return fig
 
 

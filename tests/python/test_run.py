@@ -90,7 +90,11 @@ def test_the_config_is_the_effective_one(dumbbell):
 
 def test_cca_and_seed_apply_to_every_flow_and_the_run():
     result = wavecc.run(
-        "dumbbell-4flows", cca="newreno", seed=7, overrides=["duration_s=0.5", "path.rate_bps=1e8"]
+        "dumbbell-4flows",
+        cca="newreno",
+        seed=7,
+        # Flows must start before the end of the run (the built-in starts them 5 s apart).
+        overrides=["duration_s=0.5", "path.rate_bps=1e8", *(f"flows.{i}.start_s=0.1" for i in (1, 2, 3))],
     )
     assert [flow["cca"] for flow in result.config["flows"]] == ["newreno"] * 4
     assert [flow["cca"] for flow in result.summary["flows"]] == ["newreno"] * 4

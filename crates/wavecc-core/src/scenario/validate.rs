@@ -3,54 +3,187 @@
 
 use super::{AppKind, Config, ConfigError};
 use crate::net::HEADER_BYTES;
+use crate::trace::TraceRows;
+use std::fmt;
 
 pub(super) type Check = Result<(), ConfigError>;
 
-pub(super) fn positive(path: &str, v: f64) -> Check {
-    if v.is_finite() && v > 0.0 { Ok(()) } else { Err(ConfigError::invalid(path, format!("must be a positive number, got {v}"))) }
+/// The largest time the engine is given: delays, timeouts, durations, start and
+/// stop times, seconds. Times are integer nanoseconds (`engine::time`): 1e6 s is
+/// 1e15 ns, exact in an f64 and far from u64's end however times are added.
+pub const MAX_TIME_S: f64 = 1e6;
+/// The engine's resolution: a non-zero time shorter than this would round to 0.
+pub const MIN_TIME_S: f64 = 1e-9;
+/// The shortest sampling or channel-update period: below it a run does nothing but sample.
+pub const MIN_PERIOD_S: f64 = 1e-6;
+/// Link and application rates, bits per second: at the lowest a 64 KB packet takes
+/// 524 s to serialise, at the highest a 1500-byte one takes 1.2 ns.
+pub const MIN_RATE_BPS: f64 = 1e3;
+pub const MAX_RATE_BPS: f64 = 1e13;
+/// Buffers, bytes (10 GB).
+pub const MAX_BYTES: f64 = 1e10;
+/// Counts of segments, packets and HARQ processes.
+pub const MAX_COUNT: f64 = 1e6;
+/// Logged events: a million take 52 MB in the core (`trace::EVENT_ROW_BYTES`).
+pub const MAX_EVENTS: f64 = 1e7;
+/// Rows of the sampled time series over a run (`trace::TraceRows::sampled`): about
+/// 300 MB in the core and 2.5 GB as DataFrames through the Python API.
+pub const MAX_SAMPLED_ROWS: f64 = 5e6;
+/// Flows, UEs and gNBs of one scenario.
+pub const MAX_FLOWS: usize = 1000;
+pub const MAX_UES: usize = 1000;
+pub const MAX_GNBS: usize = 100;
+/// Coordinates, metres, and speeds, m/s.
+pub const MAX_COORDINATE_M: f64 = 1e6;
+pub const MAX_SPEED_MPS: f64 = 1e3;
+/// Gains and losses, dB.
+pub const MAX_DB: f64 = 1e3;
+
+/// The valid values of a quantity: `min` to `max`, each end included unless `open`.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Range {
+    min: f64,
+    max: f64,
+    open: (bool, bool),
+    unit: &'static str,
 }
 
-pub(super) fn non_negative(path: &str, v: f64) -> Check {
-    if v.is_finite() && v >= 0.0 { Ok(()) } else { Err(ConfigError::invalid(path, format!("must be >= 0, got {v}"))) }
+impl Range {
+    pub const fn closed(min: f64, max: f64, unit: &'static str) -> Self {
+        Range { min, max, open: (false, false), unit }
+    }
+
+    /// Excluding `min`.
+    pub const fn above(min: f64, max: f64, unit: &'static str) -> Self {
+        Range { min, max, open: (true, false), unit }
+    }
+
+    pub const fn open(min: f64, max: f64, unit: &'static str) -> Self {
+        Range { min, max, open: (true, true), unit }
+    }
+
+    fn contains(&self, v: f64) -> bool {
+        let above = if self.open.0 { v > self.min } else { v >= self.min };
+        let below = if self.open.1 { v < self.max } else { v <= self.max };
+        above && below
+    }
 }
 
-pub(super) fn probability(path: &str, v: f64) -> Check {
-    if (0.0..=1.0).contains(&v) { Ok(()) } else { Err(ConfigError::invalid(path, format!("must be a probability in [0, 1], got {v}"))) }
+impl fmt::Display for Range {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (l, r) = (if self.open.0 { '(' } else { '[' }, if self.open.1 { ')' } else { ']' });
+        write!(f, "{l}{}, {}{r}", Number(self.min), Number(self.max))?;
+        if !self.unit.is_empty() {
+            write!(f, " {}", self.unit)?;
+        }
+        Ok(())
+    }
 }
 
-pub(super) fn at_least(path: &str, v: u64, min: u64) -> Check {
-    if v >= min { Ok(()) } else { Err(ConfigError::invalid(path, format!("must be >= {min}, got {v}"))) }
+/// A number as a person writes it, in the shorter of the plain and the exponent
+/// forms: 1e6 and 1e-9, but 1400 and 0.1.
+struct Number(f64);
+
+impl fmt::Display for Number {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (plain, exponent) = (format!("{}", self.0), format!("{:e}", self.0));
+        f.write_str(if exponent.len() < plain.len() { &exponent } else { &plain })
+    }
+}
+
+/// Delays and start times: from 0.
+pub(super) const TIME: Range = Range::closed(0.0, MAX_TIME_S, "s");
+/// Durations and timeouts: at least the engine's resolution.
+pub(super) const DURATION: Range = Range::closed(MIN_TIME_S, MAX_TIME_S, "s");
+/// Sampling and channel-update periods.
+pub(super) const PERIOD: Range = Range::closed(MIN_PERIOD_S, MAX_TIME_S, "s");
+pub(super) const RATE: Range = Range::closed(MIN_RATE_BPS, MAX_RATE_BPS, "b/s");
+pub(super) const PROBABILITY: Range = Range::closed(0.0, 1.0, "");
+pub(super) const DB: Range = Range::closed(0.0, MAX_DB, "dB");
+pub(super) const COORDINATE: Range = Range::closed(-MAX_COORDINATE_M, MAX_COORDINATE_M, "m");
+pub(super) const VELOCITY: Range = Range::closed(-MAX_SPEED_MPS, MAX_SPEED_MPS, "m/s");
+
+/// A count or size of at least `min`.
+pub(super) fn count(min: u64) -> Range {
+    Range::closed(min as f64, MAX_COUNT, "")
+}
+
+pub(super) fn bytes(min: u64) -> Range {
+    Range::closed(min as f64, MAX_BYTES, "bytes")
+}
+
+/// A config value that can be range-checked: compared as an f64, shown as written.
+pub(super) trait Quantity: Copy {
+    fn value(self) -> f64;
+    fn shown(self) -> String;
+}
+
+impl Quantity for f64 {
+    fn value(self) -> f64 {
+        self
+    }
+
+    fn shown(self) -> String {
+        Number(self).to_string()
+    }
+}
+
+macro_rules! integer_quantity {
+    ($($t:ty),*) => {$(
+        impl Quantity for $t {
+            fn value(self) -> f64 {
+                self as f64
+            }
+
+            fn shown(self) -> String {
+                self.to_string()
+            }
+        }
+    )*};
+}
+integer_quantity!(u8, u32, u64, usize);
+
+/// The one range check: `path` must hold a value in `range` (NaN never is).
+pub(super) fn check(path: &str, v: impl Quantity, range: Range) -> Check {
+    if range.contains(v.value()) { Ok(()) } else { Err(ConfigError::invalid(path, format!("must be in {range}, got {}", v.shown()))) }
+}
+
+/// How many entries a list may have.
+pub(super) fn at_most(path: &str, len: usize, max: usize, what: &str) -> Check {
+    if len <= max { Ok(()) } else { Err(ConfigError::invalid(path, format!("at most {max} {what}, got {len}"))) }
 }
 
 impl Config {
     pub(super) fn validate(&self) -> Check {
-        positive("duration_s", self.duration_s)?;
+        check("duration_s", self.duration_s, DURATION)?;
         self.validate_path()?;
         self.validate_tcp()?;
-        positive("trace.interval_s", self.trace.interval_s)?;
         if self.flows.is_empty() {
             return Err(ConfigError::invalid("flows", "at least one [[flows]] entry is required"));
         }
+        at_most("flows", self.flows.len(), MAX_FLOWS, "flows")?;
         for (i, f) in self.flows.iter().enumerate() {
             self.validate_flow(i, f)?;
         }
         match &self.radio {
-            Some(radio) => radio.validate(&self.flows),
-            None => match self.flows.iter().position(|f| f.ue != 0) {
-                Some(i) => Err(ConfigError::invalid(format!("flows[{i}].ue"), "applies only to scenarios with [radio]")),
-                None => Ok(()),
-            },
+            Some(radio) => radio.validate(&self.flows)?,
+            None => {
+                if let Some(i) = self.flows.iter().position(|f| f.ue != 0) {
+                    return Err(ConfigError::invalid(format!("flows[{i}].ue"), "applies only to scenarios with [radio]"));
+                }
+            }
         }
+        self.validate_trace()
     }
 
     fn validate_path(&self) -> Check {
         let p = &self.path;
-        positive("path.rate_bps", p.rate_bps)?;
-        non_negative("path.reverse_rate_bps", p.reverse_rate_bps)?;
-        non_negative("path.one_way_delay_s", p.one_way_delay_s)?;
-        if p.buffer_packets == 0 {
-            at_least("path.buffer_bytes", p.buffer_bytes, p.mtu_bytes as u64)?;
+        check("path.rate_bps", p.rate_bps, RATE)?;
+        if p.reverse_rate_bps != 0.0 && !RATE.contains(p.reverse_rate_bps) {
+            let message = format!("must be 0 (the same as path.rate_bps) or in {RATE}, got {}", Number(p.reverse_rate_bps));
+            return Err(ConfigError::invalid("path.reverse_rate_bps", message));
         }
+        check("path.one_way_delay_s", p.one_way_delay_s, TIME)?;
         let min_mtu = self.tcp.mss_bytes as u64 + HEADER_BYTES as u64;
         if p.mtu_bytes > 65_535 {
             return Err(ConfigError::invalid("path.mtu_bytes", format!("must be at most 65535 (an IPv4 packet), got {}", p.mtu_bytes)));
@@ -61,40 +194,85 @@ impl Config {
                 format!("must hold tcp.mss_bytes plus {HEADER_BYTES} header bytes (>= {min_mtu}), got {}", p.mtu_bytes),
             ));
         }
-        probability("path.loss.per_byte", p.loss.per_byte)?;
-        probability("path.loss.per_packet", p.loss.per_packet)?;
+        self.validate_buffer()?;
+        check("path.loss.per_byte", p.loss.per_byte, PROBABILITY)?;
+        check("path.loss.per_packet", p.loss.per_packet, PROBABILITY)?;
         if let Some(ge) = &p.loss.gilbert_elliott {
-            probability("path.loss.gilbert_elliott.p_good_to_bad", ge.p_good_to_bad)?;
-            probability("path.loss.gilbert_elliott.p_bad_to_good", ge.p_bad_to_good)?;
-            probability("path.loss.gilbert_elliott.loss_good", ge.loss_good)?;
-            probability("path.loss.gilbert_elliott.loss_bad", ge.loss_bad)?;
+            check("path.loss.gilbert_elliott.p_good_to_bad", ge.p_good_to_bad, PROBABILITY)?;
+            check("path.loss.gilbert_elliott.p_bad_to_good", ge.p_bad_to_good, PROBABILITY)?;
+            check("path.loss.gilbert_elliott.loss_good", ge.loss_good, PROBABILITY)?;
+            check("path.loss.gilbert_elliott.loss_bad", ge.loss_bad, PROBABILITY)?;
         }
         Ok(())
+    }
+
+    /// Exactly one of `buffer_bytes` and `buffer_packets` limits the queue; the
+    /// other is 0.
+    fn validate_buffer(&self) -> Check {
+        let p = &self.path;
+        match (p.buffer_bytes, p.buffer_packets) {
+            (0, 0) => Err(ConfigError::invalid("path.buffer_bytes", "set path.buffer_bytes or path.buffer_packets (both are 0)")),
+            (_, 0) => check("path.buffer_bytes", p.buffer_bytes, bytes(p.mtu_bytes as u64)),
+            (0, _) => check("path.buffer_packets", p.buffer_packets, count(1)),
+            (b, n) => Err(ConfigError::invalid(
+                "path.buffer_packets",
+                format!("set path.buffer_bytes ({b}) or path.buffer_packets ({n}), not both: set the other to 0"),
+            )),
+        }
     }
 
     fn validate_tcp(&self) -> Check {
         let t = &self.tcp;
         super::stack::get(&t.stack)?;
-        at_least("tcp.mss_bytes", t.mss_bytes as u64, 1)?;
-        at_least("tcp.initial_cwnd_segments", t.initial_cwnd_segments as u64, 1)?;
+        check("tcp.mss_bytes", t.mss_bytes, bytes(1))?;
+        check("tcp.initial_cwnd_segments", t.initial_cwnd_segments, count(1))?;
         if let Some(s) = t.initial_ssthresh_segments {
-            at_least("tcp.initial_ssthresh_segments", s as u64, 2)?;
+            check("tcp.initial_ssthresh_segments", s, count(2))?;
         }
-        positive("tcp.min_rto_s", t.min_rto_s)?;
-        positive("tcp.initial_rto_s", t.initial_rto_s)?;
-        if !(t.max_rto_s >= t.min_rto_s) {
-            return Err(ConfigError::invalid("tcp.max_rto_s", format!("must be >= tcp.min_rto_s ({}), got {}", t.min_rto_s, t.max_rto_s)));
-        }
-        at_least("tcp.dupthresh", t.dupthresh as u64, 1)?;
-        non_negative("tcp.pacing_burst_s", t.pacing_burst_s)?;
-        if !(t.rtt_granularity_s >= 0.0 && t.rtt_granularity_s <= 1.0) {
-            return Err(ConfigError::invalid("tcp.rtt_granularity_s", format!("must be in [0, 1] seconds (0: exact, 0.001: ns-3's milliseconds), got {}", t.rtt_granularity_s)));
-        }
-        at_least("tcp.ack_every_segments", t.ack_every_segments as u64, 1)?;
-        positive("tcp.delayed_ack_timeout_s", t.delayed_ack_timeout_s)?;
-        at_least("tcp.snd_buf_bytes", t.snd_buf_bytes, t.mss_bytes as u64)?;
-        at_least("tcp.rcv_buf_bytes", t.rcv_buf_bytes, t.mss_bytes as u64)?;
+        check("tcp.min_rto_s", t.min_rto_s, DURATION)?;
+        check("tcp.initial_rto_s", t.initial_rto_s, DURATION)?;
+        check("tcp.max_rto_s", t.max_rto_s, Range::closed(t.min_rto_s, MAX_TIME_S, "s (from tcp.min_rto_s)"))?;
+        check("tcp.dupthresh", t.dupthresh, count(1))?;
+        check("tcp.pacing_burst_s", t.pacing_burst_s, TIME)?;
+        check("tcp.rtt_granularity_s", t.rtt_granularity_s, Range::closed(0.0, 1.0, "s (0: exact, 0.001: ns-3's milliseconds)"))?;
+        check("tcp.ack_every_segments", t.ack_every_segments, count(1))?;
+        check("tcp.delayed_ack_timeout_s", t.delayed_ack_timeout_s, DURATION)?;
+        check("tcp.quickack_segments", t.quickack_segments, count(0))?;
+        check("tcp.snd_buf_bytes", t.snd_buf_bytes, bytes(t.mss_bytes as u64))?;
+        check("tcp.rcv_buf_bytes", t.rcv_buf_bytes, bytes(t.mss_bytes as u64))?;
         Ok(())
+    }
+
+    /// The trace settings, last: the sample cap counts the flows', links' and UEs'
+    /// rows, and is what an interval too short for the duration meets first.
+    fn validate_trace(&self) -> Check {
+        check("trace.max_events", self.trace.max_events, Range::closed(0.0, MAX_EVENTS, "events"))?;
+        check("trace.interval_s", self.trace.interval_s, Range::above(0.0, MAX_TIME_S, "s"))?;
+        self.validate_trace_size()?;
+        check("trace.interval_s", self.trace.interval_s, PERIOD)
+    }
+
+    /// The sampled time series stay within [`MAX_SAMPLED_ROWS`]: a run that would
+    /// need more memory for its traces is refused before it allocates any.
+    fn validate_trace_size(&self) -> Check {
+        let rows = TraceRows::of(self);
+        if rows.sampled() <= MAX_SAMPLED_ROWS {
+            return Ok(());
+        }
+        let per_sample = rows.sampled() / rows.samples;
+        Err(ConfigError::invalid(
+            "trace.interval_s",
+            format!(
+                "{} s gives {} samples x {per_sample} rows = {} trace rows over duration_s = {}, more than the {} allowed: \
+                 use a longer interval (at least {} s)",
+                Number(self.trace.interval_s),
+                Number(rows.samples),
+                Number(rows.sampled()),
+                Number(self.duration_s),
+                Number(MAX_SAMPLED_ROWS),
+                Number(self.duration_s * per_sample / MAX_SAMPLED_ROWS),
+            ),
+        ))
     }
 
     fn validate_flow(&self, i: usize, f: &super::FlowConfig) -> Check {
@@ -103,13 +281,13 @@ impl Config {
             let params = f.cc.clone().unwrap_or(serde_json::Value::Null);
             crate::cc::build(&f.cca, &params).map_err(|e| {
                 let path = if e.starts_with("unknown algorithm") { key("cca") } else { key("cc") };
-                ConfigError::invalid(path, e)
+                ConfigError::invalid(path, super::plain_words(&e))
             })?;
         }
         let needs_rate = matches!(f.app, AppKind::Rate | AppKind::Onoff | AppKind::Udp);
         match (needs_rate, f.rate_bps) {
             (true, None) => return Err(ConfigError::invalid(key("rate_bps"), format!("required for app = \"{}\"", f.app.as_str()))),
-            (true, Some(r)) => positive(&key("rate_bps"), r)?,
+            (true, Some(r)) => check(&key("rate_bps"), r, RATE)?,
             (false, Some(_)) => return Err(ConfigError::invalid(key("rate_bps"), "applies only to app = \"rate\", \"onoff\" or \"udp\"")),
             (false, None) => {}
         }
@@ -117,7 +295,7 @@ impl Config {
             if f.app == AppKind::Bulk {
                 return Err(ConfigError::invalid(key("write_bytes"), "applies only to app = \"rate\", \"onoff\" or \"udp\""));
             }
-            at_least(&key("write_bytes"), w as u64, 1)?;
+            check(&key("write_bytes"), w, bytes(1))?;
             if f.app == AppKind::Udp && w + HEADER_BYTES > self.path.mtu_bytes {
                 return Err(ConfigError::invalid(key("write_bytes"), format!("a UDP datagram must fit path.mtu_bytes ({}) with headers", self.path.mtu_bytes)));
             }
@@ -126,7 +304,7 @@ impl Config {
         for (name, v) in [("on_s", f.on_s), ("off_s", f.off_s)] {
             match (is_onoff, v) {
                 (true, None) => return Err(ConfigError::invalid(key(name), "required for app = \"onoff\"")),
-                (true, Some(v)) => positive(&key(name), v)?,
+                (true, Some(v)) => check(&key(name), v, DURATION)?,
                 (false, Some(_)) => return Err(ConfigError::invalid(key(name), "applies only to app = \"onoff\"")),
                 (false, None) => {}
             }
@@ -134,15 +312,22 @@ impl Config {
         if f.period_distribution.is_some() && !is_onoff {
             return Err(ConfigError::invalid(key("period_distribution"), "applies only to app = \"onoff\""));
         }
-        non_negative(&key("start_s"), f.start_s)?;
+        check(&key("start_s"), f.start_s, TIME)?;
+        if f.start_s >= self.duration_s {
+            return Err(ConfigError::invalid(
+                key("start_s"),
+                format!("must be before the end of the run (duration_s = {}), got {}: the flow would send nothing", self.duration_s, f.start_s),
+            ));
+        }
         if let Some(stop) = f.stop_s {
+            check(&key("stop_s"), stop, TIME)?;
             if !(stop > f.start_s) {
                 return Err(ConfigError::invalid(key("stop_s"), format!("must be after start_s ({}), got {stop}", f.start_s)));
             }
         }
-        non_negative(&key("access_delay_s"), f.access_delay_s)?;
+        check(&key("access_delay_s"), f.access_delay_s, TIME)?;
         if let Some(r) = f.access_rate_bps {
-            positive(&key("access_rate_bps"), r)?;
+            check(&key("access_rate_bps"), r, RATE)?;
         }
         Ok(())
     }
@@ -151,6 +336,7 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::super::builtin;
+    use super::MAX_FLOWS;
     use crate::Config;
 
     fn with(key_value: &str) -> String {
@@ -179,7 +365,7 @@ mod tests {
     #[test]
     fn negative_rate_is_rejected() {
         let e = err(&with("rate_bps = -5").replacen("rate_bps = 1e9\n", "", 1));
-        assert!(e.starts_with("path.rate_bps: must be a positive number"), "{e}");
+        assert_eq!(e, "path.rate_bps: must be in [1e3, 1e13] b/s, got -5");
     }
 
     #[test]
@@ -205,7 +391,7 @@ mod tests {
     #[test]
     fn loss_outside_unit_interval_is_rejected() {
         let e = err("[path.loss]\nper_byte = 1.5\n[[flows]]\n");
-        assert!(e.starts_with("path.loss.per_byte: must be a probability"), "{e}");
+        assert_eq!(e, "path.loss.per_byte: must be in [0, 1], got 1.5");
     }
 
     #[test]
@@ -218,7 +404,7 @@ mod tests {
     #[test]
     fn rtt_clock_keys_are_checked() {
         let e = err("[tcp]\nrtt_granularity_s = -0.001\n[[flows]]\n");
-        assert!(e.starts_with("tcp.rtt_granularity_s: must be in [0, 1] seconds"), "{e}");
+        assert!(e.starts_with("tcp.rtt_granularity_s: must be in [0, 1] s"), "{e}");
         let e = err("[tcp]\nrtt_granularity_s = 2\n[[flows]]\n");
         assert!(e.starts_with("tcp.rtt_granularity_s: must be in [0, 1]"), "{e}");
         let e = err("[tcp]\ncc_rtt = \"srtt\"\n[[flows]]\n");
@@ -260,5 +446,128 @@ mod tests {
     fn json_and_toml_give_the_same_config() {
         let c = Config::from_toml(builtin::get("dumbbell-1g").unwrap()).unwrap();
         assert_eq!(Config::from_json(&c.to_json()).unwrap(), c);
+    }
+
+    /// Parses `dumbbell-1g` with `overrides` (`key.path = TOML value`, list indices
+    /// as numbers: `flows.0.cca`) set in its tables.
+    fn dumbbell(overrides: &[&str]) -> Result<Config, String> {
+        let mut config: toml::Value = toml::Value::Table(builtin::get("dumbbell-1g").unwrap().parse().unwrap());
+        for line in overrides {
+            let (key, value) = line.split_once(" = ").unwrap();
+            let value = format!("v = {value}").parse::<toml::Table>().unwrap().remove("v").unwrap();
+            set(&mut config, &key.split('.').collect::<Vec<_>>(), value);
+        }
+        Config::from_toml(&toml::to_string(&config).unwrap()).map_err(|e| e.to_string())
+    }
+
+    fn set(at: &mut toml::Value, keys: &[&str], value: toml::Value) {
+        let (first, rest) = keys.split_first().unwrap();
+        let child = match at {
+            toml::Value::Array(items) => &mut items[first.parse::<usize>().unwrap()],
+            toml::Value::Table(table) if rest.is_empty() => {
+                table.insert(first.to_string(), value);
+                return;
+            }
+            toml::Value::Table(table) => table.entry(*first).or_insert_with(|| toml::Value::Table(Default::default())),
+            _ => panic!("{first} is not a table or a list"),
+        };
+        set(child, rest, value);
+    }
+
+    fn rejects(overrides: &[&str], expected: &str) {
+        let e = dumbbell(overrides).unwrap_err();
+        assert_eq!(e, expected);
+    }
+
+    #[test]
+    fn times_above_the_engines_maximum_are_rejected() {
+        // 1.9e10 s used to wrap to about 0 ns and run silently.
+        rejects(&["path.one_way_delay_s = 1.9e10"], "path.one_way_delay_s: must be in [0, 1e6] s, got 1.9e10");
+        rejects(&["tcp.delayed_ack_timeout_s = 1.9e10"], "tcp.delayed_ack_timeout_s: must be in [1e-9, 1e6] s, got 1.9e10");
+        rejects(&["duration_s = 1e7"], "duration_s: must be in [1e-9, 1e6] s, got 1e7");
+        rejects(&["flows.0.access_delay_s = 2e6"], "flows[0].access_delay_s: must be in [0, 1e6] s, got 2e6");
+        rejects(&["tcp.max_rto_s = 1e12"], "tcp.max_rto_s: must be in [1, 1e6] s (from tcp.min_rto_s), got 1e12");
+        rejects(&["tcp.initial_rto_s = 1e-12"], "tcp.initial_rto_s: must be in [1e-9, 1e6] s, got 1e-12");
+        assert!(dumbbell(&["path.one_way_delay_s = 1e6"]).is_ok());
+    }
+
+    #[test]
+    fn rto_bounds_at_the_maximum_run_to_the_end() {
+        // RTO values this large used to overflow and hang a 0.2 s run.
+        let c = dumbbell(&["duration_s = 0.2", "tcp.min_rto_s = 1e6", "tcp.max_rto_s = 1e6", "tcp.initial_rto_s = 1e6"]).unwrap();
+        let out = crate::run(&c);
+        assert_eq!(out.summary.sim_time_s, 0.2);
+        assert!(out.summary.flows[0].bytes_delivered > 0);
+    }
+
+    #[test]
+    fn rates_sizes_and_counts_have_ranges() {
+        rejects(&["path.rate_bps = 1e20"], "path.rate_bps: must be in [1e3, 1e13] b/s, got 1e20");
+        rejects(&["path.reverse_rate_bps = 5"], "path.reverse_rate_bps: must be 0 (the same as path.rate_bps) or in [1e3, 1e13] b/s, got 5");
+        rejects(&["tcp.snd_buf_bytes = 100000000000"], "tcp.snd_buf_bytes: must be in [1400, 1e10] bytes, got 100000000000");
+        rejects(&["tcp.initial_cwnd_segments = 4000000"], "tcp.initial_cwnd_segments: must be in [1, 1e6], got 4000000");
+        rejects(&["trace.max_events = 100000000"], "trace.max_events: must be in [0, 1e7] events, got 100000000");
+        // Below a microsecond, even when the samples are few.
+        rejects(&["duration_s = 1e-5", "trace.interval_s = 1e-7"], "trace.interval_s: must be in [1e-6, 1e6] s, got 1e-7");
+        rejects(&["trace.interval_s = nan"], "trace.interval_s: must be in (0, 1e6] s, got NaN");
+    }
+
+    #[test]
+    fn the_sampled_rows_are_capped_before_anything_is_allocated() {
+        // 1e-6 s over 60 s: 6e7 samples of a flow, two queues and CUBIC's 7 variables.
+        let e = dumbbell(&["trace.interval_s = 1e-6"]).unwrap_err();
+        assert_eq!(
+            e,
+            "trace.interval_s: 1e-6 s gives 6e7 samples x 10 rows = 6e8 trace rows over duration_s = 60, \
+             more than the 5e6 allowed: use a longer interval (at least 1.2e-4 s)"
+        );
+        // The issue's 1e-9 s: 6e10 samples, refused with the count.
+        let e = dumbbell(&["trace.interval_s = 1e-9"]).unwrap_err();
+        assert!(e.starts_with("trace.interval_s: 1e-9 s gives 6e10 samples x 10 rows = 6e11 trace rows"), "{e}");
+        assert!(dumbbell(&["trace.interval_s = 0.00012"]).is_ok());
+        assert!(dumbbell(&["trace.interval_s = 0.00011"]).is_err());
+    }
+
+    #[test]
+    fn flows_are_capped() {
+        let flows = "[[flows]]\n".repeat(MAX_FLOWS + 1);
+        let e = err(&format!("duration_s = 1\n{flows}"));
+        assert_eq!(e, format!("flows: at most {MAX_FLOWS} flows, got {}", MAX_FLOWS + 1));
+    }
+
+    #[test]
+    fn exactly_one_buffer_limit() {
+        rejects(&["path.buffer_packets = 100"], "path.buffer_packets: set path.buffer_bytes (2500000) or path.buffer_packets (100), not both: set the other to 0");
+        rejects(&["path.buffer_bytes = 0"], "path.buffer_bytes: set path.buffer_bytes or path.buffer_packets (both are 0)");
+        let c = dumbbell(&["path.buffer_bytes = 0", "path.buffer_packets = 100"]).unwrap();
+        assert_eq!((c.path.buffer_bytes, c.path.buffer_packets), (0, 100));
+    }
+
+    #[test]
+    fn a_flow_must_start_before_the_run_ends() {
+        rejects(&["flows.0.start_s = 60"], "flows[0].start_s: must be before the end of the run (duration_s = 60), got 60: the flow would send nothing");
+        assert!(dumbbell(&["flows.0.start_s = 59.9"]).is_ok());
+        // Stopping after the end is fine: the run ends first.
+        assert!(dumbbell(&["flows.0.stop_s = 100"]).is_ok());
+    }
+
+    #[test]
+    fn serde_messages_use_plain_words_and_one_key_path_style() {
+        let json = |text: &str| Config::from_json(text).unwrap_err().to_string();
+        assert_eq!(json(r#"{"path": 5, "flows": [{}]}"#), "path: invalid type: integer `5`, expected a table");
+        assert_eq!(json(r#"{"flows": [{"cc": 5}]}"#), "flows[0].cc: invalid type: integer `5`, expected a table");
+        assert_eq!(
+            json(r#"{"flows": [{"ue": -1}]}"#),
+            "flows[0].ue: invalid value: integer `-1`, expected a whole number from 0 to 4294967295"
+        );
+        assert_eq!(json(r#"{"duration_s": "x", "flows": [{}]}"#), "duration_s: invalid type: string \"x\", expected a number");
+        assert_eq!(json(r#"{"flows": {}}"#), "flows: invalid type: table, expected a list");
+        let radio = r#"{"radio": {"ues": [{"position": [0, 0, 1.5], "legs": [{"at_s": 0, "velocity": [1, 0]}]}]}, "flows": [{}]}"#;
+        assert_eq!(json(radio), "radio.ues[0].legs[0].velocity: invalid length 2, expected an array of length 3");
+        let toml = err("[[flows]]\ncc = 5\n");
+        assert_eq!(toml, "flows[0].cc: invalid type: integer `5`, expected a table");
+        // A key with a newline (found by the fuzzer) stays on one line.
+        assert_eq!(json("{\"flows\": [{}], \"a\\nb\": 1}").lines().count(), 1);
+        assert_eq!(json("{\"flows\": [{\"x\\n\": {}}]}").lines().count(), 1);
     }
 }

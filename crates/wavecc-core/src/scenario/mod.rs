@@ -123,21 +123,21 @@ fn toml_message(e: &toml::de::Error, text: &str) -> String {
 
 impl Config {
     pub fn from_json(text: &str) -> Result<Config, ConfigError> {
-        let raw: serde_json::Value = serde_json::from_str(text).map_err(|e| ConfigError::syntax(json_message(&e)))?;
-        Config::from_raw(raw)
-    }
-
-    pub fn from_toml(text: &str) -> Result<Config, ConfigError> {
-        let de = toml::Deserializer::parse(text).map_err(|e| ConfigError::syntax(toml_message(&e, text)))?;
-        let raw = serde::Deserialize::deserialize(de).map_err(|e: toml::de::Error| ConfigError::syntax(toml_message(&e, text)))?;
-        Config::from_raw(raw)
-    }
-
-    /// A config from its raw form: the stack's keys filled in first (`stack::apply`),
-    /// so that serde's defaults fill only what neither the user nor the stack set.
-    fn from_raw(mut raw: serde_json::Value) -> Result<Config, ConfigError> {
+        let mut raw: serde_json::Value = serde_json::from_str(text).map_err(|e| ConfigError::syntax(json_message(&e)))?;
         stack::apply(&mut raw)?;
         let config: Config = serde_path_to_error::deserialize(raw).map_err(|e| from_serde(e, json_message))?;
+        config.validate()?;
+        Ok(config)
+    }
+
+    /// The stack's keys are filled in first (`stack::apply`), so that serde's
+    /// defaults fill only what neither the user nor the stack set.
+    pub fn from_toml(text: &str) -> Result<Config, ConfigError> {
+        let de = toml::Deserializer::parse(text).map_err(|e| ConfigError::syntax(toml_message(&e, text)))?;
+        let mut raw: toml::Value =
+            serde::Deserialize::deserialize(de).map_err(|e: toml::de::Error| ConfigError::syntax(toml_message(&e, text)))?;
+        stack::apply(&mut raw)?;
+        let config: Config = serde_path_to_error::deserialize(raw).map_err(|e| from_serde(e, |e| e.message().to_string()))?;
         config.validate()?;
         Ok(config)
     }

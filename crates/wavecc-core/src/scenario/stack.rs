@@ -26,6 +26,15 @@ impl Preset {
             Preset::Str(s) => Value::from(s),
         }
     }
+
+    pub fn to_toml(self) -> toml::Value {
+        match self {
+            Preset::Bool(b) => toml::Value::Boolean(b),
+            Preset::Int(i) => toml::Value::Integer(i as i64),
+            Preset::Float(f) => toml::Value::Float(f),
+            Preset::Str(s) => toml::Value::String(s.into()),
+        }
+    }
 }
 
 /// Keys and the values a stack gives them.
@@ -120,57 +129,133 @@ fn object(keys: Keys) -> Value {
     Value::Object(keys.iter().map(|(k, v)| (k.to_string(), v.to_json())).collect())
 }
 
-/// Fills a raw config (JSON, as the user wrote it) with the keys of the stack its
+/// Fills a raw config (as the user wrote it) with the keys of the stack its
 /// `tcp.stack` names that it does not set: `[tcp]` keys, and each TCP flow's `cc`
 /// keys for its algorithm. Shapes serde will reject (a `tcp` that is no table, a
 /// stack that is no string) are left for serde to report.
-pub(super) fn apply(raw: &mut Value) -> Result<(), ConfigError> {
-    let Some(config) = raw.as_object_mut() else { return Ok(()) };
-    let name = match config.get("tcp").map(|tcp| tcp.get("stack")) {
+pub(super) fn apply<R: Raw>(raw: &mut R) -> Result<(), ConfigError> {
+    if !raw.is_table() {
+        return Ok(());
+    }
+    let name = match raw.get("tcp").map(|tcp| tcp.get("stack").map(Raw::as_str)) {
         None | Some(None) => STACKS[0].name,
-        Some(Some(Value::String(name))) => name.as_str(),
-        Some(Some(_)) => return Ok(()),
+        Some(Some(Some(name))) => name,
+        Some(Some(None)) => return Ok(()),
     };
     let stack = get(name)?;
     if !stack.tcp.is_empty() {
-        let tcp = config.entry("tcp").or_insert_with(|| Value::Object(Map::new()));
-        if let Some(tcp) = tcp.as_object_mut() {
-            fill(tcp, stack.tcp);
+        if let Some(tcp) = raw.table_at("tcp", false) {
+            tcp.fill(stack.tcp);
         }
     }
-    if let Some(Value::Array(flows)) = config.get_mut("flows") {
-        flows.iter_mut().filter_map(Value::as_object_mut).for_each(|flow| fill_flow(flow, stack));
+    if let Some(flows) = raw.get_mut("flows") {
+        flows.for_each_item(|flow| fill_flow(flow, stack));
     }
     Ok(())
 }
 
 /// A TCP flow's `cc` gains the stack's keys for its algorithm (`flows[].cca`, or
 /// the schema's default) that it does not set; a UDP flow has no algorithm.
-fn fill_flow(flow: &mut Map<String, Value>, stack: &Stack) {
-    if flow.get("app").and_then(Value::as_str) == Some("udp") {
+fn fill_flow<R: Raw>(flow: &mut R, stack: &Stack) {
+    if !flow.is_table() || flow.get("app").and_then(Raw::as_str) == Some("udp") {
         return;
     }
-    let cca = match flow.get("cca") {
+    let cca = match flow.get("cca").map(Raw::as_str) {
         None => super::schema::default_cca(),
-        Some(Value::String(cca)) => cca.clone(),
-        Some(_) => return,
+        Some(Some(cca)) => cca.to_string(),
+        Some(None) => return,
     };
     let keys = stack.cc_keys(&cca);
     if keys.is_empty() {
         return;
     }
-    let cc = flow.entry("cc").or_insert(Value::Null);
-    if cc.is_null() {
-        *cc = Value::Object(Map::new());
-    }
-    if let Some(cc) = cc.as_object_mut() {
-        fill(cc, keys);
+    // A null `cc` (JSON's way of leaving it unset) becomes the stack's table.
+    if let Some(cc) = flow.table_at("cc", true) {
+        cc.fill(keys);
     }
 }
 
-fn fill(table: &mut Map<String, Value>, keys: Keys) {
-    for (key, value) in keys {
-        table.entry(key.to_string()).or_insert_with(|| value.to_json());
+/// A raw config tree as parsed: JSON (from the Python API) or TOML (from a file).
+/// TOML is kept as TOML so that its `nan` and `inf` reach validation, which names
+/// them; JSON has no way to hold them.
+pub(super) trait Raw: Sized {
+    fn is_table(&self) -> bool;
+    fn as_str(&self) -> Option<&str>;
+    /// The value at `key` of a table.
+    fn get(&self, key: &str) -> Option<&Self>;
+    fn get_mut(&mut self, key: &str) -> Option<&mut Self>;
+    /// The table at `key` of this table, made when `key` is absent (or null, with
+    /// `replace_null`); None when something else is there.
+    fn table_at(&mut self, key: &str, replace_null: bool) -> Option<&mut Self>;
+    /// Inserts each of `keys` this table does not have.
+    fn fill(&mut self, keys: Keys);
+    /// Calls `f` on each item of a list.
+    fn for_each_item(&mut self, f: impl FnMut(&mut Self));
+}
+
+impl Raw for Value {
+    fn is_table(&self) -> bool {
+        self.is_object()
+    }
+    fn as_str(&self) -> Option<&str> {
+        Value::as_str(self)
+    }
+    fn get(&self, key: &str) -> Option<&Self> {
+        self.as_object()?.get(key)
+    }
+    fn get_mut(&mut self, key: &str) -> Option<&mut Self> {
+        self.as_object_mut()?.get_mut(key)
+    }
+    fn table_at(&mut self, key: &str, replace_null: bool) -> Option<&mut Self> {
+        let value = self.as_object_mut()?.entry(key).or_insert_with(|| Value::Object(Map::new()));
+        if replace_null && value.is_null() {
+            *value = Value::Object(Map::new());
+        }
+        value.is_object().then_some(value)
+    }
+    fn fill(&mut self, keys: Keys) {
+        if let Some(table) = self.as_object_mut() {
+            for (key, value) in keys {
+                table.entry(key.to_string()).or_insert_with(|| value.to_json());
+            }
+        }
+    }
+    fn for_each_item(&mut self, f: impl FnMut(&mut Self)) {
+        if let Some(items) = self.as_array_mut() {
+            items.iter_mut().for_each(f);
+        }
+    }
+}
+
+impl Raw for toml::Value {
+    fn is_table(&self) -> bool {
+        self.is_table()
+    }
+    fn as_str(&self) -> Option<&str> {
+        toml::Value::as_str(self)
+    }
+    fn get(&self, key: &str) -> Option<&Self> {
+        self.as_table()?.get(key)
+    }
+    fn get_mut(&mut self, key: &str) -> Option<&mut Self> {
+        self.as_table_mut()?.get_mut(key)
+    }
+    fn table_at(&mut self, key: &str, _replace_null: bool) -> Option<&mut Self> {
+        // TOML has no null.
+        let value = self.as_table_mut()?.entry(key).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        value.is_table().then_some(value)
+    }
+    fn fill(&mut self, keys: Keys) {
+        if let Some(table) = self.as_table_mut() {
+            for (key, value) in keys {
+                table.entry(key.to_string()).or_insert_with(|| value.to_toml());
+            }
+        }
+    }
+    fn for_each_item(&mut self, f: impl FnMut(&mut Self)) {
+        if let Some(items) = self.as_array_mut() {
+            items.iter_mut().for_each(f);
+        }
     }
 }
 
@@ -254,6 +339,17 @@ mod tests {
         let c = Config::from_toml("[tcp]\nstack = \"ns3-3.37\"\n[[flows]]\ncca = \"westwood\"\n").unwrap();
         assert!(!c.tcp.cwnd_validation);
         assert_eq!(c.flows[0].cc.as_ref().unwrap()["filter"], json!("tustin"));
+    }
+
+    #[test]
+    fn in_toml_too_a_key_the_user_sets_beats_the_stack() {
+        let text = "[tcp]\nstack = \"ns3-3.37\"\ncwnd_validation = true\n[[flows]]\ncca = \"westwood\"\n[flows.cc]\nfilter = \"linux\"\n";
+        let c = Config::from_toml(text).unwrap();
+        assert!(c.tcp.cwnd_validation);
+        assert_eq!(c.tcp.rtt_granularity_s, 0.001);
+        let cc = c.flows[0].cc.as_ref().unwrap();
+        assert_eq!(cc["filter"], json!("linux"));
+        assert_eq!(cc["sampling"], json!("ns3"));
     }
 
     #[test]

@@ -521,7 +521,7 @@ mod tests {
             "trace.interval_s: 1e-6 s gives 6e7 samples x 10 rows = 6e8 trace rows over duration_s = 60, \
              more than the 5e6 allowed: use a longer interval (at least 1.2e-4 s)"
         );
-        // The issue's 1e-9 s: 6e10 samples, refused with the count.
+        // 1e-9 s used to abort the core on its allocation: 6e10 samples, refused with the count.
         let e = dumbbell(&["trace.interval_s = 1e-9"]).unwrap_err();
         assert!(e.starts_with("trace.interval_s: 1e-9 s gives 6e10 samples x 10 rows = 6e11 trace rows"), "{e}");
         assert!(dumbbell(&["trace.interval_s = 0.00012"]).is_ok());

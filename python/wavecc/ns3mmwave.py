@@ -52,7 +52,7 @@ import math
 import re
 import shlex
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -146,7 +146,7 @@ def parse_command(command: str, where: str) -> Case:
     )
 
 
-def _number(text: str, kind: type, where: str):
+def _number(text: str, kind: type[int | float], where: str) -> int | float:
     try:
         return kind(text)
     except ValueError:
@@ -289,6 +289,7 @@ def bin_index(t: np.ndarray, bins: int) -> np.ndarray:
 
 
 def bin_count(sim_time_s: float) -> int:
+    """The number of 100 ms bins in the simulated time."""
     return round(sim_time_s / BIN_S)
 
 
@@ -386,7 +387,7 @@ def _last_per_bin(index: np.ndarray) -> np.ndarray:
     return np.flatnonzero(np.append(np.diff(index) != 0, True)) if len(index) else index
 
 
-def _cell(value: float, form) -> str:
+def _cell(value: float, form: Callable[[float], str]) -> str:
     return "" if math.isnan(value) else form(float(value))
 
 

@@ -1,4 +1,4 @@
-//! Behaviour of the seeds' own algorithms (issue 5) on the built-in 1 Gb/s, 20 ms
+//! Behaviour of the source papers' own algorithms on the built-in 1 Gb/s, 20 ms
 //! dumbbell with random per-byte loss 1e-7 (about one segment in 7,000): the
 //! RTT-variation family keeps several times NewReno's goodput, FB-TCP (delay-based,
 //! one segment off per random loss) stays near capacity with little queueing, and

@@ -1,9 +1,11 @@
 """The machinery shared by every reproduction: an experiment is a list of cases (one
-sweep each: a base config, a grid, labels that place its runs in the seed's tables),
-a function that turns the runs into tables, and one that draws the seed's figures.
+sweep each: a base config, a grid, labels that place its runs in the source paper's
+tables), a function that turns the runs into tables, and one that draws the paper's
+figures.
 
-Tables are written in long form, one row per cell, with the seed's published value
-(from `published.csv`, transcribed from the seeds into `shared/spec/published`) next to
+Tables are written in long form, one row per cell, with the paper's published value
+(from `published.csv`, transcribed once from the five source papers: docs/reproduction.md,
+"The published numbers", says what it holds and where each number comes from) next to
 ours and the difference.
 """
 

@@ -93,7 +93,7 @@ pub struct LinkHints {
 
 /// The part of the socket an algorithm sees. `cwnd`, `ssthresh` and
 /// `pacing_rate_bps` are the algorithm's to write; the rest is read-only.
-/// Windows are in segments (floating point), as `shared/spec/algorithms.md` fixes.
+/// Windows are in segments (floating point), as docs/algorithms.md, "Conventions", fixes.
 #[derive(Clone, Debug)]
 pub struct Socket {
     pub cwnd: f64,

@@ -90,7 +90,7 @@ pub struct Obstacle {
 }
 
 impl Obstacle {
-    /// A box from its ranges, in the spec's order (x; y; z).
+    /// A box from its ranges, in the order docs/model.md writes them (x; y; z).
     pub const fn new(x: (f64, f64), y: (f64, f64), z: (f64, f64), class: ObstacleClass) -> Self {
         Obstacle {
             min: Point::new(x.0, y.0, z.0),

@@ -1,12 +1,12 @@
 //! Propagation profiles and the per-(gNB, UE) channel state.
 //!
-//! * `ns3-mmwave` ([`Ns3MmwaveParams`]): the seeds' ns-3 mmWave module as summarised in
-//!   shared/spec/network-model.md ("Radio (the `ns3-mmwave` profile)"): LoS path loss
+//! * `ns3-mmwave` ([`Ns3MmwaveParams`]): the source papers' ns-3 mmWave module as
+//!   docs/model.md ("The `ns3-mmwave` profile's numbers") summarises it: LoS path loss
 //!   61.4 + 20 log10(d) at 28 GHz (`BuildingsObstaclePropagationLossModel::mmWaveLosLoss`,
 //!   ns3-mmwave `src/mmwave/model/buildings-obstacle-propagation-loss-model.cc`), blocked
 //!   links get the measured blockage ramp of the same file (`g_blockage_down` /
 //!   `g_blockage_up`, driven by `MmWaveLosTracker`), and a beamforming + fading gain
-//!   redrawn every 100 ms with the spec's distribution.
+//!   redrawn every 100 ms with the distribution of that table.
 //! * `3gpp` ([`ThreeGppParams`]): 3GPP TR 38.901 V16/V17 Table 7.4.1-1 UMi street canyon
 //!   / UMa path loss, log-normal shadowing with Table 7.5-6 decorrelation distances,
 //!   per-obstacle-class blockage losses.
@@ -25,7 +25,7 @@ use crate::engine::{Rng, RngExt};
 // ns-3 mmWave profile
 // ---------------------------------------------------------------------------------------
 
-/// The `ns3-mmwave` profile; defaults = shared/spec/network-model.md's numbers.
+/// The `ns3-mmwave` profile; defaults = docs/model.md's "`ns3-mmwave` profile's numbers".
 #[derive(Clone, Debug, PartialEq, serde::Deserialize, serde::Serialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Ns3MmwaveParams {
@@ -41,17 +41,17 @@ pub struct Ns3MmwaveParams {
     /// `g_blockage_down` trace (sample 340: -35.964785 dB).
     pub blockage_loss_db: f64,
     /// Duration of the drop and of the recovery ramp (s). The module advances one trace
-    /// sample per channel evaluation over 340 samples; the spec reads this as about
+    /// sample per channel evaluation over 340 samples; the reference network reads this as about
     /// 40 ms. 0 = instantaneous step.
     pub blockage_ramp_s: f64,
     /// Beamforming + fading gain (dB): mean, 10th and 90th percentiles, range
-    /// (spec: mean 28.2, 10-90% 24.6-30.7, spread 20-32).
+    /// (reference network: mean 28.2, 10-90% 24.6-30.7, spread 20-32).
     pub bf_gain_mean_db: f64,
     pub bf_gain_p10_db: f64,
     pub bf_gain_p90_db: f64,
     pub bf_gain_min_db: f64,
     pub bf_gain_max_db: f64,
-    /// Redraw period of that gain (s), independent of position (spec: 100 ms).
+    /// Redraw period of that gain (s), independent of position (reference network: 100 ms).
     pub bf_redraw_s: f64,
 }
 
@@ -542,7 +542,7 @@ impl Profile {
         }
     }
 
-    /// Thermal noise over the band + NF (dBm): ns3 over the whole 1 GHz (-79 dBm, spec);
+    /// Thermal noise over the band + NF (dBm): ns3 over the whole 1 GHz (-79 dBm, the reference network's);
     /// 3gpp over the occupied N_PRB x 12 x SCS (400 MHz carrier: 380.16 MHz, -83.2 dBm).
     pub fn noise_dbm(&self) -> f64 {
         match self {
@@ -749,7 +749,7 @@ impl Channel {
         let gain = match model {
             Model::Ns3(s) => {
                 // Beamforming + fading gain: i.i.d. draws on the grid k x bf_redraw_s,
-                // inverse-CDF of the piecewise-linear quantile function (spec: mean
+                // inverse-CDF of the piecewise-linear quantile function (reference network: mean
                 // 28.2 dB, 10-90% 24.6-30.7 dB, 20-32 dB, every 100 ms, independent of
                 // position).
                 // The epoch index gets a 1e-9 relative tolerance so that t = k x period
@@ -760,7 +760,7 @@ impl Channel {
                     s.bf_gain_db = interp(&s.bf_knots, u);
                     s.bf_epoch = epoch;
                 }
-                // LoS path loss: 61.4 + 20 log10(d), d = 3D distance (spec table;
+                // LoS path loss: 61.4 + 20 log10(d), d = 3D distance (docs/model.md's table;
                 // `mmWaveLosLoss`), d floored at 1 m.
                 let d = gnb.distance(ue).max(1.0);
                 let pl = s.los_intercept_db + 20.0 * d.log10();

@@ -1,6 +1,6 @@
 //! The `[radio]` section: a 5G mmWave access network between the wired path and
 //! the UEs. Without it the path ends at the client (a wired scenario). Defaults are
-//! the seeds' ns-3 mmWave settings (`shared/spec/network-model.md`).
+//! the source papers' ns-3 mmWave settings (docs/model.md, "The reference network").
 
 use super::validate::{at_most, bytes, check, count, Check, Range, COORDINATE, DB, MAX_GNBS, MAX_SPEED_MPS, MAX_UES, PERIOD, RATE, TIME, VELOCITY};
 use super::{ConfigError, FlowConfig};

@@ -46,7 +46,7 @@ impl Numerology {
 pub const NR_DEFAULT_DATA_SYMBOLS: u32 = 11;
 
 /// Which 38.214 PDSCH MCS table.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum NrMcsTable {
     /// TS 38.214 Table 5.1.3.1-1 (up to 64QAM, MCS 0-28), the default when `mcs-Table`

@@ -1,4 +1,4 @@
-//! UE mobility: piecewise-constant velocity schedules (the seeds' ns-3
+//! UE mobility: piecewise-constant velocity schedules (the source papers' ns-3
 //! `ConstantVelocityMobilityModel` with `SetVelocity` events at given times) and the
 //! blocked-interval scan used by tests, docs and the scenario map.
 

@@ -4,7 +4,7 @@ use crate::engine::{from_secs, Time};
 use serde::{Deserialize, Serialize};
 
 /// The RTT a congestion-control algorithm is given on each ACK (`tcp.cc_rtt`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CcRtt {
     /// The ACK's own sample, when it yields one (Linux's `pkts_acked` RTT).

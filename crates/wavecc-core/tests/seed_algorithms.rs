@@ -4,7 +4,7 @@
 //! one segment off per random loss) stays near capacity with little queueing, and
 //! D-TCP beats NewReno. Each figure is the mean of three seeds over 15 s, enough to
 //! hold the ordering with margin (single 10 s runs of NewReno range 52-111 Mb/s).
-//! Then every name runs on the mmWave scenarios with the seeds' 1 Gb/s server.
+//! Then every name runs on the mmWave scenarios with the papers' 1 Gb/s server.
 
 use wavecc_core::net::HEADER_BYTES;
 use wavecc_core::scenario::builtin;

@@ -97,7 +97,7 @@ pub struct LinkHints {
 #[derive(Clone, Debug)]
 pub struct Socket {
     pub cwnd: f64,
-    /// `f64::INFINITY` until the first loss (the seeds' "infinite" initial ssthresh).
+    /// `f64::INFINITY` until the first loss (the papers' "infinite" initial ssthresh).
     pub ssthresh: f64,
     /// Pacing rate (bit/s) used when pacing is on; 0 lets the socket derive it.
     pub pacing_rate_bps: f64,

@@ -48,7 +48,7 @@ between keys are stated under the key. The parameters of each algorithm
 
 Generated from the core's schema by `python -m wavecc.docs config`; do not edit by
 hand (a test fails when this page is stale). The schema itself, for editors:
-`wavecc._core.config_schema()`.
+`wavecc scenarios schema` (`wavecc._core.config_schema()` in Python).
 """
 
 

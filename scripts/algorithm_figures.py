@@ -2,7 +2,7 @@
 CUBIC's, with the NLoS intervals shaded.
 
 Two columns: `urban` as built (no random loss, the 1 Gb/s server, 20 MiB RLC buffer)
-and the same with the seeds' per-byte random loss of 1e-7 at the PGW. Three rows: cwnd,
+and the same with the papers' per-byte random loss of 1e-7 at the PGW. Three rows: cwnd,
 smoothed RTT, and the algorithm's own state from the cc trace (FB-TCP: CSI and
 maxCwnd; RTTV / MSS-CCA / MRVHS: F; D-TCP: N and the SINR it reads).
 

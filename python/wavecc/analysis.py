@@ -1,6 +1,6 @@
 """Analysis of sweep results: means with confidence intervals over seeds, CDFs of
-per-interval samples, percentage-improvement tables in the seeds' layout, Jain's
-fairness index and the throughput-RTT 2-sigma ellipses of seed 004.
+per-interval samples, percentage-improvement tables in the papers' layout, Jain's
+fairness index and the throughput-RTT 2-sigma ellipses of the Mateo study.
 
 Every function takes plain DataFrames (a sweep's `summary`, or per-interval samples
 from `interval_samples`) and returns DataFrames or small dataclasses, so the figures
@@ -24,7 +24,7 @@ import pandas as pd
 if TYPE_CHECKING:
     from .sweep import ResultSet
 
-# The grid key of the seeds' error-rate axis and of the algorithm.
+# The grid key of the papers' error-rate axis and of the algorithm.
 LOSS = "path.loss.per_byte"
 CCA = "cca"
 
@@ -166,14 +166,14 @@ def improvement_table(
     cca: str = CCA,
     lower_better: bool | None = None,
 ) -> pd.DataFrame:
-    """The seeds' percentage-improvement table of `algorithm` over every other algorithm
-    in `summary` (seed 001, Tables 4.1 and 5.1-5.6): rows are the baselines, columns
+    """The papers' percentage-improvement table of `algorithm` over every other algorithm
+    in `summary` (the thesis, Tables 4.1 and 5.1-5.6): rows are the baselines, columns
     the values of `columns` (the error rate), cells the improvement in percent of the
     means over seeds.
 
     Higher-is-better metrics (goodput): 100 * (A - B) / B. Lower-is-better metrics (RTT;
     `lower_better`, by default guessed from the name): 100 * (B - A) / B, so a positive
-    number always means `algorithm` did better, as in the seeds' latency tables. Other
+    number always means `algorithm` did better, as in the papers' latency tables. Other
     swept keys are averaged over: filter the summary first for one table per buffer."""
     lower = lower_is_better(metric) if lower_better is None else lower_better
     means = mean_ci(summary, [cca, columns], [metric]).pivot(
@@ -249,7 +249,7 @@ class Ellipse:
 
 
 def fit_ellipse(x: Iterable[float], y: Iterable[float], k: float = 2.0) -> Ellipse:
-    """Seed 004's ellipse: the maximum-likelihood 2D Gaussian of the (x, y) samples
+    """The Mateo study's ellipse: the maximum-likelihood 2D Gaussian of the (x, y) samples
     (mean, and covariance with n in the denominator, not n - 1) and its k-sigma contour
     (k = 2 by default). Pairs with a NaN are left out."""
     xy = np.column_stack([np.asarray(list(x), dtype=float), np.asarray(list(y), dtype=float)])
@@ -280,7 +280,7 @@ def ellipses(
     by: Sequence[str] = (CCA,),
     k: float = 2.0,
 ) -> pd.DataFrame:
-    """One `fit_ellipse` per group of `by` (seed 004: per algorithm and scenario): by
+    """One `fit_ellipse` per group of `by` (the Mateo study: per algorithm and scenario): by
     default over a sweep summary's per-run averages (one point per seed), or pass
     `interval_samples` with x="rtt_mean_ms" for per-interval points. Returns the groups'
     values, `n`, `x`, `y` (the center), `major`, `minor`, `angle_deg` and `ellipse`."""

@@ -187,7 +187,7 @@ TRANSPORTS = ("udp",)
 def with_transport(config: Config, transport: str) -> Config:
     """A copy of `config` with every flow replaced by a `transport` source at its
     application rate. With "udp" each flow becomes UDP CBR (`app = "udp"`) keeping its
-    `rate_bps`: the seeds' "UDP saturated" reference for the same application. A bulk
+    `rate_bps`: the papers' "UDP saturated" reference for the same application. A bulk
     flow has no application rate, so it is refused, naming the flow; so is an on/off
     flow, which no constant-rate source reproduces. The algorithm settings (`cca`, `cc`)
     are dropped: UDP has no congestion control."""

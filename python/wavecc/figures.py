@@ -44,7 +44,7 @@ _TAB20 = [
 ]  # fmt: skip
 
 # One colour per algorithm, fixed by name so that it never depends on which algorithms
-# a figure shows. The seeds' usual comparisons (CUBIC, BBR, NewReno, FB-TCP, HighSpeed)
+# a figure shows. The papers' usual comparisons (CUBIC, BBR, NewReno, FB-TCP, HighSpeed)
 # get the most distinct colours; the UDP-saturated reference is black.
 COLORS: dict[str, str] = {
     "cubic": "#1f77b4", "bbr": "#ff7f0e", "newreno": "#2ca02c", "fbtcp": "#d62728",
@@ -295,7 +295,7 @@ def ellipse_plot(
     xlabel: str = "mean RTT (ms)",
     ylabel: str = "goodput (Mb/s)",
 ) -> Figure:
-    """Seed 004's throughput-RTT plot: each row of `analysis.ellipses` as its 2-sigma
+    """The Mateo study's throughput-RTT plot: each row of `analysis.ellipses` as its 2-sigma
     contour and center, coloured by algorithm, with one marker per `scenario` value.
     As in the seed the RTT axis is inverted (lower RTT to the right), so the best
     performers sit top right."""

@@ -1,4 +1,4 @@
-"""The seeds' five algorithms as Linux eBPF congestion control (`wavecc kernel`).
+"""The papers' five algorithms as Linux eBPF congestion control (`wavecc kernel`).
 
 The C sources ship inside the package (`wavecc/bpf`, the repository's `bpf/`); this
 module compiles them with clang against the running kernel's BTF (`vmlinux.h` from

@@ -10,8 +10,8 @@ intervals over seeds per grid point (a run's total goodput is the bytes all its 
 delivered x 8 / the run's duration; per-flow goodput is each flow's own, over the time it
 was active), bar charts of total goodput and RTT per algorithm versus
 the error rate (or the first other swept key), percentage-improvement tables in the
-seeds' layout, Jain's index for multi-flow runs, CDFs of per-interval goodput and RTT,
-seed 004's throughput-RTT ellipses, a time series of one run per algorithm (NLoS
+papers' layout, Jain's index for multi-flow runs, CDFs of per-interval goodput and RTT,
+the Mateo study's throughput-RTT ellipses, a time series of one run per algorithm (NLoS
 shaded when the run has it), radio traces for mmWave runs, the configs used and the
 versions of everything that produced the page.
 """
@@ -257,7 +257,7 @@ def _distributions(page: _Page, store: Store, frame: pd.DataFrame, x: str | None
     points = ok.dropna(subset=["mean_rtt_ms", "total_goodput_mbps"])
     if not points.empty:
         table = analysis.ellipses(points, y="total_goodput_mbps", by=by)
-        page.h(2, "Throughput-RTT ellipses (seed 004)")
+        page.h(2, "Throughput-RTT ellipses (the Mateo study)")
         page.p("Per algorithm and scenario: the 2-sigma contour of the maximum-likelihood "
                "2D Gaussian of the runs' (mean RTT, total goodput) over seeds.", cls="note")  # fmt: skip
         page.figure(figures.ellipse_plot(table, scenario=x, ylabel=METRICS["total_goodput_mbps"]),

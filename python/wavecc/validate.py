@@ -141,7 +141,7 @@ class Case:
 
 
 def _grid() -> tuple[Case, ...]:
-    """The issue's grid: every algorithm at 1 Gb/s, 10 ms one way, 2.5 MB of buffer and
+    """The validation grid: every algorithm at 1 Gb/s, 10 ms one way, 2.5 MB of buffer and
     per-byte loss 0, 1e-8 and 1e-7, for 20 s; and at 100 Mb/s, 25 ms, 0.3 MB, no loss."""
     cases = []
     for cca, ns3_cca in ALGORITHMS:

@@ -144,6 +144,21 @@ def test_scenarios_list_and_show(cli):
     assert tomllib.loads(shown.stdout) == load_scenario("dumbbell-1g")
 
 
+def test_scenarios_schema_describes_every_builtin(cli):
+    printed = cli("scenarios", "schema")
+    assert printed.returncode == 0
+    schema = json.loads(printed.stdout)
+    assert schema == json.loads(_core.config_schema())
+    assert schema["additionalProperties"] is False
+    for sid, _ in _core.builtin_scenarios():
+        config = load_scenario(sid)
+        assert set(config) <= set(schema["properties"]), sid
+        for section in ("path", "tcp", "trace", "radio"):
+            ref = schema["properties"][section].get("$ref") or schema["properties"][section]["anyOf"][0]["$ref"]
+            known = schema["$defs"][ref.removeprefix("#/$defs/")]["properties"]
+            assert set(config.get(section, {})) <= set(known), (sid, section)
+
+
 def test_the_console_script_is_installed():
     [script] = entry_points(group="console_scripts", name="wavecc")
     assert script.value == "wavecc.cli:main"

@@ -82,7 +82,7 @@ def test_ellipse_plot_draws_each_contour(summary):
     assert len(polygons) == 9
     assert to_hex(polygons[0].get_edgecolor()) == figures.color("cubic")
     np.testing.assert_allclose(polygons[0].get_xy(), table["ellipse"][0].contour())
-    assert ax.xaxis_inverted()  # lower RTT to the right, as in seed 004
+    assert ax.xaxis_inverted()  # lower RTT to the right, as in the Mateo study
 
 
 def test_time_series_shades_nlos_and_dashes_the_udp_line(dumbbell):

@@ -1,6 +1,6 @@
 """`wavecc reproduce`: the experiment list, the published-value matching, one
 experiment end to end in its --quick form, and the committed --quick outputs
-(reproductions/quick/) regenerated and compared with the model, with the seeds' findings
+(reproductions/quick/) regenerated and compared with the model, with the source papers' findings
 checked on the fresh tables."""
 
 from __future__ import annotations

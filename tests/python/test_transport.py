@@ -1,5 +1,5 @@
 """`transport="udp"` (`wavecc run --transport udp`): every flow becomes UDP CBR at its
-application rate, the seeds' UDP-saturated reference."""
+application rate, the papers' UDP-saturated reference."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-//! Simulation speed on the built-in 1 Gb/s, 20 ms dumbbell and on the seeds' urban
+//! Simulation speed on the built-in 1 Gb/s, 20 ms dumbbell and on the papers' urban
 //! mmWave walk. Criterion reports the throughput in "elements" per second, where one
 //! element is one simulated second: the figure is simulated seconds per wall second. `wavecc bench` measures the full
 //! 60 s cases with peak memory; this is the quick, statistically careful view.

@@ -1,7 +1,7 @@
 //! wavecc core: a packet-level simulator of TCP congestion control over wired and
 //! 5G mmWave paths. No Python in here; `wavecc-py` binds it.
 //!
-//! Data flows left to right through the modules, as in `shared/spec/architecture.md`:
+//! Data flows left to right through the modules, as docs/architecture.md draws them:
 //! `scenario` (validated config) -> `world` (builds the network, runs the events) ->
 //! `trace` (time series, event log, summary). `net` moves packets, `tcp` is the
 //! transport, `cc` the congestion-control algorithms, `app` the traffic sources.

@@ -12,7 +12,7 @@ use wavecc_core::{Config, RunOutput};
 /// replaced by `extra` (flows, and more radio tables).
 fn scenario(id: &str, duration_s: Option<f64>, extra: &str) -> Config {
     let text = builtin::get(id).unwrap();
-    let body = &text[..text.find("# The seeds' server").expect("flows at the end")];
+    let body = &text[..text.find("# The papers' server").expect("flows at the end")];
     let toml = format!("{body}{extra}");
     let mut cfg = Config::from_toml(&toml).unwrap_or_else(|e| panic!("{e}\n{toml}"));
     cfg.duration_s = duration_s.unwrap_or(cfg.duration_s);
@@ -223,7 +223,7 @@ fn the_3gpp_profile_runs_the_same_scenario_with_its_own_numerology() {
     };
     let drop = mean_sinr(0.0, 2.3) - mean_sinr(2.4, 7.7);
     assert!(drop > 8.0 && drop < 30.0, "SINR drop {drop} dB");
-    // The exact-3d test is the profile's default; it agrees with the seeds' here.
+    // The exact-3d test is the profile's default; it agrees with the papers' here.
     let first = out.summary.ues[0].nlos_intervals_s[0];
     assert!((first[0] - 2.33).abs() < 0.06 && (first[1] - 7.77).abs() < 0.06, "{first:?}");
 }
@@ -253,7 +253,7 @@ fn radio_config_errors_name_the_key() {
     assert!(e.contains("radio.gnbs[0].position") && e.contains("inside a building"), "{e}");
 }
 
-/// The seeds' "UDP saturated" goodput (the 1 Gb/s server over UDP: the radio alone)
+/// The papers' "UDP saturated" goodput (the 1 Gb/s server over UDP: the radio alone)
 /// from their text, against the built-ins with the calibrated blockage loss
 /// (docs/validation.md): within 10% each.
 #[test]
@@ -271,7 +271,7 @@ fn udp_saturated_goodput_is_within_10_percent_of_the_seeds() {
         let mss = changes.iter().find(|c| c.0 == "mss").map_or(1400, |c| c.1 as u32);
         let mut cfg = scenario(id, None, &format!("[[flows]]\napp = \"udp\"\nrate_bps = 1e9\nwrite_bytes = {}\n", mss.min(1400)));
         if mss > 1400 {
-            // Seed 002's MSS 14000 run: MTU 15000 and 14000-byte datagrams.
+            // The urban study's MSS 14000 run: MTU 15000 and 14000-byte datagrams.
             cfg.tcp.mss_bytes = mss;
             cfg.path.mtu_bytes = 15_000;
             cfg.flows[0].write_bytes = Some(mss);
@@ -280,6 +280,6 @@ fn udp_saturated_goodput_is_within_10_percent_of_the_seeds() {
             cfg.radio.as_mut().unwrap().rlc_buffer_bytes = rlc.1 as u64;
         }
         let got = wavecc_core::run(&cfg).summary.flows[0].goodput_mbps;
-        assert!((got - published).abs() / published < 0.10, "{id} {changes:?}: {got:.1} Mb/s vs the seed's {published}");
+        assert!((got - published).abs() / published < 0.10, "{id} {changes:?}: {got:.1} Mb/s vs the paper's {published}");
     }
 }

@@ -1,10 +1,10 @@
-//! Behaviour of the seeds' own algorithms (issue 5) on the built-in 1 Gb/s, 20 ms
+//! Behaviour of the source papers' own algorithms on the built-in 1 Gb/s, 20 ms
 //! dumbbell with random per-byte loss 1e-7 (about one segment in 7,000): the
 //! RTT-variation family keeps several times NewReno's goodput, FB-TCP (delay-based,
 //! one segment off per random loss) stays near capacity with little queueing, and
 //! D-TCP beats NewReno. Each figure is the mean of three seeds over 15 s, enough to
 //! hold the ordering with margin (single 10 s runs of NewReno range 52-111 Mb/s).
-//! Then every name runs on the mmWave scenarios with the seeds' 1 Gb/s server.
+//! Then every name runs on the mmWave scenarios with the papers' 1 Gb/s server.
 
 use wavecc_core::net::HEADER_BYTES;
 use wavecc_core::scenario::builtin;

@@ -1,9 +1,9 @@
-//! The built-in scenarios of seeds 004 (Jiménez Mateo et al.) and 003 (D-TCP). The seeds
+//! The built-in scenarios of the Mateo study (Jiménez Mateo et al.) and the D-TCP paper. The papers
 //! describe their layouts only in words and blockage durations; these tests check that the
 //! geometry we chose gives those durations (from the geometry and, once, from a run), that
 //! the handover street and the high-speed road hand over, that the ten-UE application mix
 //! runs with every UE receiving data, and that the wired bottleneck and fairness scenarios
-//! are what seed 003 describes.
+//! are what the D-TCP paper describes.
 
 use wavecc_core::radio::{blocked_intervals, LosTest, Obstacle, Point};
 use wavecc_core::scenario::{builtin, AppKind};
@@ -113,7 +113,7 @@ fn seed_004_handover_street_hands_over_at_lampposts_and_the_truck() {
     assert!(long(&b2) == 1 && short(&b2) >= 2, "AP 2: {b2:?}");
     assert!(long(&b3) == 1 && short(&b3) >= 1, "AP 3: {b3:?}");
     // A run: the UE starts on AP 1, ends on AP 3, and hands over on the way, also at
-    // lampposts (the seed's suboptimal quick handovers).
+    // lampposts (the paper's suboptimal quick handovers).
     let out = wavecc_core::run(&with_flows("mateo-handover", 42.0, &udp(1e7, 0)));
     let ue = &out.summary.ues[0];
     let hos = handover_times(&out, 0);
@@ -182,7 +182,7 @@ fn seed_003_walks_are_blocked_3_s_three_times_or_12_s_then_half_a_second() {
     for id in ["dtcp-small-building", "dtcp-large-building", "dtcp-highspeed"] {
         let cfg = builtin_config(id);
         let r = cfg.radio.as_ref().unwrap();
-        // Seed 003's Table 4: 10 MB RLC, 1 ms core, 10 ms remote host, a 2 Gb/s source.
+        // The D-TCP paper's Table 4: 10 MB RLC, 1 ms core, 10 ms remote host, a 2 Gb/s source.
         assert_eq!((r.rlc_buffer_bytes, r.s1u_delay_s, cfg.path.one_way_delay_s), (10 << 20, 0.001, 0.010), "{id}");
         assert_eq!((cfg.flows[0].rate_bps, cfg.flows[0].write_bytes), (Some(2e9), Some(1400)), "{id}");
     }

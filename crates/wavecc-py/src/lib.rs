@@ -125,6 +125,14 @@ fn stacks() -> String {
     serde_json::to_string(&all).expect("stacks always serialise")
 }
 
+/// The JSON Schema of a scenario config as JSON text, with the validator's limits
+/// by key under "x-wavecc-limits" (`scenario::reference`): docs/config.md and editors
+/// read it.
+#[pyfunction]
+fn config_schema() -> String {
+    serde_json::to_string_pretty(&scenario::reference::config_schema()).expect("the schema always serialises")
+}
+
 /// 1 when this build uses x86-64-v3's instructions (`.cargo/config.toml`). A plain
 /// exported byte, so that `wavecc._cpu` can read it through ctypes on a CPU without
 /// them: loading the library runs none of the module's code, importing it would.
@@ -142,5 +150,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(builtin_scenario, m)?)?;
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(stacks, m)?)?;
+    m.add_function(wrap_pyfunction!(config_schema, m)?)?;
     Ok(())
 }

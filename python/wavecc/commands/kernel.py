@@ -1,4 +1,4 @@
-"""`wavecc kernel`: build, load, unload and list the seeds' algorithms as Linux eBPF
+"""`wavecc kernel`: build, load, unload and list the papers' algorithms as Linux eBPF
 congestion control (see docs/kernel.md)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from . import EXIT_ERROR
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
-        "kernel", help="build and load the seeds' algorithms as Linux eBPF congestion control"
+        "kernel", help="build and load the papers' algorithms as Linux eBPF congestion control"
     )
     actions = parser.add_subparsers(dest="action", required=True, metavar="ACTION")
     build = actions.add_parser("build", help="compile the five BPF programs for this kernel")

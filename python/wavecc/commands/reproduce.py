@@ -1,4 +1,4 @@
-"""`wavecc reproduce ID [--quick] --out DIR`: one of the seeds' experiments, its tables
+"""`wavecc reproduce ID [--quick] --out DIR`: one of the papers' experiments, its tables
 next to the published numbers and its figures; `wavecc reproduce --list` lists them."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from .sweep import _SweepProgress
 def add_parser(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
         "reproduce",
-        help="reproduce one of the seeds' experiments: tables beside the published values, figures",
+        help="reproduce one of the papers' experiments: tables beside the published values, figures",
         description="Runs experiment ID's grid (resumable: runs already in DIR are skipped) "
         "and writes DIR/tables/NAME.csv (one row per cell: published, ours, difference), "
         "DIR/figures/ and DIR/reproduction.json.",
@@ -32,7 +32,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "--findings",
         type=Path,
         metavar="ROOT",
-        help="check the seeds' findings over the reproductions in ROOT (ROOT/<ID>/) and exit",
+        help="check the papers' findings over the reproductions in ROOT (ROOT/<ID>/) and exit",
     )
     parser.add_argument(
         "--quick", action="store_true", help="one seed and short runs: a smoke test"
@@ -101,7 +101,7 @@ def handle(args: argparse.Namespace) -> int:
         args.out.parent, only=experiment.id, located={experiment.id: args.out}
     )
     if verdicts:
-        print("the seeds' findings:")
+        print("the papers' findings:")
         print(findings.describe(verdicts))
     failed = done.runs.summary.get("status")
     failures = int((failed == "failed").sum()) if failed is not None else 0

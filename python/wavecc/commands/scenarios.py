@@ -1,4 +1,4 @@
-"""`wavecc scenarios`: list or show the built-in scenarios."""
+"""`wavecc scenarios`: list or show the built-in scenarios, or print the config's JSON Schema."""
 
 from __future__ import annotations
 
@@ -16,6 +16,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     show = actions.add_parser("show", help="print a built-in scenario's TOML")
     show.add_argument("id", metavar="ID")
     show.set_defaults(handler=handle_show)
+    schema = actions.add_parser(
+        "schema", help="print the JSON Schema of a scenario config (for editors; docs/config.md is made from it)"
+    )
+    schema.set_defaults(handler=handle_schema)
 
 
 def handle_list(args: argparse.Namespace) -> int:
@@ -25,4 +29,9 @@ def handle_list(args: argparse.Namespace) -> int:
 
 def handle_show(args: argparse.Namespace) -> int:
     print(_core.builtin_scenario(args.id), end="")
+    return 0
+
+
+def handle_schema(args: argparse.Namespace) -> int:
+    print(_core.config_schema())
     return 0

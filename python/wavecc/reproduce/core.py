@@ -1,9 +1,11 @@
 """The machinery shared by every reproduction: an experiment is a list of cases (one
-sweep each: a base config, a grid, labels that place its runs in the seed's tables),
-a function that turns the runs into tables, and one that draws the seed's figures.
+sweep each: a base config, a grid, labels that place its runs in the source paper's
+tables), a function that turns the runs into tables, and one that draws the paper's
+figures.
 
-Tables are written in long form, one row per cell, with the seed's published value
-(from `published.csv`, transcribed from the seeds into `shared/spec/published`) next to
+Tables are written in long form, one row per cell, with the paper's published value
+(from `published.csv`, transcribed once from the five source papers: docs/reproduction.md,
+"The published numbers", says what it holds and where each number comes from) next to
 ours and the difference.
 """
 
@@ -90,7 +92,7 @@ class Runs:
 class Experiment:
     """A reproduction: `cases(quick)` gives the sweeps, `tables(runs)` the long-form
     table rows by table name (without the published columns, which are attached
-    here), `figures(runs, directory)` draws the seed's figures."""
+    here), `figures(runs, directory)` draws the paper's figures."""
 
     id: str
     seed: str
@@ -136,7 +138,7 @@ def scenario(
     *,
     quick_s: float | None = None,
 ) -> Config:
-    """A built-in scenario with `values` (dotted keys) applied (the seeds' built-ins
+    """A built-in scenario with `values` (dotted keys) applied (the papers' built-ins
     carry the calibrated radio, docs/validation.md); with `quick_s` its duration is cut
     to at most that many seconds."""
     config = apply_values(load_scenario(scenario_id), dict(values or {}))
@@ -146,7 +148,7 @@ def scenario(
 
 
 def udp(config: Config) -> Config:
-    """The seeds' UDP-saturated reference: the same applications over UDP."""
+    """The papers' UDP-saturated reference: the same applications over UDP."""
     return with_transport(config, "udp")
 
 
@@ -233,7 +235,7 @@ def trace_mean_cells(
     where: Mapping[str, Any] | None = None,
 ) -> list[dict[str, Any]]:
     """A cell per group of `by` of the time average of a flow trace column (e.g. cwnd)
-    of each run, averaged over repetitions (seed 000's Table 8: average cwnd)."""
+    of each run, averaged over repetitions (the FB-TCP paper's Table 8: average cwnd)."""
 
     def means(group: pd.DataFrame) -> list[float]:
         return [
@@ -301,7 +303,7 @@ def improvement_cells(
     where: Mapping[str, Any],
     keys: Mapping[str, Any],
 ) -> list[dict[str, Any]]:
-    """Seed 001's improvement tables: `algorithm` over each baseline, per error rate, in
+    """The thesis's improvement tables: `algorithm` over each baseline, per error rate, in
     percent (`analysis.improvement_table`), one cell per baseline and error rate."""
     frame = runs.rows(**where)
     table_frame = analysis.improvement_table(
@@ -317,7 +319,7 @@ def improvement_cells(
 
 @cache
 def published() -> pd.DataFrame:
-    """The seeds' published numbers (one row per value)."""
+    """The papers' published numbers (one row per value)."""
     with (
         resources.files(__package__)
         .joinpath("published.csv")
@@ -332,7 +334,7 @@ def attach_published(
     rows: list[dict[str, Any]], seed: str, tables: Sequence[str], match: Sequence[str]
 ) -> pd.DataFrame:
     """The rows as a long-form DataFrame with the published value of each cell found
-    by `match` columns among the seed's `tables`, and the difference where both are
+    by `match` columns among the paper's `tables`, and the difference where both are
     numbers. Published cells we have no run for are kept (ours NaN), so a table always
     shows everything the seed published."""
     frame = pd.DataFrame(rows)
@@ -431,7 +433,7 @@ def goodput_rtt_bars(
     xlabel: str | None = None,
     rtt: str = "RTT",
 ) -> list[Path]:
-    """The seeds' pair of bar charts: average throughput and average `rtt` (their word
+    """The papers' pair of bar charts: average throughput and average `rtt` (their word
     for it: RTT or latency) per algorithm at each value of `x`, as `stem`-throughput
     and `stem`-<rtt>."""
     from .. import figures

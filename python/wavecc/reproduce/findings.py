@@ -1,4 +1,4 @@
-"""The seeds' qualitative findings, checked against reproduction tables.
+"""The papers' qualitative findings, checked against reproduction tables.
 
 Each finding reads the long-form tables one or more experiments wrote
 (`DIR/<experiment>/tables/*.csv`) and says whether it holds, with the numbers that
@@ -101,7 +101,7 @@ def _fbtcp_near_udp(tables: Tables) -> tuple[bool, str]:
     worst = (1.0, "")
     for scenario in sorted(set(t["scenario"])):
         line = _ours(udp, scenario=scenario)
-        # The seed's four error rates; scenario 4's extra 1e-6 and 1e-5 are a study of their own.
+        # The paper's four error rates; scenario 4's extra 1e-6 and 1e-5 are a study of their own.
         rows = t[
             (t["scenario"] == scenario)
             & (t["cca"] == "fbtcp")

@@ -1,6 +1,6 @@
 """The committed `--quick` reproductions (`reproductions/quick/` in the repository):
 each experiment's tables and manifest (`ID/tables/NAME.csv`, `ID/reproduction.json`; no
-runs, no figures) and `findings.json`, the seeds' findings over them.
+runs, no figures) and `findings.json`, the papers' findings over them.
 
     python -m wavecc.reproduce.quick write reproductions/quick --jobs 2 [ID ...]
     python -m wavecc.reproduce.quick check reproductions/quick --jobs 2 [ID ...]

@@ -92,7 +92,7 @@ impl Source {
     }
 
     /// Bytes written by `now`, given that `acked` bytes have left a send buffer of
-    /// `buf` bytes. A write that finds the buffer full is lost, as with the seeds'
+    /// `buf` bytes. A write that finds the buffer full is lost, as with the papers'
     /// ns-3 application (`Socket::Send` fails and the packet is dropped).
     ///
     /// Calls need not come at every write: writes since the last call found the

@@ -1,6 +1,6 @@
 //! FB-TCP (Poorzare and Calveras Augé, "FB-TCP: A 5G mmWave Friendly TCP for Urban
-//! Deployments", IEEE Access 2021; seed 000), as `shared/spec/algorithms.md` section
-//! "FB-TCP (seed 000)" fixes it, with the authors' public ns-3 code (`Tcpfbtcp`, a
+//! Deployments", IEEE Access 2021; the FB-TCP paper), as docs/algorithms.md section
+//! "FB-TCP" fixes it, with the authors' public ns-3 code (`Tcpfbtcp`, a
 //! `TcpNewReno` child built on ns-3's `TcpVegas`) as the reference wherever the paper is
 //! silent.
 //!

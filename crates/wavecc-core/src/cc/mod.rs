@@ -93,11 +93,11 @@ pub struct LinkHints {
 
 /// The part of the socket an algorithm sees. `cwnd`, `ssthresh` and
 /// `pacing_rate_bps` are the algorithm's to write; the rest is read-only.
-/// Windows are in segments (floating point), as `shared/spec/algorithms.md` fixes.
+/// Windows are in segments (floating point), as docs/algorithms.md, "Conventions", fixes.
 #[derive(Clone, Debug)]
 pub struct Socket {
     pub cwnd: f64,
-    /// `f64::INFINITY` until the first loss (the seeds' "infinite" initial ssthresh).
+    /// `f64::INFINITY` until the first loss (the papers' "infinite" initial ssthresh).
     pub ssthresh: f64,
     /// Pacing rate (bit/s) used when pacing is on; 0 lets the socket derive it.
     pub pacing_rate_bps: f64,

@@ -6,7 +6,7 @@
 //! avoidance one segment per RTT, and a loss halves the window. The socket runs the
 //! recovery itself (NewReno partial ACKs or SACK with PRR), so this file only sets
 //! the threshold it recovers to. Two parameters select ns-3's `TcpNewReno` readings,
-//! which differ from Linux and matter when validating against the seeds' ns-3 runs.
+//! which differ from Linux and matter when validating against the papers' ns-3 runs.
 
 use super::{
     CongestionControl, LossResponse, SlowStartPer, Socket, SsthreshBasis, additive_increase,

@@ -1,4 +1,4 @@
-//! What seed 001's three algorithms share (Abdulmajid, PhD thesis, UPM 2025, chapters
+//! What the thesis's three algorithms share (Abdulmajid, PhD thesis, UPM 2025, chapters
 //! 4-6): RTTV-CCA ([`super::rttv`]), MSS-CCA ([`super::mss`]) and MRVHS-CCA
 //! ([`super::mrvhs`]). All three track three RTTs, grow the window in congestion
 //! avoidance by `F / cwnd` per acknowledged segment, and differ only in `F` and in the

@@ -82,7 +82,7 @@ mod tests {
 
     #[test]
     fn per_byte_probability_matches_the_closed_form() {
-        // The seeds' "PER" 1e-7 per byte on a 1452-byte packet.
+        // The papers' "PER" 1e-7 per byte on a 1452-byte packet.
         let p = LossModel::per_byte_probability(1e-7, 1452);
         let direct = 1.0 - (1.0f64 - 1e-7).powi(1452);
         assert!((p - direct).abs() < 1e-12, "{p} vs {direct}");

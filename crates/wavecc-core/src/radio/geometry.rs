@@ -1,7 +1,7 @@
 //! Geometry of the radio scene: points, axis-aligned obstacle boxes and the two
 //! line-of-sight tests.
 //!
-//! * [`LosTest::Ns32d`] reproduces the LoS decision of the seeds' ns-3 mmWave module
+//! * [`LosTest::Ns32d`] reproduces the LoS decision of the papers' ns-3 mmWave module
 //!   (`MmWaveLosTracker::UpdateLosNlosState` / `BuildingsObstaclePropagationLossModel::GetLoss`
 //!   in `src/mmwave/model/mmwave-los-tracker.cc` and
 //!   `buildings-obstacle-propagation-loss-model.cc` of nyuwireless-unipd/ns3-mmwave): an
@@ -49,8 +49,8 @@ impl Point {
 
 /// What an obstacle is made of; the `3gpp` profile gives each class its own loss
 /// (see `propagation::ThreeGppParams`), the `ns3-mmwave` profile treats every class as
-/// an ns-3 `Building` (the seeds modelled trees as buildings too).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Deserialize, serde::Serialize)]
+/// an ns-3 `Building` (the source papers modelled trees as buildings too).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum ObstacleClass {
     Tree,
@@ -90,7 +90,7 @@ pub struct Obstacle {
 }
 
 impl Obstacle {
-    /// A box from its ranges, in the spec's order (x; y; z).
+    /// A box from its ranges, in the order docs/model.md writes them (x; y; z).
     pub const fn new(x: (f64, f64), y: (f64, f64), z: (f64, f64), class: ObstacleClass) -> Self {
         Obstacle {
             min: Point::new(x.0, y.0, z.0),
@@ -120,9 +120,9 @@ impl Obstacle {
 }
 
 /// Which line-of-sight test decides blockage.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
 pub enum LosTest {
-    /// The seeds' ns-3 2D angular test, heights ignored (the mmWave module's
+    /// The papers' ns-3 2D angular test, heights ignored (the mmWave module's
     /// `MmWaveLosTracker` rule, see the module docs).
     #[serde(rename = "ns3-2d")]
     Ns32d,
@@ -210,7 +210,7 @@ fn ns3_oriented(a: Point, b: Point) -> (Point, Point, Branch) {
 ///
 /// For ordinary layouts (box between the ends) this equals "the xy segment crosses the
 /// footprint" with strict inequalities; it also blocks a UE standing inside a footprint
-/// (the seeds' fbtcp-2..4 walk through their buildings at y = 68) and, as in ns-3, a
+/// (the papers' fbtcp-2..4 walk through their buildings at y = 68) and, as in ns-3, a
 /// box straddling the x of A can block links pointing away from it. The cheap corner
 /// conditions are evaluated first, and the azimuth comparisons use [`azimuth_order`]
 /// (cross products) instead of `atan2` wherever that gives the same answer (a test

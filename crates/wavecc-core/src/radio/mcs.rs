@@ -2,14 +2,13 @@
 //! transport-block error curve, HARQ incremental-redundancy combining and thermal noise.
 //!
 //! Two tables:
-//! * [`McsTable::ns3_mmwave`]: the spec's table (shared/spec/network-model.md, "SINR (dB)
-//!   needed for <= 10% transport-block errors ..."), derived there from the ns-3 mmWave
-//!   module's LTE-style MCS 0-28; the downlink uses even MCS only, so the table holds
+//! * [`McsTable::ns3_mmwave`]: the reference network's table (docs/model.md, "The
+//!   `ns3-mmwave` profile's numbers"), derived from the ns-3 mmWave module's LTE-style MCS 0-28; the downlink uses even MCS only, so the table holds
 //!   the 15 even entries. Bits per data symbol = Mb/s x 100 us / 22 symbols.
 //! * [`McsTable::nr`]: 3GPP TS 38.214 Table 5.1.3.1-1 (64QAM, MCS 0-28) or
 //!   Table 5.1.3.1-2 (256QAM, MCS 0-27), bits per OFDM symbol = N_PRB x 12 x Qm x R and
 //!   SINR thresholds from the gap-attenuated Shannon mapping [`nr_sinr_threshold_db`]
-//!   fitted to the spec's ns-3 table.
+//!   fitted to that ns-3 table.
 
 use crate::engine::Time;
 
@@ -23,7 +22,7 @@ pub struct Numerology {
 }
 
 impl Numerology {
-    /// ns-3 mmWave module (spec "frame" row): 100 us subframes of 24 symbols of 4.16 us,
+    /// ns-3 mmWave module (docs/model.md, the "frame" row): 100 us subframes of 24 symbols of 4.16 us,
     /// 1 DL + 1 UL control symbol, 22 data symbols shared by DL and UL.
     pub const NS3_MMWAVE: Numerology = Numerology {
         slot: 100_000,
@@ -47,7 +46,7 @@ impl Numerology {
 pub const NR_DEFAULT_DATA_SYMBOLS: u32 = 11;
 
 /// Which 38.214 PDSCH MCS table.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum NrMcsTable {
     /// TS 38.214 Table 5.1.3.1-1 (up to 64QAM, MCS 0-28), the default when `mcs-Table`
@@ -76,7 +75,7 @@ const NR_TABLE_256QAM: [(u8, f64); 28] = [
     (8, 711.0), (8, 754.0), (8, 797.0), (8, 841.0), (8, 885.0), (8, 916.5), (8, 948.0),
 ];
 
-/// The spec's ns-3 table: (MCS, SINR dB for <= 10% TB errors, Mb/s with 22 symbols).
+/// The reference network's ns-3 table: (MCS, SINR dB for <= 10% TB errors, Mb/s with 22 symbols).
 #[rustfmt::skip]
 const NS3_TABLE: [(u8, f64, f64); 15] = [
     (0, -7.2, 90.0), (2, -5.8, 124.0), (4, -3.4, 215.0), (6, -1.4, 340.0),
@@ -85,7 +84,7 @@ const NS3_TABLE: [(u8, f64, f64); 15] = [
     (24, 16.2, 2556.0), (26, 18.2, 2896.0), (28, 20.1, 3135.0),
 ];
 
-/// Modulation order of the LTE-style MCS of the ns-3 module (spec: QPSK 0-9, 16QAM 10-16,
+/// Modulation order of the LTE-style MCS of the ns-3 module (QPSK 0-9, 16QAM 10-16,
 /// 64QAM 17-28).
 fn ns3_modulation_order(mcs: u8) -> u8 {
     match mcs {
@@ -104,7 +103,7 @@ pub const NR_SHANNON_GAP_DB: f64 = 1.5;
 /// SINR (dB) at which an NR MCS of spectral efficiency `se` (bit/s/Hz = Qm R) reaches 10%
 /// TB errors: `SINR = gap (2^(SE/alpha) - 1)`, the attenuated-and-gapped Shannon bound
 /// (the form of 3GPP TR 36.942 Annex A.1's "attenuated Shannon" link abstraction).
-/// `alpha = 0.85`, `gap = 1.5 dB` are a least-squares fit (in dB) to the spec's ns-3
+/// `alpha = 0.85`, `gap = 1.5 dB` are a least-squares fit (in dB) to the reference network's ns-3
 /// table paired with the ns-3 LTE spectral efficiencies of the same MCS (0.15 ... 5.33
 /// bit/s/Hz, `lte-amc.cc`): rms error 0.49 dB, worst 1.1 dB (MCS 10, the QPSK->16QAM
 /// switch; the unrounded optimum is alpha 0.845, gap 1.51 dB). Using the fit keeps both profiles on the same link-level performance
@@ -163,7 +162,7 @@ pub fn nr_prbs(bandwidth_hz: f64, mu: u8) -> u32 {
 }
 
 impl McsTable {
-    /// The spec's ns-3 table (even MCS only, see the module docs).
+    /// The reference network's ns-3 table (even MCS only, see the module docs).
     pub fn ns3_mmwave() -> Self {
         let entries = NS3_TABLE
             .iter()
@@ -316,7 +315,7 @@ pub fn ir_effective_sinr_db(sinrs_db: &[f64]) -> f64 {
 
 /// Thermal noise power (dBm) over `bandwidth_hz` with receiver noise figure
 /// `noise_figure_db`: `-174 + 10 log10(B) + NF` (kT0 = -174 dBm/Hz at T0 = 290 K).
-/// 1 GHz, NF 5 dB: -174 + 90 + 5 = -79 dBm (the spec's number).
+/// 1 GHz, NF 5 dB: -174 + 90 + 5 = -79 dBm (the reference network's number).
 pub fn thermal_noise_dbm(bandwidth_hz: f64, noise_figure_db: f64) -> f64 {
     -174.0 + 10.0 * bandwidth_hz.log10() + noise_figure_db
 }
@@ -352,7 +351,7 @@ mod tests {
         let t = McsTable::ns3_mmwave();
         assert_eq!(t.len(), 15);
         assert_eq!((t.lowest_mcs(), t.highest_mcs()), (0, 28));
-        // bits x 22 symbols / 100 us reproduces the spec's Mb/s within rounding
+        // bits x 22 symbols / 100 us reproduces the table's Mb/s within rounding
         // (half a bit x 22 / 100 us = 0.11 Mb/s).
         for &(mcs, _, mbps) in &NS3_TABLE {
             let rate = f64::from(t.bits_per_symbol(mcs)) * 22.0 / 100e-6 / 1e6;

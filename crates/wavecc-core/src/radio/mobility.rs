@@ -1,4 +1,4 @@
-//! UE mobility: piecewise-constant velocity schedules (the seeds' ns-3
+//! UE mobility: piecewise-constant velocity schedules (the source papers' ns-3
 //! `ConstantVelocityMobilityModel` with `SetVelocity` events at given times) and the
 //! blocked-interval scan used by tests, docs and the scenario map.
 
@@ -393,8 +393,8 @@ mod tests {
         }
     }
 
-    // ---- The spec's scenarios (shared/spec/network-model.md, "The seeds' scenarios, as
-    // geometry") with the ns-3 2D test; expected blocked periods from the spec. ----
+    // ---- The source papers' walks (docs/model.md, "The source papers' walks as
+    // geometry") with the ns-3 2D test; expected blocked periods from that section. ----
 
     const GNB: Point = Point::new(0.0, 0.0, 15.0);
 
@@ -456,7 +456,7 @@ mod tests {
             );
             assert!((0.34..=0.44).contains(&(e - s)), "{k}: {got:?}");
         }
-        // The spec's numbers: starts 2.01, 3.35, 4.69, ...; last ends 14.53.
+        // docs/model.md's numbers: starts 2.01, 3.35, 4.69, ...; last ends 14.53.
         for (k, want) in [2.01, 3.35, 4.69].iter().enumerate() {
             assert!((got[k].0 - want).abs() < 0.05, "{got:?}");
         }
@@ -518,7 +518,7 @@ mod tests {
         )
         .unwrap();
         let got = run(&buildings(&xs), &tr, 120.0);
-        // Spec: ten blockages of 5.4-6.9 s from 2.33 s to 115.2 s.
+        // docs/model.md: ten blockages of 5.4-6.9 s from 2.33 s to 115.2 s.
         assert_eq!(got.len(), 10, "{got:?}");
         assert!((got[0].0 - 2.33).abs() < 0.05, "{got:?}");
         assert!((got[9].1 - 115.2).abs() < 0.05, "{got:?}");

@@ -1,4 +1,5 @@
-//! The 5G mmWave radio access network (`shared/spec/network-model.md`): geometry
+//! The 5G mmWave radio access network (docs/model.md, "The 5G mmWave radio" and
+//! "The reference network"): geometry
 //! and mobility, propagation profiles (`ns3-mmwave`, `3gpp`), link adaptation,
 //! HARQ and RLC AM, the gNB slot scheduler, cells and handover. Packet-level where
 //! TCP can see it (every SDU is queued, segmented, retransmitted and reordered),

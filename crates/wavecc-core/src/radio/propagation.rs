@@ -1,12 +1,12 @@
 //! Propagation profiles and the per-(gNB, UE) channel state.
 //!
-//! * `ns3-mmwave` ([`Ns3MmwaveParams`]): the seeds' ns-3 mmWave module as summarised in
-//!   shared/spec/network-model.md ("Radio (the `ns3-mmwave` profile)"): LoS path loss
+//! * `ns3-mmwave` ([`Ns3MmwaveParams`]): the source papers' ns-3 mmWave module as
+//!   docs/model.md ("The `ns3-mmwave` profile's numbers") summarises it: LoS path loss
 //!   61.4 + 20 log10(d) at 28 GHz (`BuildingsObstaclePropagationLossModel::mmWaveLosLoss`,
 //!   ns3-mmwave `src/mmwave/model/buildings-obstacle-propagation-loss-model.cc`), blocked
 //!   links get the measured blockage ramp of the same file (`g_blockage_down` /
 //!   `g_blockage_up`, driven by `MmWaveLosTracker`), and a beamforming + fading gain
-//!   redrawn every 100 ms with the spec's distribution.
+//!   redrawn every 100 ms with the distribution of that table.
 //! * `3gpp` ([`ThreeGppParams`]): 3GPP TR 38.901 V16/V17 Table 7.4.1-1 UMi street canyon
 //!   / UMa path loss, log-normal shadowing with Table 7.5-6 decorrelation distances,
 //!   per-obstacle-class blockage losses.
@@ -25,8 +25,8 @@ use crate::engine::{Rng, RngExt};
 // ns-3 mmWave profile
 // ---------------------------------------------------------------------------------------
 
-/// The `ns3-mmwave` profile; defaults = shared/spec/network-model.md's numbers.
-#[derive(Clone, Debug, PartialEq, serde::Deserialize, serde::Serialize)]
+/// The `ns3-mmwave` profile; defaults = docs/model.md's "`ns3-mmwave` profile's numbers".
+#[derive(Clone, Debug, PartialEq, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Ns3MmwaveParams {
     /// Carrier (Hz). The module's LoS model knows 28 GHz (61.4 dB intercept) and 73 GHz
@@ -34,24 +34,32 @@ pub struct Ns3MmwaveParams {
     pub carrier_hz: f64,
     /// Bandwidth (Hz): 1 GHz = 72 chunks x 13.889 MHz.
     pub bandwidth_hz: f64,
+    /// Transmit power of the gNB.
     pub gnb_tx_power_dbm: f64,
+    /// Transmit power of the UE (its ACKs).
     pub ue_tx_power_dbm: f64,
+    /// Receiver noise figure; noise is counted over the whole bandwidth.
     pub noise_figure_db: f64,
     /// Steady extra loss while blocked (dB): the last sample used of the module's
     /// `g_blockage_down` trace (sample 340: -35.964785 dB).
     pub blockage_loss_db: f64,
     /// Duration of the drop and of the recovery ramp (s). The module advances one trace
-    /// sample per channel evaluation over 340 samples; the spec reads this as about
+    /// sample per channel evaluation over 340 samples; the reference network reads this as about
     /// 40 ms. 0 = instantaneous step.
     pub blockage_ramp_s: f64,
-    /// Beamforming + fading gain (dB): mean, 10th and 90th percentiles, range
-    /// (spec: mean 28.2, 10-90% 24.6-30.7, spread 20-32).
+    /// Mean of the beamforming + fading gain (dB), drawn anew every `bf_redraw_s` from
+    /// a distribution with this mean, percentiles and extremes (reference network: mean
+    /// 28.2, 10-90% 24.6-30.7, extremes 20-32).
     pub bf_gain_mean_db: f64,
+    /// 10th percentile of the beamforming + fading gain.
     pub bf_gain_p10_db: f64,
+    /// 90th percentile of that gain.
     pub bf_gain_p90_db: f64,
+    /// Smallest value of that gain.
     pub bf_gain_min_db: f64,
+    /// Largest value of that gain.
     pub bf_gain_max_db: f64,
-    /// Redraw period of that gain (s), independent of position (spec: 100 ms).
+    /// Redraw period of that gain (s), independent of position (reference network: 100 ms).
     pub bf_redraw_s: f64,
 }
 
@@ -234,7 +242,7 @@ impl Ns3MmwaveParams {
 // ---------------------------------------------------------------------------------------
 
 /// 38.901 scenario of Table 7.4.1-1.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum GppScenario {
     /// UMi - street canyon.
@@ -244,7 +252,7 @@ pub enum GppScenario {
 }
 
 /// The `3gpp` profile (TR 38.901 UMi street canyon / UMa, NR numerology, 38.214 MCS).
-#[derive(Clone, Debug, PartialEq, serde::Deserialize, serde::Serialize)]
+#[derive(Clone, Debug, PartialEq, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct ThreeGppParams {
     pub scenario: GppScenario,
@@ -261,23 +269,28 @@ pub struct ThreeGppParams {
     /// TS 38.214 PDSCH MCS table: "qam64" (Table 5.1.3.1-1, the default table) or
     /// "qam256" (Table 5.1.3.1-2).
     pub mcs_table: NrMcsTable,
-    /// Tx powers (dBm): default 30 dBm like the ns-3 profile, so the two profiles differ
-    /// only in propagation.
+    /// Transmit power of the gNB: 30 dBm like the ns-3 profile, so the two profiles
+    /// differ only in propagation.
     pub gnb_tx_power_dbm: f64,
+    /// Transmit power of the UE (its ACKs).
     pub ue_tx_power_dbm: f64,
+    /// Receiver noise figure; noise is counted over the occupied band.
     pub noise_figure_db: f64,
     /// Beamforming (array) gains (dB): 10 log10 of the element count with ideal beam
     /// alignment, same arrays as the ns-3 profile (64 gNB -> 18.06 dB, 16 UE -> 12.04 dB).
     pub gnb_antenna_gain_db: f64,
+    /// Array gain of the UE (16 elements: 12.04 dB).
     pub ue_antenna_gain_db: f64,
     /// Log-normal shadowing on/off.
     pub shadowing: bool,
     /// Shadowing sigmas (dB); absent = 38.901 Table 7.4.1-1 (UMi 4 / 7.82, UMa 4 / 6).
     pub shadowing_sigma_los_db: Option<f64>,
+    /// Shadowing sigma in NLoS; absent: 38.901's (UMi 7.82, UMa 6).
     pub shadowing_sigma_nlos_db: Option<f64>,
     /// Shadowing decorrelation distances (m); absent = 38.901 Table 7.5-6 Part-1
     /// (UMi 10 LoS / 13 NLoS, UMa 37 / 50).
     pub decorrelation_los_m: Option<f64>,
+    /// Shadowing decorrelation distance in NLoS; absent: 38.901's (UMi 13, UMa 50).
     pub decorrelation_nlos_m: Option<f64>,
     /// Extra loss (dB) of one tree crown on the LoS path: ITU-R P.833 (attenuation in
     /// vegetation) gives a loss growing with the path length in foliage and saturating;
@@ -542,7 +555,7 @@ impl Profile {
         }
     }
 
-    /// Thermal noise over the band + NF (dBm): ns3 over the whole 1 GHz (-79 dBm, spec);
+    /// Thermal noise over the band + NF (dBm): ns3 over the whole 1 GHz (-79 dBm, the reference network's);
     /// 3gpp over the occupied N_PRB x 12 x SCS (400 MHz carrier: 380.16 MHz, -83.2 dBm).
     pub fn noise_dbm(&self) -> f64 {
         match self {
@@ -749,7 +762,7 @@ impl Channel {
         let gain = match model {
             Model::Ns3(s) => {
                 // Beamforming + fading gain: i.i.d. draws on the grid k x bf_redraw_s,
-                // inverse-CDF of the piecewise-linear quantile function (spec: mean
+                // inverse-CDF of the piecewise-linear quantile function (reference network: mean
                 // 28.2 dB, 10-90% 24.6-30.7 dB, 20-32 dB, every 100 ms, independent of
                 // position).
                 // The epoch index gets a 1e-9 relative tolerance so that t = k x period
@@ -760,7 +773,7 @@ impl Channel {
                     s.bf_gain_db = interp(&s.bf_knots, u);
                     s.bf_epoch = epoch;
                 }
-                // LoS path loss: 61.4 + 20 log10(d), d = 3D distance (spec table;
+                // LoS path loss: 61.4 + 20 log10(d), d = 3D distance (docs/model.md's table;
                 // `mmWaveLosLoss`), d floored at 1 m.
                 let d = gnb.distance(ue).max(1.0);
                 let pl = s.los_intercept_db + 20.0 * d.log10();

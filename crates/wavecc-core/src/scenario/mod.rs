@@ -5,6 +5,7 @@
 pub mod builtin;
 pub mod fuzz;
 mod radio;
+pub mod reference;
 mod schema;
 pub mod stack;
 mod validate;

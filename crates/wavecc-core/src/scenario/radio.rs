@@ -1,6 +1,6 @@
 //! The `[radio]` section: a 5G mmWave access network between the wired path and
 //! the UEs. Without it the path ends at the client (a wired scenario). Defaults are
-//! the seeds' ns-3 mmWave settings (`shared/spec/network-model.md`).
+//! the source papers' ns-3 mmWave settings (docs/model.md, "The reference network").
 
 use super::validate::{at_most, bytes, check, count, Check, Range, COORDINATE, DB, MAX_GNBS, MAX_SPEED_MPS, MAX_UES, PERIOD, RATE, TIME, VELOCITY};
 use super::{ConfigError, FlowConfig};
@@ -10,7 +10,7 @@ use crate::radio::{
 };
 use serde::{Deserialize, Serialize};
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct RadioConfig {
     /// Propagation and link-adaptation profile: "ns3-mmwave" or "3gpp".
@@ -20,7 +20,7 @@ pub struct RadioConfig {
     /// Parameters of the `3gpp` profile.
     #[serde(rename = "3gpp")]
     pub threegpp: ThreeGppParams,
-    /// LoS test: "ns3-2d" (the seeds' ns-3 test, heights ignored) or "exact-3d";
+    /// LoS test: "ns3-2d" (the papers' ns-3 test, heights ignored) or "exact-3d";
     /// absent: the profile's own (ns3-2d for ns3-mmwave, exact-3d for 3gpp).
     pub los_test: Option<LosTest>,
     /// How often positions, path loss, SINR and MCS are recomputed, seconds.
@@ -32,11 +32,12 @@ pub struct RadioConfig {
     pub harq_max_retx: u8,
     /// HARQ round trip: a TB's retransmission follows its transmission by this (0.3-0.5 ms).
     pub harq_rtt_s: f64,
+    /// HARQ processes per UE: at most this many transport blocks await a retransmission at once.
     pub harq_processes: u32,
     /// RLC AM transmission buffer limit on new data, bytes (module default 1 MiB).
     pub rlc_buffer_bytes: u64,
     /// From HARQ giving up to the RLC retransmission: the status report after the
-    /// seeds' 4 ms poll-retransmit timer.
+    /// papers' 4 ms poll-retransmit timer.
     pub rlc_retx_delay_s: f64,
     /// Scheduling request and grant before the UE may send (ACKs): 0.3-0.7 ms.
     pub uplink_grant_delay_s: f64,
@@ -44,14 +45,18 @@ pub struct RadioConfig {
     pub scheduler: SchedulerKind,
     /// The S1-U link from the PGW to the gNBs.
     pub s1u_rate_bps: f64,
+    /// One-way delay of the S1-U link.
     pub s1u_delay_s: f64,
     /// Other gNBs interfere with a UE's serving link while they transmit, through
     /// their channel gain minus this (their beams point at their own UEs; the
     /// default removes the 28.2 dB mean beamforming gain).
     pub interferer_beam_loss_db: f64,
     pub handover: HandoverConfig,
+    /// The gNBs (cells); a UE attaches to the best one.
     pub gnbs: Vec<GnbConfig>,
+    /// The UEs; each flow's receiver runs on one (`flows[].ue`).
     pub ues: Vec<UeConfig>,
+    /// The obstacles that block line of sight.
     pub obstacles: Vec<ObstacleConfig>,
 }
 
@@ -82,7 +87,7 @@ impl Default for RadioConfig {
     }
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 pub enum ProfileName {
     #[serde(rename = "ns3-mmwave")]
     Ns3Mmwave,
@@ -91,18 +96,18 @@ pub enum ProfileName {
 }
 
 /// SINR-based handover between gNBs.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct HandoverConfig {
     /// A neighbour must be better than the serving cell by this much (received power, dB)...
     pub hysteresis_db: f64,
-    /// ...for this long (seed 004: a fixed 200 us time-to-trigger).
+    /// ...for this long (the Mateo study: a fixed 200 us time-to-trigger).
     pub time_to_trigger_s: f64,
     /// Time constant of the exponential filter on the gains handover compares (the
     /// layer-3 filtering of TS 38.331 5.5.3.2); 0 compares raw measurements. Without
     /// it the ns3-mmwave profile's beamforming draws, redrawn every 100 ms, beat the
     /// hysteresis at random wherever two cells are close (dozens of ping-pongs per
-    /// minute on seed 004's street).
+    /// minute on the Mateo study's street).
     pub filter_s: f64,
     /// No radio transmission for the UE during the handover.
     pub interruption_s: f64,
@@ -117,14 +122,14 @@ impl Default for HandoverConfig {
     }
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Forwarding {
     Lossless,
     Drop,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GnbConfig {
     /// Position (x, y, z) in metres.
@@ -132,10 +137,10 @@ pub struct GnbConfig {
 }
 
 /// A UE: where it starts and how it moves, as velocity legs or waypoints (not both).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UeConfig {
-    /// Start position (x, y, z) in metres; the seeds' UEs are at 1.5 m.
+    /// Start position (x, y, z) in metres; the papers' UEs are at 1.5 m.
     pub position: [f64; 3],
     /// From `at_s` on, move at `velocity` (m/s; [0, 0, 0] pauses).
     #[serde(default)]
@@ -143,33 +148,42 @@ pub struct UeConfig {
     /// Or: from `start_s`, go to each point at its speed, pausing there.
     #[serde(default)]
     pub waypoints: Vec<WaypointConfig>,
+    /// With waypoints, when the UE sets off for the first one.
     #[serde(default)]
     pub start_s: f64,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LegConfig {
+    /// When this leg starts, seconds into the run.
     pub at_s: f64,
+    /// Velocity (x, y, z) in m/s from `at_s` on; [0, 0, 0] pauses.
     pub velocity: [f64; 3],
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct WaypointConfig {
+    /// The point (x, y, z) to go to, metres.
     pub to: [f64; 3],
+    /// Speed on the way there.
     pub speed_mps: f64,
+    /// How long the UE stays at the point before it sets off for the next.
     #[serde(default)]
     pub pause_s: f64,
 }
 
 /// An axis-aligned box: x, y and z ranges [min, max] in metres.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ObstacleConfig {
     pub class: ObstacleClass,
+    /// Range of x [min, max], metres.
     pub x: [f64; 2],
+    /// Range of y [min, max], metres.
     pub y: [f64; 2],
+    /// Range of z [min, max], metres (heights matter only to the `exact-3d` LoS test).
     pub z: [f64; 2],
 }
 

@@ -7,17 +7,20 @@ fn default_name() -> String {
     "unnamed".into()
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
+    /// The scenario's name: the default output directory (`out/NAME`) and figure titles.
     #[serde(default = "default_name")]
     pub name: String,
+    /// One line saying what the scenario is (`wavecc scenarios list` shows it).
     #[serde(default)]
     pub description: String,
     /// Simulated duration in seconds.
     #[serde(default = "defaults::duration_s")]
     pub duration_s: f64,
-    /// Seed of every random stream in the run.
+    /// The random seed: every random stream of the run is drawn from it (the same config
+    /// and seed give bit-identical results).
     #[serde(default = "defaults::seed")]
     pub seed: u64,
     /// The wired path; with `[radio]`, the Internet link from the server to the PGW.
@@ -26,8 +29,10 @@ pub struct Config {
     /// A 5G mmWave access network after the wired path; absent for a wired scenario.
     #[serde(default)]
     pub radio: Option<super::radio::RadioConfig>,
+    /// The TCP sender and receiver of every flow.
     #[serde(default)]
     pub tcp: TcpConfig,
+    /// What the run records, and how often it samples.
     #[serde(default)]
     pub trace: TraceConfig,
     /// The flows; at least one.
@@ -42,17 +47,20 @@ mod defaults {
 /// The shared wired path: server side -> bottleneck link -> client side, and the
 /// reverse link the ACKs take. Each flow may add its own access link in front of
 /// the bottleneck (a dumbbell).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct PathConfig {
+    /// Rate of the bottleneck link, bits per second.
     pub rate_bps: f64,
     /// Rate of the reverse (ACK) direction; 0 means the same as `rate_bps`.
     pub reverse_rate_bps: f64,
+    /// Propagation delay of the bottleneck link in each direction, seconds.
     pub one_way_delay_s: f64,
     /// Drop-tail limit of the bottleneck queue in bytes (0: use `buffer_packets`).
     pub buffer_bytes: u64,
     /// Drop-tail limit in packets (0: use `buffer_bytes`). Exactly one must be set.
     pub buffer_packets: u32,
+    /// Largest IP packet: at least `tcp.mss_bytes` plus 52 header bytes, at most 65535.
     pub mtu_bytes: u32,
     pub loss: LossConfig,
 }
@@ -71,9 +79,9 @@ impl Default for PathConfig {
     }
 }
 
-/// Random loss on the bottleneck, at its receiving end (where the seeds' ns-3
+/// Random loss on the bottleneck, at its receiving end (where the papers' ns-3
 /// scenarios put the PGW's `RateErrorModel`).
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct LossConfig {
     /// Per-byte error rate p: a packet of L bytes is lost with 1 - (1 - p)^L
@@ -83,7 +91,7 @@ pub struct LossConfig {
     pub per_packet: f64,
     /// Bursty loss; absent for none.
     pub gilbert_elliott: Option<GilbertElliottConfig>,
-    /// Which packets the loss applies to: "data" (the seeds' setting), "ack" or "both".
+    /// Which packets the loss applies to: "data" (the papers' setting), "ack" or "both".
     pub direction: LossDirection,
 }
 
@@ -93,7 +101,7 @@ impl Default for LossConfig {
     }
 }
 
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum LossDirection {
     Data,
@@ -104,13 +112,17 @@ pub enum LossDirection {
 /// Two-state Markov loss: per packet, the channel moves good -> bad with
 /// `p_good_to_bad` and bad -> good with `p_bad_to_good`, and drops with
 /// `loss_good` / `loss_bad` in each state.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GilbertElliottConfig {
+    /// Per packet, the probability that the channel moves from good to bad.
     pub p_good_to_bad: f64,
+    /// Per packet, the probability that the channel moves from bad to good.
     pub p_bad_to_good: f64,
+    /// Loss probability of a packet in the good state.
     #[serde(default)]
     pub loss_good: f64,
+    /// Loss probability of a packet in the bad state.
     #[serde(default = "one")]
     pub loss_bad: f64,
 }
@@ -119,19 +131,23 @@ fn one() -> f64 {
     1.0
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpConfig {
     /// The TCP stack the run behaves like (`linux`, `ns3-3.37`; see [`super::stack`]):
     /// its switches fill every key of `[tcp]` and `flows[].cc` the config leaves out.
     pub stack: String,
+    /// Maximum segment size: the payload bytes of a full segment.
     pub mss_bytes: u32,
     /// Initial window in segments (RFC 6928: 10).
     pub initial_cwnd_segments: u32,
-    /// Initial slow-start threshold in segments; absent means infinite (the seeds').
+    /// Initial slow-start threshold in segments; absent means infinite (the source papers').
     pub initial_ssthresh_segments: Option<u32>,
+    /// Lower bound of the retransmission timeout (RFC 6298 says 1 s; Linux uses 200 ms).
     pub min_rto_s: f64,
+    /// Upper bound of the retransmission timeout, with back-off; at least `min_rto_s`.
     pub max_rto_s: f64,
+    /// Retransmission timeout before the first RTT sample (RFC 6298: 1 s).
     pub initial_rto_s: f64,
     /// Selective acknowledgements (RFC 2018/6675); off gives NewReno recovery (RFC 6582).
     pub sack: bool,
@@ -141,14 +157,18 @@ pub struct TcpConfig {
     pub dupthresh: u32,
     /// Delayed ACKs: acknowledge every `ack_every_segments` full segments or after the timeout.
     pub delayed_ack: bool,
+    /// With delayed ACKs, acknowledge at the latest every this many full segments.
     pub ack_every_segments: u32,
+    /// With delayed ACKs, the longest an ACK waits (ns-3's default: 200 ms).
     pub delayed_ack_timeout_s: f64,
     /// The receiver acknowledges the first this many in-order data segments at once.
     /// 0 by default (no handshake is modelled). ns-3 3.37 acks the first data
     /// segment after the handshake at once (1), which shifts the delayed-ACK pairs
     /// for the rest of the connection; Linux quick-acks up to 16 at the start.
     pub quickack_segments: u32,
+    /// Send buffer: the application writes into it, ACKed bytes free it; at least `mss_bytes`.
     pub snd_buf_bytes: u64,
+    /// Receive buffer, which bounds the advertised window; at least `mss_bytes`.
     pub rcv_buf_bytes: u64,
     /// Pace every flow; algorithms that need pacing (BBR) get it regardless.
     pub pacing: bool,
@@ -160,8 +180,8 @@ pub struct TcpConfig {
     pub undo: bool,
     /// Grow cwnd only while it limits sending (Linux's cwnd validation, RFC 7661);
     /// false grows it on every ACK that advances, as ns-3's TcpSocketBase does, which
-    /// the seeds ran: an application-limited flow's window then climbs without bound
-    /// (seed 000's Table 8: HighSpeed averages 31,369 segments at 1 Gb/s and 23 ms).
+    /// the source papers ran: an application-limited flow's window then climbs without bound
+    /// (the FB-TCP paper's Table 8: HighSpeed averages 31,369 segments at 1 Gb/s and 23 ms).
     pub cwnd_validation: bool,
     /// The sender's RTT clock tick in seconds; 0 measures exactly (Linux's
     /// microseconds are exact at this model's resolution). 0.001 reads RTTs as ns-3
@@ -221,7 +241,7 @@ impl Default for TcpConfig {
     }
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct TraceConfig {
     /// Sampling interval of the time series, seconds.
@@ -239,12 +259,12 @@ impl Default for TraceConfig {
 }
 
 /// What a flow's application does.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum AppKind {
     /// Always has data to send.
     Bulk,
-    /// Writes `write_bytes` chunks at `rate_bps` (the seeds' 1 Gb/s server).
+    /// Writes `write_bytes` chunks at `rate_bps` (the papers' 1 Gb/s server).
     Rate,
     /// Alternates on periods (writing at `rate_bps`) and silent off periods.
     Onoff,
@@ -264,14 +284,14 @@ impl AppKind {
 }
 
 /// How on/off period lengths are drawn.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum PeriodDistribution {
     Constant,
     Exponential,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FlowConfig {
     /// Congestion-control algorithm (ignored for `app = "udp"`).
@@ -291,6 +311,7 @@ pub struct FlowConfig {
     /// Mean on and off period lengths for `onoff`.
     #[serde(default)]
     pub on_s: Option<f64>,
+    /// Mean off period length for `onoff`.
     #[serde(default)]
     pub off_s: Option<f64>,
     #[serde(default)]
@@ -298,12 +319,14 @@ pub struct FlowConfig {
     /// When the application starts and stops sending (default: whole run).
     #[serde(default)]
     pub start_s: f64,
+    /// When the application stops sending; absent: at the end of the run.
     #[serde(default)]
     pub stop_s: Option<f64>,
     /// Own access link in front of the shared bottleneck (dumbbell); 0 delay and no
     /// rate means none.
     #[serde(default)]
     pub access_delay_s: f64,
+    /// Rate of the flow's own access link; absent: no rate limit of its own.
     #[serde(default)]
     pub access_rate_bps: Option<f64>,
     /// The UE (index into `radio.ues`) the flow's receiver runs on.

@@ -4,6 +4,8 @@
 use super::{AppKind, Config, ConfigError};
 use crate::net::HEADER_BYTES;
 use crate::trace::TraceRows;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
 use std::fmt;
 
 pub(super) type Check = Result<(), ConfigError>;
@@ -145,12 +147,58 @@ integer_quantity!(u8, u32, u64, usize);
 
 /// The one range check: `path` must hold a value in `range` (NaN never is).
 pub(super) fn check(path: &str, v: impl Quantity, range: Range) -> Check {
+    note_limit(path, || range.to_string());
     if range.contains(v.value()) { Ok(()) } else { Err(ConfigError::invalid(path, format!("must be in {range}, got {}", v.shown()))) }
 }
 
 /// How many entries a list may have.
 pub(super) fn at_most(path: &str, len: usize, max: usize, what: &str) -> Check {
+    note_limit(path, || format!("at most {max} {what}"));
     if len <= max { Ok(()) } else { Err(ConfigError::invalid(path, format!("at most {max} {what}, got {len}"))) }
+}
+
+thread_local! {
+    /// The limits [`check`] and [`at_most`] apply, by key pattern, while
+    /// [`limits_checked`] watches a validation; `None` otherwise.
+    static LIMITS: RefCell<Option<BTreeMap<String, String>>> = const { RefCell::new(None) };
+}
+
+/// Every limit the validator applies while `validate` runs, as the error messages
+/// write it (`[1e3, 1e13] b/s`), keyed by the key's path with list indices left
+/// out (`flows[].rate_bps`). The checks themselves are the only list of ranges:
+/// the config reference (docs/config.md) reads them this way. A key checked twice
+/// keeps its last limit, the stricter one in this validator.
+pub(super) fn limits_checked(validate: impl FnOnce()) -> BTreeMap<String, String> {
+    LIMITS.with_borrow_mut(|limits| *limits = Some(BTreeMap::new()));
+    validate();
+    LIMITS.with_borrow_mut(|limits| limits.take().unwrap_or_default())
+}
+
+fn note_limit(path: &str, limit: impl FnOnce() -> String) {
+    LIMITS.with_borrow_mut(|limits| {
+        if let Some(limits) = limits {
+            limits.insert(key_pattern(path), limit());
+        }
+    });
+}
+
+/// A key path without its list indices: `radio.ues[0].legs[1].at_s` ->
+/// `radio.ues[].legs[].at_s`.
+fn key_pattern(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    let mut in_index = false;
+    for c in path.chars() {
+        match c {
+            '[' => {
+                in_index = true;
+                out.push_str("[]");
+            }
+            ']' => in_index = false,
+            _ if !in_index => out.push(c),
+            _ => {}
+        }
+    }
+    out
 }
 
 impl Config {

@@ -7,7 +7,7 @@ use crate::engine::Time;
 use serde::{Deserialize, Serialize};
 
 /// How each ACK's sample is formed (`tcp.rate_samples`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RateSamples {
     /// Linux `tcp_rate.c`: a fresh sample per ACK, from the most recently sent

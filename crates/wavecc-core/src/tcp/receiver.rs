@@ -19,7 +19,7 @@ pub struct ReceiverConfig {
 }
 
 /// What the advertised receive window leaves out of the buffer (`tcp.receive_window`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ReceiveWindow {
     /// The free buffer: out-of-order data held for a hole takes its room, so the

@@ -4,7 +4,7 @@ use crate::engine::{from_secs, Time};
 use serde::{Deserialize, Serialize};
 
 /// The RTT a congestion-control algorithm is given on each ACK (`tcp.cc_rtt`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum CcRtt {
     /// The ACK's own sample, when it yields one (Linux's `pkts_acked` RTT).
@@ -139,7 +139,7 @@ mod tests {
     fn min_rto_clamps_and_backoff_doubles_up_to_max() {
         let mut e = RttEstimator::new(1.0, 1.0, 4.0);
         e.sample(20 * MS);
-        assert_eq!(e.rto(), 1_000 * MS, "seeds' 1 s minimum RTO");
+        assert_eq!(e.rto(), 1_000 * MS, "the source papers' 1 s minimum RTO");
         e.back_off();
         assert_eq!(e.rto(), 2_000 * MS);
         e.back_off();

@@ -45,7 +45,7 @@ pub struct SenderConfig {
 
 /// What the pipe (segments in flight) counts of a retransmitted segment once it is
 /// SACKed (`tcp.pipe`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Pipe {
     /// Nothing: a SACK takes it out of flight like any other segment (Linux
@@ -61,7 +61,7 @@ pub enum Pipe {
 
 /// What fast recovery sends besides the lost segments and new data
 /// (`tcp.recovery_sends`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum RecoverySends {
     /// Nothing: the scoreboard and PRR decide every transmission (Linux).

@@ -212,6 +212,14 @@ class Quantity:
     # "%" (relative difference) or the unit itself (absolute difference, for dB).
     difference: str = "%"
     spec: str = ".2f"  # how the table writes a value
+    # The scripts trace it only in their TCP branch: a UDP reference's 0 means nothing.
+    reference_tcp_only: bool = False
+
+    def reference(self, case: Case, run: Run) -> float:
+        """The reference's value; NaN where it lacks the quantity."""
+        if self.reference_tcp_only and case.transport != "tcp":
+            return math.nan
+        return validate.number(run.summary.get(self.reference_key))
 
 
 QUANTITIES = (
@@ -222,7 +230,8 @@ QUANTITIES = (
              lambda c, r: validate.number(r.summary["ues"][0]["mean_sinr_db"]), difference="dB"),
     Quantity("DL TB error rate", "", "dl_tb_error_rate", lambda c, r: tb_error_rate(r), spec=".4f"),
     Quantity("error-model drops", "packets", "rxdrop_events",
-             lambda c, r: float(sum(q["dropped_random"] for q in r.summary["queues"])), spec=".1f"),
+             lambda c, r: float(sum(q["dropped_random"] for q in r.summary["queues"])), spec=".1f",
+             reference_tcp_only=True),
     Quantity("RLC drops", "SDUs", "rlc_drops",
              lambda c, r: float(r.summary["ues"][0]["rlc_drops"]), spec=".1f"),
     Quantity("retransmissions", "segments", "retransmitted_segments",
@@ -307,7 +316,7 @@ def rows_of(case: Case, runs: Sequence[Run], results: Sequence[Any], stack: str,
             unit=q.unit,
             difference_unit=q.difference,
             spec=q.spec,
-            ns3mmwave=tuple(validate.number(run.summary.get(q.reference_key)) for run in runs),
+            ns3mmwave=tuple(q.reference(case, run) for run in runs),
             wavecc=tuple(q.wavecc(case, result) for result in results),
         )
         for q in QUANTITIES

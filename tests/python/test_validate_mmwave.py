@@ -176,6 +176,7 @@ def test_the_table_compares_every_quantity(tmp_path, work):
     wavecc_sinr = sum(r.summary["ues"][0]["mean_sinr_db"] for r in mine) / 2
     assert (sinr_row["difference"], sinr_row["difference_unit"]) == (pytest.approx(wavecc_sinr - sinr - 1.0), "dB")
     assert rows.loc["mean RTT, srtt time-weighted", "wavecc"] == pytest.approx(sum(srtts) / 2)
+    assert (rows.loc["error-model drops", "ns3mmwave"], rows.loc["error-model drops", "wavecc"]) == (0, 0)
     # The references have no RLC drops, retransmissions or RTOs: only wavecc's side.
     for quantity, key in (("retransmissions", "retransmitted_segments"), ("RTOs", "rto_events")):
         assert math.isnan(rows.loc[quantity, "ns3mmwave"]) and math.isnan(rows.loc[quantity, "difference"])
@@ -200,6 +201,8 @@ def test_seeds_option_sets_wavecc_runs_and_udp_has_no_socket_quantities(tmp_path
     assert rows["welch_p"].isna().all()  # one reference run
     for quantity in ("mean RTT, srtt time-weighted", "retransmissions", "RTOs"):
         assert math.isnan(rows.loc[quantity, "wavecc"])
+    # The scripts' drop trace is connected in their TCP branch only: the 0 is no count.
+    assert math.isnan(rows.loc["error-model drops", "ns3mmwave"])
     assert sorted(os.listdir(work / "cmp")) == sorted([MARKER, "comparison.csv", "comparison.md"])
 
 

@@ -190,11 +190,6 @@ def tb_error_rate(result: Any) -> float:
     return ue["dl_tb_errors"] / ue["dl_tb_transmissions"] if ue["dl_tb_transmissions"] else math.nan
 
 
-def _tcp_only(value: Callable[[Any], float]) -> Callable[[Case, Any], float]:
-    """A quantity of the TCP socket: NaN for a UDP case."""
-    return lambda case, result: value(result) if case.transport == "tcp" else math.nan
-
-
 def _flow(key: str) -> Callable[[Any], float]:
     """The flow's summary value `key`."""
     return lambda result: validate.number(result.summary["flows"][0][key])
@@ -208,41 +203,49 @@ class Quantity:
     name: str
     unit: str
     reference_key: str
-    wavecc: Callable[[Case, Any], float]
+    wavecc: Callable[[Any], float]
     # "%" (relative difference) or the unit itself (absolute difference, for dB).
     difference: str = "%"
     spec: str = ".2f"  # how the table writes a value
+    # A TCP socket's quantity: neither side has it in a UDP case.
+    socket: bool = False
     # The scripts trace it only in their TCP branch: a UDP reference's 0 means nothing.
     reference_tcp_only: bool = False
 
-    def reference(self, case: Case, run: Run) -> float:
+    def reference_value(self, case: Case, run: Run) -> float:
         """The reference's value; NaN where it lacks the quantity."""
-        if self.reference_tcp_only and case.transport != "tcp":
+        if (self.socket or self.reference_tcp_only) and case.transport != "tcp":
             return math.nan
         return validate.number(run.summary.get(self.reference_key))
 
+    def wavecc_value(self, case: Case, result: Any) -> float:
+        """wavecc's value of one run of the case; NaN where it has none."""
+        return math.nan if self.socket and case.transport != "tcp" else self.wavecc(result)
+
 
 QUANTITIES = (
-    Quantity("goodput", "Mb/s", "goodput_mbps", lambda c, r: _flow("goodput_mbps")(r)),
+    Quantity("goodput", "Mb/s", "goodput_mbps", _flow("goodput_mbps")),
     Quantity("mean RTT, srtt time-weighted", "ms", "srtt_mean_ms_timeweighted",
-             _tcp_only(lambda r: srtt_timeweighted_ms(r.flows))),
+             lambda r: srtt_timeweighted_ms(r.flows), socket=True),
     Quantity("DL SINR, time average", "dB", "dl_sinr_timeavg_db",
-             lambda c, r: validate.number(r.summary["ues"][0]["mean_sinr_db"]), difference="dB"),
-    Quantity("DL TB error rate", "", "dl_tb_error_rate", lambda c, r: tb_error_rate(r), spec=".4f"),
+             lambda r: validate.number(r.summary["ues"][0]["mean_sinr_db"]), difference="dB"),
+    Quantity("DL TB error rate", "", "dl_tb_error_rate", tb_error_rate, spec=".4f"),
     Quantity("error-model drops", "packets", "rxdrop_events",
-             lambda c, r: float(sum(q["dropped_random"] for q in r.summary["queues"])), spec=".1f",
+             lambda r: float(sum(q["dropped_random"] for q in r.summary["queues"])), spec=".1f",
              reference_tcp_only=True),
-    Quantity("RLC drops", "SDUs", "rlc_drops",
-             lambda c, r: float(r.summary["ues"][0]["rlc_drops"]), spec=".1f"),
-    Quantity("retransmissions", "segments", "retransmitted_segments",
-             _tcp_only(_flow("retransmitted_segments")), spec=".1f"),
-    Quantity("RTOs", "", "rto_events", _tcp_only(_flow("rto_events")), spec=".1f"),
+    Quantity("RLC drops", "SDUs", "rlc_drops", lambda r: float(r.summary["ues"][0]["rlc_drops"]),
+             spec=".1f"),
+    Quantity("retransmissions", "segments", "retransmitted_segments", _flow("retransmitted_segments"),
+             spec=".1f", socket=True),
+    Quantity("RTOs", "", "rto_events", _flow("rto_events"), spec=".1f", socket=True),
 )  # fmt: skip
 
 
 def _mean(values: Sequence[float]) -> float:
-    finite = [v for v in values if math.isfinite(v)]
-    return sum(finite) / len(finite) if finite and len(finite) == len(values) else math.nan
+    """The mean; NaN when any value is missing (a side that lacks the quantity)."""
+    if not values or not all(math.isfinite(v) for v in values):
+        return math.nan
+    return sum(values) / len(values)
 
 
 @dataclass(frozen=True)
@@ -316,8 +319,8 @@ def rows_of(case: Case, runs: Sequence[Run], results: Sequence[Any], stack: str,
             unit=q.unit,
             difference_unit=q.difference,
             spec=q.spec,
-            ns3mmwave=tuple(q.reference(case, run) for run in runs),
-            wavecc=tuple(q.wavecc(case, result) for result in results),
+            ns3mmwave=tuple(q.reference_value(case, run) for run in runs),
+            wavecc=tuple(q.wavecc_value(case, result) for result in results),
         )
         for q in QUANTITIES
     ]

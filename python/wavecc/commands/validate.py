@@ -104,13 +104,14 @@ def _add_ns3mmwave(peers: argparse._SubParsersAction) -> None:
     mmwave.add_argument(
         "--stack",
         metavar="NAME",
-        help=f"the TCP stack to run wavecc in (tcp.stack; default: {validate_mmwave.DEFAULT_STACK})",
+        help=f"the TCP stack to run wavecc in (tcp.stack; default: {validate_mmwave.DEFAULT_STACK}: "
+        f"{validate_mmwave.PREFERRED_STACK}, ns3-mmwave's TCP, where the core has it, else linux)",
     )
     mmwave.add_argument(
         "--seeds",
         type=int,
         metavar="N",
-        help="run wavecc with seeds 1..N (default: the seeds of the references' RngRuns)",
+        help="run wavecc with seeds 1..N (default: one run per reference, its RngRun as the seed)",
     )
     mmwave.add_argument(
         "--duration",

@@ -102,7 +102,7 @@
 //!   (the reference truncates it to whole segments, less than one segment apart).
 //! - **Rate.** `rate_source = "sender"` (default, deployable): bytes newly acknowledged
 //!   (cumulatively or by SACK, `acked_sacked x MSS`) per window at the sender.
-//!   `"receiver"` (the reference's oracle; its scenario samples the sink every 100 ms):
+//!   `"receiver"` (an oracle on windows of its own, not the scripts' grid: see `"sink"`):
 //!   the growth of `LinkHints::receiver_delivered_bytes`. Windows of `rate_window_ms`
 //!   (100 ms) start at `init`; one closes at the first ACK at least `rate_window_ms`
 //!   after it opened, and the rate is its bytes over its actual length (an algorithm
@@ -114,7 +114,7 @@
 //!   global at its rule cycles. So the rate is that of the last complete interval of a
 //!   fixed 100 ms grid from time 0 (`LinkHints::receiver_grid`), held until the next
 //!   grid point: 0 to 100 ms old at its end when a cycle reads it, 0 before 0.1 s.
-//!   `rate_window_ms` does not apply to it (the grid is the scripts').
+//!   `rate_window_ms` does not apply to it (values other than 100 are refused).
 //! - **ssthresh in decrease rules.** The reference writes the new cwnd first and then
 //!   calls `GetSsThresh`, so a decrease sets `ssthresh = max(min(ssthresh, cwnd' - 1),
 //!   2)` with the *new* window `cwnd'`, for the "a" and ".b" actions alike; the x0.9

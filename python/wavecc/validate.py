@@ -157,21 +157,29 @@ CASES = _grid()
 def select(names: Iterable[str] | None) -> list[Case]:
     """The cases named, in grid order; each name may be a shell pattern (`cubic-*`,
     `*-100m-0`). All of them for None."""
+    chosen = match_names(names, [c.name for c in CASES], "validation case", "cubic-*")
+    return [c for c in CASES if c.name in chosen]
+
+
+def match_names(names: Iterable[str] | None, valid: Sequence[str], what: str, example: str) -> list[str]:
+    """The names of `valid` that `names` select (each a name or a shell pattern such
+    as `example`), in `valid`'s order; all of them for None. A name that selects
+    nothing is a ConfigError listing the valid ones."""
     if names is None:
-        return list(CASES)
+        return list(valid)
     names = list(names)
     if not names:
-        raise ConfigError(f"no validation case named (cases: {', '.join(c.name for c in CASES)})")
+        raise ConfigError(f"no {what} named ({what}s: {', '.join(valid)})")
     chosen = set()
     for name in names:
-        matched = {c.name for c in CASES if fnmatch.fnmatchcase(c.name, name)}
+        matched = {v for v in valid if fnmatch.fnmatchcase(v, name)}
         if not matched:
             raise ConfigError(
-                f"unknown validation case '{name}' (cases: {', '.join(c.name for c in CASES)}; "
-                "shell patterns such as 'cubic-*' work too)"
+                f"unknown {what} '{name}' ({what}s: {', '.join(valid)}; "
+                f"shell patterns such as '{example}' work too)"
             )
         chosen |= matched
-    return [c for c in CASES if c.name in chosen]
+    return [v for v in valid if v in chosen]
 
 
 # ----------------------------------------------------------------------- wavecc --
@@ -204,14 +212,20 @@ def wavecc_config(case: Case, stack: str = "linux", seed: int | None = None) -> 
 
 def find_ns3_dir(start: Path | None = None) -> Path:
     """validation/ns3 of the repository holding `start` (the working directory)."""
+    return find_in_repository(Path("validation", "ns3"), "dumbbell.cc", "--ns3-dir", start)
+
+
+def find_in_repository(directory: Path, member: str, option: str, start: Path | None = None) -> Path:
+    """`directory` (relative to the repository's root) holding `member`, in the
+    repository holding `start` (the working directory); a ConfigError naming `option`
+    (which gives the directory) when there is none."""
     start = (start or Path.cwd()).resolve()
-    for directory in (start, *start.parents):
-        candidate = directory / "validation" / "ns3"
-        if (candidate / "dumbbell.cc").is_file():
-            return candidate
+    for root in (start, *start.parents):
+        if (root / directory / member).exists():
+            return root / directory
     raise ConfigError(
-        f"cannot find validation/ns3/dumbbell.cc in {start} or above it; run from the "
-        "wavecc repository or give --ns3-dir"
+        f"cannot find {directory / member} in {start} or above it; run from the "
+        f"wavecc repository or give {option}"
     )
 
 
@@ -475,11 +489,11 @@ class Row:
 
     @property
     def goodput_rel_diff(self) -> float:
-        return _rel(self.goodput_wavecc_mbps, self.goodput_ns3_mbps)
+        return rel_diff(self.goodput_wavecc_mbps, self.goodput_ns3_mbps)
 
     @property
     def mean_rtt_rel_diff(self) -> float:
-        return _rel(self.mean_rtt_wavecc_ms, self.mean_rtt_ns3_ms)
+        return rel_diff(self.mean_rtt_wavecc_ms, self.mean_rtt_ns3_ms)
 
     @property
     def goodput_within(self) -> bool:
@@ -502,12 +516,12 @@ class Row:
     @property
     def goodput_p_value(self) -> float:
         """Welch's two-sided t-test of wavecc's seeds against ns-3's, goodput."""
-        return _welch_p([g for g, _ in self.per_seed_wavecc], [g for g, _ in self.per_seed_ns3])
+        return welch_p([g for g, _ in self.per_seed_wavecc], [g for g, _ in self.per_seed_ns3])
 
     @property
     def rtt_p_value(self) -> float:
         """Welch's two-sided t-test of wavecc's seeds against ns-3's, mean RTT."""
-        return _welch_p([r for _, r in self.per_seed_wavecc], [r for _, r in self.per_seed_ns3])
+        return welch_p([r for _, r in self.per_seed_wavecc], [r for _, r in self.per_seed_ns3])
 
     @property
     def off_beyond_noise(self) -> bool | None:
@@ -555,7 +569,7 @@ COLUMNS = (
 )  # fmt: skip
 
 
-def _welch_p(a: Sequence[float], b: Sequence[float]) -> float:
+def welch_p(a: Sequence[float], b: Sequence[float]) -> float:
     """Two-sided p-value of Welch's t-test that samples a and b share a mean; NaN
     when either has fewer than two finite values. Equal samples without spread on
     both sides give 1 (no difference) or 0 (different constants)."""
@@ -570,7 +584,7 @@ def _welch_p(a: Sequence[float], b: Sequence[float]) -> float:
     return float(ttest_ind(a, b, equal_var=False).pvalue)
 
 
-def _rel(wavecc: float, ns3: float) -> float:
+def rel_diff(wavecc: float, ns3: float) -> float:
     """(wavecc - ns-3) / ns-3; NaN when either is missing or ns-3's is 0."""
     if not (math.isfinite(wavecc) and math.isfinite(ns3)) or ns3 == 0:
         return math.nan
@@ -661,11 +675,11 @@ def _row(case: Case, stack: str, runs: Sequence[Any], references: Sequence[Refer
     """The mean over wavecc's runs (seeds) of one case and stack, beside the mean
     over ns-3's runs (seeds)."""
     flows = [run.summary["flows"][0] for run in runs]
-    goodputs = [_num(flow["goodput_mbps"]) for flow in flows]
-    rtts = [_num(flow["mean_rtt_ms"]) for flow in flows]
+    goodputs = [number(flow["goodput_mbps"]) for flow in flows]
+    rtts = [number(flow["mean_rtt_ms"]) for flow in flows]
 
     def ns3_mean(key: str) -> float:
-        return sum(_num(r.summary.get(key)) for r in references) / len(references)
+        return sum(number(r.summary.get(key)) for r in references) / len(references)
 
     return Row(
         case=case.name,
@@ -681,7 +695,7 @@ def _row(case: Case, stack: str, runs: Sequence[Any], references: Sequence[Refer
         ns3_seeds=len(references),
         per_seed_wavecc=tuple(zip(goodputs, rtts)),
         per_seed_ns3=tuple(
-            (_num(r.summary.get("goodput_mbps")), _num(r.summary.get("mean_rtt_ms"))) for r in references
+            (number(r.summary.get("goodput_mbps")), number(r.summary.get("mean_rtt_ms"))) for r in references
         ),
     )
 
@@ -704,33 +718,35 @@ def markdown(rows: Sequence[Row], stacks: Sequence[str]) -> str:
     lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
     for case, per_stack in by_case.items():
         first = next(iter(per_stack.values()))
-        ns3_goodput = _md(first.goodput_ns3_mbps, ".1f")
+        ns3_goodput = md_cell(first.goodput_ns3_mbps, ".1f")
         if first.ns3_seeds > 1:
             ns3_goodput += f" ({first.ns3_seeds} seeds)"
-        cells = [f"`{case}`", ns3_goodput, _md(first.mean_rtt_ns3_ms, ".2f")]
+        cells = [f"`{case}`", ns3_goodput, md_cell(first.mean_rtt_ns3_ms, ".2f")]
         for stack in stacks:
             r = per_stack.get(stack)
             if r is None:
                 cells += ["-"] * (5 + (seeds > 1) + tested)
                 continue
-            goodput = _md(r.goodput_wavecc_mbps, ".1f")
+            goodput = md_cell(r.goodput_wavecc_mbps, ".1f")
             if r.seeds > 1:
                 goodput += f" ({r.goodput_min_mbps:.0f}-{r.goodput_max_mbps:.0f})"
-            cells += [goodput, _pct(r.goodput_rel_diff), _md(r.mean_rtt_wavecc_ms, ".2f"),
-                      _pct(r.mean_rtt_rel_diff), "yes" if r.within else "no"]  # fmt: skip
+            cells += [goodput, pct_cell(r.goodput_rel_diff), md_cell(r.mean_rtt_wavecc_ms, ".2f"),
+                      pct_cell(r.mean_rtt_rel_diff), "yes" if r.within else "no"]  # fmt: skip
             if seeds > 1:
                 cells.append("yes" if r.ns3_in_seed_range else "no")
             if tested:
-                cells.append(f"{_md(r.goodput_p_value, '.2f')}, {_md(r.rtt_p_value, '.2f')}")
+                cells.append(f"{md_cell(r.goodput_p_value, '.2f')}, {md_cell(r.rtt_p_value, '.2f')}")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
-def _md(value: float, spec: str) -> str:
+def md_cell(value: float, spec: str) -> str:
+    """A number for a Markdown table, '-' when it is missing (NaN or infinite)."""
     return "-" if not math.isfinite(value) else format(value, spec)
 
 
-def _num(value: Any) -> float:
+def number(value: Any) -> float:
+    """A JSON number as a float; None (missing) as NaN."""
     return math.nan if value is None else float(value)
 
 
@@ -765,8 +781,8 @@ def overlay(
     axes[-1].set_xlabel("time (s)")
     axes[0].legend(loc="lower center", bbox_to_anchor=(0.5, 1.02), ncols=3, frameon=False)
     summary = "; ".join(
-        f"{r.stack}: goodput {r.goodput_wavecc_mbps:.1f} ({_pct(r.goodput_rel_diff)}), "
-        f"RTT {r.mean_rtt_wavecc_ms:.2f} ms ({_pct(r.mean_rtt_rel_diff)})"
+        f"{r.stack}: goodput {r.goodput_wavecc_mbps:.1f} ({pct_cell(r.goodput_rel_diff)}), "
+        f"RTT {r.mean_rtt_wavecc_ms:.2f} ms ({pct_cell(r.mean_rtt_rel_diff)})"
         for r in rows
     )
     first = rows[0]
@@ -788,5 +804,6 @@ def _bottleneck(result: Any) -> Any:
 _NS3_COLUMNS = ("t_s", "goodput_mbps", "cwnd_segments", "rtt_mean_ms", "queue_bytes")
 
 
-def _pct(x: float) -> str:
+def pct_cell(x: float) -> str:
+    """A relative difference as a signed percentage, '-' when it is missing."""
     return "-" if not math.isfinite(x) else f"{x * 100:+.1f}%"

@@ -469,7 +469,8 @@ impl World {
         let sinr_db = self.ran.as_ref().zip(flow.ue).map(|(ran, ue)| ran.sinr_db(ue));
         let mut io = Io { now, queue: &mut self.queue, out: &mut self.wire, log: &mut self.log };
         match (&mut flow.endpoints, &pkt.body) {
-            (Endpoints::Tcp { receiver, delayed_ack, delayed_ack_timeout, .. }, Body::Data(seg)) => {
+            (Endpoints::Tcp { sender, receiver, delayed_ack, delayed_ack_timeout, .. }, Body::Data(seg)) => {
+                sender.sock.link.receiver_grid.advance(now, receiver.sink.bytes);
                 match receiver.on_segment(seg) {
                     AckPolicy::Now => send_ack(flow_id, receiver, delayed_ack, &mut io),
                     AckPolicy::Delay => {

@@ -6,8 +6,9 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
-from .. import outdir, validate
+from .. import outdir, validate, validate_mmwave
 from .._core import ConfigError
+from ..config import check_stack
 from ..table import Column, Table
 from . import case_names, finite
 
@@ -84,6 +85,58 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     # Shortens every case; for the test suite, which compares against short references.
     ns3.add_argument("--duration", type=float, help=argparse.SUPPRESS)
     ns3.set_defaults(handler=handle_ns3)
+    _add_ns3mmwave(peers)
+
+
+def _add_ns3mmwave(peers: argparse._SubParsersAction) -> None:
+    mmwave = peers.add_parser(
+        "ns3-mmwave",
+        help="compare with ns3-mmwave on the FB-TCP paper's scripts (fbtcp-1..4)",
+        description="Runs wavecc's fbtcp-N scenarios on the cases of the committed ns3-mmwave "
+        "references (validation/ns3mmwave/reference/) and compares them; never runs ns3-mmwave.",
+    )
+    mmwave.add_argument(
+        "--cases",
+        metavar="NAME,...",
+        help="cases to run, or shell patterns such as 's2-*' (default: every case of the "
+        "references; the references' summary.json fields name them)",
+    )
+    mmwave.add_argument(
+        "--stack",
+        metavar="NAME",
+        help=f"the TCP stack to run wavecc in (tcp.stack; default: {validate_mmwave.DEFAULT_STACK}: "
+        f"{validate_mmwave.PREFERRED_STACK}, ns3-mmwave's TCP, where the core has it, else linux)",
+    )
+    mmwave.add_argument(
+        "--seeds",
+        type=int,
+        metavar="N",
+        help="run wavecc with seeds 1..N (default: one run per reference, its RngRun as the seed)",
+    )
+    mmwave.add_argument(
+        "--duration",
+        type=float,
+        metavar="S",
+        help="run wavecc for S simulated seconds instead of the references' (the table says so)",
+    )
+    mmwave.add_argument(
+        "--out", type=Path, metavar="DIR", help="where the comparison goes (default: out/validate-ns3-mmwave)"
+    )
+    mmwave.add_argument(
+        "--force",
+        action="store_true",
+        help="replace an earlier comparison in --out (never a directory holding files wavecc "
+        "did not write)",
+    )
+    mmwave.add_argument(
+        "--reference-dir",
+        type=Path,
+        metavar="DIR",
+        help="the references (default: validation/ns3mmwave/reference, found from the working "
+        "directory up)",
+    )
+    mmwave.add_argument("--no-figures", action="store_true", help="do not draw the overlay figures")
+    mmwave.set_defaults(handler=handle_ns3mmwave)
 
 
 _REGENERATED_TABLE = Table(
@@ -188,4 +241,53 @@ def _regenerate(
         cases, ns3_dir, jobs=jobs, ns3_seeds=ns3_seeds, missing_only=missing_only, on_done=row
     )
     print(f"wrote {ns3_dir / 'reference'}: {', '.join(case.name for case in cases)}")
+    return 0
+
+
+_MMWAVE_TABLE = Table(
+    [
+        Column("case", 22),
+        Column("runs", 5),
+        Column("goodput", 8, ".1f"),
+        Column("wavecc", 8, ".1f"),
+        Column("diff", 7, "+.1%"),
+        Column("srtt ms", 7, ".2f"),
+        Column("wavecc", 7, ".2f"),
+        Column("diff", 7, "+.1%"),
+        Column("SINR dB", 7, ".2f"),
+        Column("wavecc", 7, ".2f"),
+        Column("diff", 6, "+.2f"),
+    ]
+)
+
+
+def handle_ns3mmwave(args: argparse.Namespace) -> int:
+    if args.seeds is not None and args.seeds < 1:
+        raise ConfigError(f"--seeds must be at least 1, not {args.seeds}")
+    if args.duration is not None and not args.duration > 0:
+        raise ConfigError(f"--duration must be positive, not {args.duration}")
+    stack = check_stack(args.stack) if args.stack is not None else validate_mmwave.DEFAULT_STACK
+    reference_dir = args.reference_dir or validate_mmwave.find_reference_dir()
+    if not reference_dir.is_dir():
+        raise ConfigError(f"--reference-dir {reference_dir}: not a directory")
+    cases = validate_mmwave.select(validate_mmwave.load_references(reference_dir), case_names(args.cases))
+    out = args.out if args.out is not None else Path("out") / "validate-ns3-mmwave"
+    outdir.check(out, validate_mmwave.COMPARISON, force=args.force)  # before anything is said
+    print(f"wavecc in the {stack} stack against ns3-mmwave ({reference_dir}); goodput Mb/s, "
+          "srtt time-weighted, DL SINR time average", flush=True)  # fmt: skip
+    print(_MMWAVE_TABLE.header(), flush=True)
+
+    def case_done(case: validate_mmwave.Case, rows: list[validate_mmwave.Row]) -> None:
+        goodput, srtt, sinr = rows[:3]
+        values = [case.name, f"{len(goodput.ns3mmwave)}/{len(goodput.wavecc)}"]
+        for row in (goodput, srtt, sinr):
+            values += [row.ns3mmwave_mean, row.wavecc_mean, row.difference]
+        print(_MMWAVE_TABLE.row([finite(v) for v in values]), flush=True)
+
+    validate_mmwave.compare(
+        cases, out, stack=stack, seeds=args.seeds, duration_s=args.duration,
+        figures=not args.no_figures, force=args.force, on_case=case_done,
+    )  # fmt: skip
+    print(f"wrote {out}: comparison.csv, comparison.md"
+          + ("" if args.no_figures else " and one figure per case"))  # fmt: skip
     return 0

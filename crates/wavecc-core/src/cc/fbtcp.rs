@@ -102,12 +102,19 @@
 //!   (the reference truncates it to whole segments, less than one segment apart).
 //! - **Rate.** `rate_source = "sender"` (default, deployable): bytes newly acknowledged
 //!   (cumulatively or by SACK, `acked_sacked x MSS`) per window at the sender.
-//!   `"receiver"` (the reference's oracle; its scenario samples the sink every 100 ms):
+//!   `"receiver"` (an oracle on windows of its own, not the scripts' grid: see `"sink"`):
 //!   the growth of `LinkHints::receiver_delivered_bytes`. Windows of `rate_window_ms`
 //!   (100 ms) start at `init`; one closes at the first ACK at least `rate_window_ms`
 //!   after it opened, and the rate is its bytes over its actual length (an algorithm
 //!   sees time only on ACKs; dividing by the nominal 100 ms would overstate the rate
 //!   after an ACK gap). The next window opens at that ACK.
+//!   `"sink"` is what the paper's scripts hand the reference code: their
+//!   `CalculateThroughput` runs at 0 s and then every 100 ms, sets a global to the
+//!   sink's bytes of the last 100 ms x 8 / 0.1 s (bit/s), and the reference reads that
+//!   global at its rule cycles. So the rate is that of the last complete interval of a
+//!   fixed 100 ms grid from time 0 (`LinkHints::receiver_grid`), held until the next
+//!   grid point: 0 to 100 ms old at its end when a cycle reads it, 0 before 0.1 s.
+//!   `rate_window_ms` does not apply to it (values other than 100 are refused).
 //! - **ssthresh in decrease rules.** The reference writes the new cwnd first and then
 //!   calls `GetSsThresh`, so a decrease sets `ssthresh = max(min(ssthresh, cwnd' - 1),
 //!   2)` with the *new* window `cwnd'`, for the "a" and ".b" actions alike; the x0.9
@@ -125,10 +132,10 @@
 //! `uint32_t diff`) is not reproduced beyond the spec's `floor` in `targetCwnd`.
 
 use super::{
-    CaState, CongestionControl, Range, RateSample, Socket, additive_increase, check_ranges,
-    floor_non_negative, parse_params, slow_start,
+    CaState, CongestionControl, Range, RateSample, SINK_GRID, Socket, additive_increase,
+    check_ranges, floor_non_negative, parse_params, slow_start,
 };
-use crate::engine::Time;
+use crate::engine::{Time, to_secs};
 use serde::Deserialize;
 
 pub const SUMMARY: &str = "FB-TCP (Poorzare & Calveras 2021): per-RTT fuzzy rules on CSI/CAD/Diff \
@@ -143,6 +150,10 @@ pub enum RateSource {
     /// Bytes received by the receiving application per window
     /// (`LinkHints::receiver_delivered_bytes`): the reference code's oracle.
     Receiver,
+    /// The receiving application's bytes of the last complete interval of the fixed
+    /// 100 ms grid from time 0 (`LinkHints::receiver_grid`), held between grid points:
+    /// exactly what the paper's scripts hand the reference code.
+    Sink,
 }
 
 /// Which cumulative ACK ends a cycle, compared with the `snd_nxt` recorded at its start.
@@ -216,8 +227,8 @@ pub struct Params {
     pub rho: f64,
     /// Length of the delivered-rate windows in ms (100, "every 100 ms").
     pub rate_window_ms: f64,
-    /// Where the delivered rate is measured. Default `sender`; `receiver` is the
-    /// reference code's oracle, for reproducing the paper.
+    /// Where the delivered rate is measured. Default `sender`; `receiver` and `sink`
+    /// read the receiver (an oracle); `sink` on the paper's scripts' 100 ms grid.
     pub rate_source: RateSource,
     /// After every FB-TCP cycle, `ssthresh = max(ssthresh, ssthresh_keep x cwnd)`
     /// (0.75, the reference's `3 * m_cWnd / 4`, inherited from ns-3 Vegas).
@@ -364,6 +375,13 @@ impl Params {
             ("diff_c4", self.diff_c4, NonNegative),
             ("cad_threshold", self.cad_threshold, OpenUnit),
         ])?;
+        if self.rate_source == RateSource::Sink && crate::engine::from_secs(self.rate_window_ms * 1e-3) != SINK_GRID {
+            return Err(format!(
+                "rate_window_ms = {}: rate_source = \"sink\" samples the scripts' fixed 100 ms grid; \
+                 leave rate_window_ms at 100 or use rate_source \"sender\" or \"receiver\"",
+                self.rate_window_ms
+            ));
+        }
         if !self.startup_cwnd.is_finite() {
             return Err(format!("startup_cwnd = {}: must be finite", self.startup_cwnd));
         }
@@ -779,11 +797,16 @@ impl FbTcp {
         }
     }
 
-    /// The byte count the configured rate source reports.
-    fn delivered_bytes(&self, sock: &Socket) -> u64 {
+    /// Brings the rate up to `sock.now` from the configured source.
+    fn observe_rate(&mut self, sock: &Socket) {
+        let link = &sock.link;
         match self.p.rate_source {
-            RateSource::Sender => self.acked_bytes,
-            RateSource::Receiver => sock.link.receiver_delivered_bytes,
+            RateSource::Sender => self.meter.observe(sock.now, self.acked_bytes),
+            RateSource::Receiver => self.meter.observe(sock.now, link.receiver_delivered_bytes),
+            RateSource::Sink => {
+                let bytes = link.receiver_grid.last_interval_bytes(sock.now, link.receiver_delivered_bytes);
+                self.meter.rate_bps = bytes as f64 * 8.0 / to_secs(SINK_GRID);
+            }
         }
     }
 
@@ -829,8 +852,7 @@ impl CongestionControl for FbTcp {
     fn init(&mut self, sock: &mut Socket) {
         self.enabled = sock.ca_state == CaState::Open;
         self.restart_cycle(sock.snd_nxt);
-        let bytes = self.delivered_bytes(sock);
-        self.meter.observe(sock.now, bytes);
+        self.observe_rate(sock);
     }
 
     fn ssthresh(&mut self, sock: &Socket) -> f64 {
@@ -864,8 +886,7 @@ impl CongestionControl for FbTcp {
             self.cycle_samples += 1;
         }
         self.acked_bytes += u64::from(rs.acked_sacked) * u64::from(sock.mss);
-        let bytes = self.delivered_bytes(sock);
-        self.meter.observe(sock.now, bytes);
+        self.observe_rate(sock);
     }
 
     /// On in Open with a fresh cycle (the reference's `Enablefbtcp`), off elsewhere.
@@ -1443,6 +1464,44 @@ mod tests {
         assert!(close(var(&st, "rate_mbps"), 224.0) && close(var(&st, "max_cwnd"), 2100.0));
     }
 
+    /// The receiver gets `bytes` at `t_ms`, recorded as the simulator records it.
+    fn deliver_at(s: &mut Socket, t_ms: u64, bytes: u64) {
+        s.link.receiver_grid.advance(t_ms * MS, s.link.receiver_delivered_bytes);
+        s.link.receiver_delivered_bytes += bytes;
+    }
+
+    /// An ACK at `t_ms` that acknowledges nothing new, with the receiver's current count.
+    fn read_at(cc: &mut FbTcp, s: &mut Socket, t_ms: u64) {
+        let rx_bytes = s.link.receiver_delivered_bytes;
+        ack_at(cc, s, t_ms, 0, rx_bytes);
+    }
+
+    #[test]
+    fn sink_rate_is_the_last_100_ms_of_the_fixed_grid_held_between_points() {
+        // As the scripts: the sink's bytes of [0, 100 ms), [100, 200 ms), ... x 8 / 0.1 s,
+        // from the grid point on, whenever the algorithm reads it.
+        let (mut cc, mut s) = setup(json!({ "rate_source": "sink" }), 1000.0, INF);
+        deliver_at(&mut s, 30, 1_400_000); // in [0, 100 ms): 112 Mb/s
+        read_at(&mut cc, &mut s, 99);
+        assert_eq!(cc.meter.rate_bps, 0.0, "no grid interval has ended before 100 ms");
+        deliver_at(&mut s, 130, 2_800_000); // in [100, 200 ms): 224 Mb/s
+        read_at(&mut cc, &mut s, 150);
+        assert!(close(cc.meter.rate_bps, 112e6), "{}", cc.meter.rate_bps);
+        cycle(&mut cc, &mut s, &[0.1; 3], 0);
+        assert!(close(cc.max_cwnd, 1050.0), "{}", cc.max_cwnd);
+        read_at(&mut cc, &mut s, 199);
+        assert!(close(cc.meter.rate_bps, 112e6), "held until the 200 ms point");
+        // A delivery on the point belongs to the interval it opens.
+        deliver_at(&mut s, 200, 700_000);
+        read_at(&mut cc, &mut s, 200);
+        assert!(close(cc.meter.rate_bps, 224e6), "{}", cc.meter.rate_bps);
+        let st = state_of(&cc);
+        assert!(close(var(&st, "rate_mbps"), 224.0));
+        // No ACK between 200 and 450 ms: read at 450 ms, [300, 400 ms) had nothing.
+        read_at(&mut cc, &mut s, 450);
+        assert_eq!(cc.meter.rate_bps, 0.0);
+    }
+
     #[test]
     fn max_cwnd_uses_the_rate_window_and_rho_parameters() {
         // 50 ms windows, rho 1: 500 segments in 50 ms = 112 Mb/s -> 1000 segments.
@@ -1576,6 +1635,7 @@ mod tests {
             (json!({ "csi_d4": 0.8 }), "csi_d4 = 0.8 >= csi_d2 = 0.7"),
             (json!({ "diff_c2": 40.0 }), "diff_c2 = 40 >= diff_c3 = 20"),
             (json!({ "rate_source": "oracle" }), "receiver"),
+            (json!({ "rate_source": "sink", "rate_window_ms": 50.0 }), "rate_window_ms = 50: rate_source = \"sink\""),
             (json!({ "cycle_end": "strict" }), "reached"),
             (json!({ "zeta": 1 }), "zeta"),
             (json!({ "hold_cycles": -1 }), "hold_cycles"),

@@ -89,6 +89,48 @@ pub struct LinkHints {
     /// sender has, offered because FB-TCP's reference code reads its rate from the
     /// receiver. Always set by the simulator.
     pub receiver_delivered_bytes: u64,
+    /// The same count on the FB-TCP scripts' fixed 100 ms grid (see [`SinkGrid`]).
+    /// Always kept by the simulator.
+    pub receiver_grid: SinkGrid,
+}
+
+/// Spacing of [`SinkGrid`]'s points: the FB-TCP scripts' `CalculateThroughput`
+/// reschedules itself every 100 ms.
+pub const SINK_GRID: Time = 100_000_000;
+
+/// The receiving application's byte count at the points `k x SINK_GRID` (k = 0, 1, ...)
+/// of a fixed grid from time 0, as the FB-TCP scripts' `CalculateThroughput` reads its
+/// sink (first at 0 s, then every 100 ms) to hand FB-TCP the goodput of the last 100 ms.
+/// The count at a point is what was delivered strictly before it. The simulator calls
+/// [`SinkGrid::advance`] before each delivery adds its bytes, so the counts at the
+/// points are exact whenever the algorithm reads them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SinkGrid {
+    /// Index of the latest grid point passed so far.
+    point: u64,
+    /// The count at that point, and at the point before it (0 before time 0).
+    at_point: u64,
+    at_previous: u64,
+}
+
+impl SinkGrid {
+    /// Records that `bytes` had been delivered before `now`: every grid point in
+    /// (the latest passed, `now`] gets that count.
+    pub fn advance(&mut self, now: Time, bytes: u64) {
+        let k = now / SINK_GRID;
+        if k > self.point {
+            self.at_previous = if k == self.point + 1 { self.at_point } else { bytes };
+            self.at_point = bytes;
+            self.point = k;
+        }
+    }
+
+    /// Bytes delivered between the last two grid points at or before `now`, given
+    /// `bytes` delivered by `now`: the scripts' value, held until the next point.
+    pub fn last_interval_bytes(mut self, now: Time, bytes: u64) -> u64 {
+        self.advance(now, bytes);
+        self.at_point - self.at_previous
+    }
 }
 
 /// The part of the socket an algorithm sees. `cwnd`, `ssthresh` and
@@ -439,6 +481,35 @@ pub fn parse_params<P: DeserializeOwned + Default>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const MS: Time = 1_000_000;
+
+    #[test]
+    fn sink_grid_counts_what_was_delivered_before_each_point() {
+        let mut g = SinkGrid::default();
+        // Deliveries of 100 bytes at 50, 99, 100 (on the point: after it) and 150 ms.
+        for (t, before) in [(50, 0), (99, 100), (100, 200), (150, 300)] {
+            g.advance(t * MS, before);
+        }
+        let now = 150 * MS;
+        assert_eq!(g.last_interval_bytes(now, 400), 200, "[0, 100 ms): two deliveries");
+        assert_eq!(g.last_interval_bytes(199 * MS, 400), 200, "held until 200 ms");
+        assert_eq!(g.last_interval_bytes(200 * MS, 400), 200, "[100, 200 ms): two deliveries");
+        assert_eq!(g.last_interval_bytes(300 * MS, 400), 0, "[200, 300 ms): none");
+    }
+
+    #[test]
+    fn sink_grid_skips_points_without_deliveries() {
+        let mut g = SinkGrid::default();
+        g.advance(30 * MS, 0);
+        g.advance(450 * MS, 1000); // the 30 ms delivery brought 1000 bytes, the next is at 450 ms
+        assert_eq!(g.last_interval_bytes(450 * MS, 1500), 0, "[300, 400 ms) was empty");
+        assert_eq!(g.last_interval_bytes(500 * MS, 1500), 500, "[400, 500 ms)");
+        let mut h = SinkGrid::default();
+        h.advance(30 * MS, 0);
+        assert_eq!(h.last_interval_bytes(100 * MS, 1000), 1000, "[0, 100 ms)");
+        assert_eq!(h.last_interval_bytes(99 * MS, 1000), 0, "before the first point: 0");
+    }
 
     #[test]
     fn slow_start_stops_at_ssthresh_and_returns_the_rest() {

@@ -442,6 +442,8 @@ impl Ran {
             harq_failures: ue.dl.stats.harq_failures + ue.ul.stats.harq_failures,
             rlc_drops: ue.dl.stats.sdus_dropped,
             uplink_rlc_drops: ue.ul.stats.sdus_dropped,
+            dl_tb_transmissions: ue.dl.stats.tbs + ue.dl.stats.harq_retx,
+            dl_tb_errors: ue.dl.stats.harq_retx + ue.dl.stats.harq_failures,
         }
     }
 

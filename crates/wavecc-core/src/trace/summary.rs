@@ -71,6 +71,11 @@ pub struct UeSummary {
     /// SDUs the downlink RLC buffer refused, and the uplink's.
     pub rlc_drops: u64,
     pub uplink_rlc_drops: u64,
+    /// Downlink transport-block transmissions (HARQ retransmissions included), and
+    /// those that failed to decode (one before each HARQ retransmission, one at the
+    /// end of each block HARQ gave up on): ns3-mmwave's TB error rate is their ratio.
+    pub dl_tb_transmissions: u64,
+    pub dl_tb_errors: u64,
 }
 
 #[derive(Debug, Clone, Serialize, PartialEq)]

@@ -1,0 +1,466 @@
+"""Validation against ns3-mmwave: wavecc's `fbtcp-N` scenarios beside the committed
+outputs of ns3-mmwave running the FB-TCP paper's scripts s1..s4
+(`validation/ns3mmwave/reference/<dir>/`, made by `python -m wavecc.ns3mmwave convert`;
+validation/ns3mmwave/README.md says what they are). ns3-mmwave never runs here.
+
+A *case* is what a reference's summary.json says was run (its `case` fields) apart from
+the RngRun: every reference of the same script, transport, TCP type, error rate, RLC
+buffer and simulated time is one run of one case, whatever its directory is called,
+and the case's name is made from those fields (`s2-newreno-0`, `s1-newreno-1e-7`).
+wavecc runs the case as `fbtcp-N` with the same settings, once per seed (the case's
+RngRuns, or 1..N), and `compare` writes one row per case and quantity: each side's
+mean over its runs, their difference and, with two runs or more on each side, Welch's
+p-value.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from . import ns3mmwave, outdir, validate
+from ._core import ConfigError
+from .atomic import atomic_directory
+from .config import Config, resolve, stacks
+
+# The scripts s1..s4 and the built-in scenarios that model them.
+SCENARIOS = {"s1": "fbtcp-1", "s2": "fbtcp-2", "s3": "fbtcp-3", "s4": "fbtcp-4"}
+# ns3-mmwave's TCP type names (`--tcpType`) and wavecc's algorithms.
+ALGORITHMS = {ns3: ours for ours, ns3 in validate.ALGORITHMS} | {"Tcpfbtcp": "fbtcp"}
+# FB-TCP's rate input as the scripts hand it to the reference code (cc/fbtcp.rs).
+FBTCP_RATE_SOURCE = "sink"
+# The scripts' values a case name leaves out (validation/ns3mmwave/README.md).
+SCRIPT_RLC_BUFFER_BYTES = 2_621_440
+SCRIPT_SIM_TIME_S = 20.0
+# ns3-mmwave's TCP is ns-3.29-dev's: its stack when the core has it, else Linux's.
+PREFERRED_STACK = "ns3-3.29"
+DEFAULT_STACK = PREFERRED_STACK if PREFERRED_STACK in stacks() else "linux"
+TRACE_INTERVAL_S = ns3mmwave.BIN_S  # the references' 100 ms bins
+
+COMPARISON = outdir.Kind("comparison with ns3-mmwave", resumable=False, legacy=lambda _: False)
+
+
+def rate_label(rate: float) -> str:
+    """An error rate as case names write it: 0, 1e-7, 2.5e-8."""
+    if rate == 0:
+        return "0"
+    mantissa, exponent = f"{rate:e}".split("e")
+    return f"{mantissa.rstrip('0').rstrip('.')}e{int(exponent)}"
+
+
+@dataclass(frozen=True)
+class Case:
+    """What every run of a case shares (a reference's `case` fields but the RngRun)."""
+
+    script: str
+    transport: str  # "tcp" or "udp"
+    tcp_type: str | None  # None for UDP
+    error_rate: float
+    rlc_buffer_bytes: int
+    sim_time_s: float
+
+    @property
+    def name(self) -> str:
+        """`<script>-<algorithm or udp>-<error rate>`, then the RLC buffer and the
+        simulated time where they are not the scripts'."""
+        name = f"{self.script}-{self.cca or 'udp'}-{rate_label(self.error_rate)}"
+        if self.rlc_buffer_bytes != SCRIPT_RLC_BUFFER_BYTES:
+            name += f"-rlc{self.rlc_buffer_bytes}"
+        if self.sim_time_s != SCRIPT_SIM_TIME_S:
+            name += f"-{self.sim_time_s:g}s"
+        return name
+
+    @property
+    def scenario(self) -> str:
+        return SCENARIOS[self.script]
+
+    @property
+    def cca(self) -> str | None:
+        """wavecc's algorithm; None for UDP."""
+        return None if self.tcp_type is None else ALGORITHMS[self.tcp_type]
+
+
+@dataclass(frozen=True)
+class Run:
+    """One committed reference: one RngRun of a case."""
+
+    directory: Path
+    rng_run: int
+    summary: dict[str, Any]
+    timeseries: pd.DataFrame
+
+
+def case_of(fields: dict[str, Any], where: Path) -> Case:
+    """The case of a reference's `case` fields; a ConfigError naming `where` when
+    wavecc has no scenario or algorithm for it."""
+    script, tcp_type = fields.get("script"), fields.get("tcp_type")
+    if script not in SCENARIOS:
+        raise ConfigError(f"{where}: script {script!r} has no wavecc scenario (scripts: {', '.join(SCENARIOS)})")
+    if fields.get("transport") == "tcp" and tcp_type not in ALGORITHMS:
+        raise ConfigError(
+            f"{where}: tcp_type {tcp_type!r} has no wavecc algorithm (TCP types: {', '.join(ALGORITHMS)})"
+        )
+    return Case(
+        script=script,
+        transport=fields["transport"],
+        tcp_type=tcp_type if fields["transport"] == "tcp" else None,
+        error_rate=float(fields["error_rate"]),
+        rlc_buffer_bytes=int(fields["rlc_buffer_bytes"]),
+        sim_time_s=float(fields["sim_time_s"]),
+    )
+
+
+def load_references(reference_dir: Path) -> dict[Case, list[Run]]:
+    """Every reference under `reference_dir`, grouped into cases (sorted by name),
+    each case's runs by RngRun. Two references of the same run are a ConfigError."""
+    cases: dict[Case, list[Run]] = {}
+    for summary_path in sorted(reference_dir.glob(f"*/{ns3mmwave.SUMMARY}")):
+        directory = summary_path.parent
+        summary = json.loads(summary_path.read_text(encoding="utf-8"))
+        case = case_of(summary["case"], directory)
+        rng_run = int(summary["case"]["rng_run"])
+        runs = cases.setdefault(case, [])
+        same = [r.directory.name for r in runs if r.rng_run == rng_run]
+        if same:
+            raise ConfigError(
+                f"{directory} and {reference_dir / same[0]} are both RngRun {rng_run} of case {case.name}"
+            )
+        timeseries = pd.read_csv(directory / ns3mmwave.TIMESERIES)
+        runs.append(Run(directory, rng_run, summary, timeseries))
+    return {case: sorted(cases[case], key=lambda r: r.rng_run)
+            for case in sorted(cases, key=lambda c: c.name)}  # fmt: skip
+
+
+def find_reference_dir(start: Path | None = None) -> Path:
+    """validation/ns3mmwave/reference of the repository holding `start` (the working
+    directory)."""
+    return validate.find_in_repository(
+        Path("validation", "ns3mmwave"), "reference", "--reference-dir", start
+    ) / "reference"
+
+
+def select(cases: dict[Case, list[Run]], names: Iterable[str] | None) -> dict[Case, list[Run]]:
+    """The cases named (names or shell patterns such as `s2-*`); all for None."""
+    by_name = {case.name: case for case in cases}
+    chosen = validate.match_names(names, list(by_name), "ns3-mmwave case", "s2-*")
+    return {by_name[name]: cases[by_name[name]] for name in chosen}
+
+
+# ----------------------------------------------------------------------- wavecc --
+
+
+def wavecc_config(case: Case, stack: str, seed: int, duration_s: float | None = None) -> Config:
+    """The case's scenario with the case's settings: its algorithm (FB-TCP with the
+    scripts' rate input) or a UDP flow at the application's rate, the error rate as
+    the per-byte loss at the PGW, the RLC buffer, the simulated time (or
+    `duration_s`), in the TCP `stack`, traced every 100 ms like the references."""
+    transport = "udp" if case.transport == "udp" else None
+    config = resolve(case.scenario, cca=case.cca, seed=seed, stack=stack, transport=transport)
+    config["name"] = f"validate-{case.name}"
+    config["duration_s"] = case.sim_time_s if duration_s is None else duration_s
+    config.setdefault("path", {}).setdefault("loss", {})["per_byte"] = case.error_rate
+    config.setdefault("radio", {})["rlc_buffer_bytes"] = case.rlc_buffer_bytes
+    if case.cca == "fbtcp":
+        for flow in config["flows"]:
+            flow.setdefault("cc", {})["rate_source"] = FBTCP_RATE_SOURCE
+    trace = config.setdefault("trace", {})
+    trace["interval_s"] = TRACE_INTERVAL_S
+    trace["events"] = False
+    return config
+
+
+def srtt_timeweighted_ms(flows: pd.DataFrame) -> float:
+    """The smoothed RTT averaged over time, from its 100 ms samples after the first
+    RTT measurement (the references weigh each value by how long it held)."""
+    srtt = flows["srtt_ms"][flows["srtt_ms"] > 0]
+    return float(srtt.mean()) if len(srtt) else math.nan
+
+
+def tb_error_rate(result: Any) -> float:
+    """The fraction of downlink transport-block transmissions that failed."""
+    ue = result.summary["ues"][0]
+    return ue["dl_tb_errors"] / ue["dl_tb_transmissions"] if ue["dl_tb_transmissions"] else math.nan
+
+
+def _flow(key: str) -> Callable[[Any], float]:
+    """The flow's summary value `key`."""
+    return lambda result: validate.number(result.summary["flows"][0][key])
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """One compared quantity: the reference's summary.json key (a reference without
+    it shows '-') and wavecc's value of a run of the case."""
+
+    name: str
+    unit: str
+    reference_key: str
+    wavecc: Callable[[Any], float]
+    # "%" (relative difference) or the unit itself (absolute difference, for dB).
+    difference: str = "%"
+    spec: str = ".2f"  # how the table writes a value
+    # A TCP socket's quantity: neither side has it in a UDP case.
+    socket: bool = False
+    # The scripts trace it only in their TCP branch: a UDP reference's 0 means nothing.
+    reference_tcp_only: bool = False
+
+    def reference_value(self, case: Case, run: Run) -> float:
+        """The reference's value; NaN where it lacks the quantity."""
+        if (self.socket or self.reference_tcp_only) and case.transport != "tcp":
+            return math.nan
+        return validate.number(run.summary.get(self.reference_key))
+
+    def wavecc_value(self, case: Case, result: Any) -> float:
+        """wavecc's value of one run of the case; NaN where it has none."""
+        return math.nan if self.socket and case.transport != "tcp" else self.wavecc(result)
+
+
+QUANTITIES = (
+    Quantity("goodput", "Mb/s", "goodput_mbps", _flow("goodput_mbps")),
+    Quantity("mean RTT, srtt time-weighted", "ms", "srtt_mean_ms_timeweighted",
+             lambda r: srtt_timeweighted_ms(r.flows), socket=True),
+    Quantity("DL SINR, time average", "dB", "dl_sinr_timeavg_db",
+             lambda r: validate.number(r.summary["ues"][0]["mean_sinr_db"]), difference="dB"),
+    Quantity("DL TB error rate", "", "dl_tb_error_rate", tb_error_rate, spec=".4f"),
+    Quantity("error-model drops", "packets", "rxdrop_events",
+             lambda r: float(sum(q["dropped_random"] for q in r.summary["queues"])), spec=".1f",
+             reference_tcp_only=True),
+    Quantity("RLC drops", "SDUs", "rlc_drops", lambda r: float(r.summary["ues"][0]["rlc_drops"]),
+             spec=".1f"),
+    Quantity("retransmissions", "segments", "retransmitted_segments", _flow("retransmitted_segments"),
+             spec=".1f", socket=True),
+    Quantity("RTOs", "", "rto_events", _flow("rto_events"), spec=".1f", socket=True),
+)  # fmt: skip
+
+
+def _mean(values: Sequence[float]) -> float:
+    """The mean; NaN when any value is missing (a side that lacks the quantity)."""
+    if not values or not all(math.isfinite(v) for v in values):
+        return math.nan
+    return sum(values) / len(values)
+
+
+@dataclass(frozen=True)
+class Row:
+    """One quantity of one case: each side's values per run, their means and the
+    difference (relative, or absolute for dB)."""
+
+    case: str
+    stack: str
+    duration_s: float  # wavecc's simulated time
+    reference_duration_s: float
+    quantity: str
+    unit: str
+    difference_unit: str
+    spec: str
+    ns3mmwave: tuple[float, ...]
+    wavecc: tuple[float, ...]
+
+    @property
+    def ns3mmwave_mean(self) -> float:
+        return _mean(self.ns3mmwave)
+
+    @property
+    def wavecc_mean(self) -> float:
+        return _mean(self.wavecc)
+
+    @property
+    def difference(self) -> float:
+        """wavecc's mean minus ns3-mmwave's, relative (a fraction) for "%"."""
+        if self.difference_unit == "%":
+            return validate.rel_diff(self.wavecc_mean, self.ns3mmwave_mean)
+        return self.wavecc_mean - self.ns3mmwave_mean
+
+    @property
+    def p_value(self) -> float:
+        """Welch's two-sided t-test of the runs; NaN without two on each side."""
+        return validate.welch_p(self.wavecc, self.ns3mmwave)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "case": self.case,
+            "stack": self.stack,
+            "wavecc_duration_s": self.duration_s,
+            "ns3mmwave_duration_s": self.reference_duration_s,
+            "ns3mmwave_runs": len(self.ns3mmwave),
+            "wavecc_runs": len(self.wavecc),
+            "quantity": self.quantity,
+            "unit": self.unit,
+            "ns3mmwave": self.ns3mmwave_mean,
+            "wavecc": self.wavecc_mean,
+            "difference": self.difference * 100 if self.difference_unit == "%" else self.difference,
+            "difference_unit": self.difference_unit,
+            "welch_p": self.p_value,
+        }
+
+
+COLUMNS = ("case", "stack", "wavecc_duration_s", "ns3mmwave_duration_s", "ns3mmwave_runs", "wavecc_runs", "quantity",
+           "unit", "ns3mmwave", "wavecc", "difference", "difference_unit", "welch_p")  # fmt: skip
+
+
+def rows_of(case: Case, runs: Sequence[Run], results: Sequence[Any], stack: str,
+            duration_s: float) -> list[Row]:  # fmt: skip
+    """The rows of one case: each quantity over the references and wavecc's runs."""
+    return [
+        Row(
+            case=case.name,
+            stack=stack,
+            duration_s=duration_s,
+            reference_duration_s=case.sim_time_s,
+            quantity=q.name,
+            unit=q.unit,
+            difference_unit=q.difference,
+            spec=q.spec,
+            ns3mmwave=tuple(q.reference_value(case, run) for run in runs),
+            wavecc=tuple(q.wavecc_value(case, result) for result in results),
+        )
+        for q in QUANTITIES
+    ]
+
+
+def seeds_of(runs: Sequence[Run], seeds: int | None) -> list[int]:
+    """wavecc's seeds: 1..`seeds`, or the references' RngRuns for None."""
+    return list(range(1, seeds + 1)) if seeds is not None else [run.rng_run for run in runs]
+
+
+@dataclass(frozen=True)
+class Comparison:
+    rows: list[Row]
+    cases: list[str]
+
+
+def compare(
+    cases: dict[Case, list[Run]],
+    out: Path,
+    *,
+    stack: str = DEFAULT_STACK,
+    seeds: int | None = None,
+    duration_s: float | None = None,
+    figures: bool = True,
+    force: bool = False,
+    on_case: Callable[[Case, list[Row]], None] | None = None,
+) -> Comparison:
+    """Runs wavecc on every case (seeds: `seeds_of`; `duration_s` shortens every run,
+    and the table says so) and writes out/comparison.csv, out/comparison.md and, with
+    `figures`, out/<case>.png. `out` follows outdir's rules, checked before anything
+    runs (`outdir.OutputRefused`)."""
+    import wavecc
+
+    out = Path(out)
+    outdir.remove_stale(out.parent)
+    outdir.check(out, COMPARISON, force=force)
+    rows: list[Row] = []
+    with atomic_directory(out, discard=outdir.discard) as staging:
+        for case, runs in cases.items():
+            length = case.sim_time_s if duration_s is None else duration_s
+            results = [wavecc.run(wavecc_config(case, stack, seed, duration_s))
+                       for seed in seeds_of(runs, seeds)]  # fmt: skip
+            case_rows = rows_of(case, runs, results, stack, length)
+            rows += case_rows
+            if figures:
+                overlay(case, runs[0], results[0], case_rows, staging / f"{case.name}.png")
+            if on_case is not None:
+                on_case(case, case_rows)
+        with open(staging / "comparison.csv", "w", newline="", encoding="utf-8") as f:
+            writer = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
+            writer.writeheader()
+            writer.writerows(row.as_dict() for row in rows)
+        (staging / "comparison.md").write_text(markdown(rows), encoding="utf-8")
+        outdir.mark(staging, COMPARISON, os.listdir(staging))
+    return Comparison(rows, [case.name for case in cases])
+
+
+def difference_cell(row: Row) -> str:
+    """The difference as the table prints it: '+2.8%', '-0.10 dB' or '-'."""
+    if row.difference_unit == "%":
+        return validate.pct_cell(row.difference)
+    return "-" if not math.isfinite(row.difference) else f"{row.difference:+.2f} {row.difference_unit}"
+
+
+def value_cell(value: float, spec: str) -> str:
+    """A value as the table writes it: whole numbers (counts) without decimals."""
+    if math.isfinite(value) and value == int(value) and spec == ".1f":
+        return f"{value:.0f}"
+    return validate.md_cell(value, spec)
+
+
+def markdown(rows: Sequence[Row]) -> str:
+    """The comparison as a Markdown table, a line per case and quantity ('-' where
+    a side lacks the quantity)."""
+    lines = []
+    header = ["case", "runs (ns3-mmwave / wavecc)", "quantity", "ns3-mmwave", "wavecc", "difference",
+              "Welch p"]  # fmt: skip
+    lines += ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
+    for r in rows:
+        quantity = f"{r.quantity} ({r.unit})" if r.unit else r.quantity
+        cells = [f"`{r.case}`", f"{len(r.ns3mmwave)} / {len(r.wavecc)}", quantity,
+                 value_cell(r.ns3mmwave_mean, r.spec), value_cell(r.wavecc_mean, r.spec), difference_cell(r),
+                 validate.md_cell(r.p_value, ".3f")]  # fmt: skip
+        lines.append("| " + " | ".join(cells) + " |")
+    return _note(rows) + "\n\n" + "\n".join(lines) + "\n"
+
+
+def _note(rows: Sequence[Row]) -> str:
+    """The stack, and the cases wavecc ran for less time than ns3-mmwave did."""
+    stacks_used = ", ".join(sorted({r.stack for r in rows}))
+    shortened = {r.case: r for r in rows if r.duration_s != r.reference_duration_s}
+    note = f"wavecc in the {stacks_used} stack."
+    if shortened:
+        note += " Shortened: " + ", ".join(
+            f"`{name}` wavecc {r.duration_s:g} s against ns3-mmwave's {r.reference_duration_s:g} s"
+            for name, r in shortened.items()
+        ) + "."
+    return note
+
+
+# ---------------------------------------------------------------------- figures --
+
+
+# (panel label, reference column, wavecc frame, wavecc column)
+PANELS = (
+    ("goodput (Mb/s)", "sink_goodput_mbps", "flows", "goodput_mbps"),
+    ("smoothed RTT (ms)", "srtt_mean_ms", "flows", "srtt_ms"),
+    ("cwnd (segments)", "cwnd_segments_last", "flows", "cwnd_segments"),
+    ("DL SINR (dB)", "dl_sinr_mean_db", "ues", "sinr_db"),
+)
+
+
+def overlay(case: Case, run: Run, result: Any, rows: Sequence[Row], path: Path) -> None:
+    """Goodput, smoothed RTT, cwnd and DL SINR per 100 ms: ns3-mmwave's first run
+    and wavecc's first seed on the same axes (UDP has no RTT or cwnd)."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+    from matplotlib.figure import Figure
+
+    fig = Figure(figsize=(10, 10), layout="constrained")
+    FigureCanvasAgg(fig)
+    axes = fig.subplots(len(PANELS), 1, sharex=True)
+    frames = {"flows": result.flows, "ues": result.ues}
+    # cwnd holds its value through a bin without updates; the other columns are means.
+    reference = run.timeseries.assign(cwnd_segments_last=run.timeseries["cwnd_segments_last"].ffill())
+    for ax, (label, reference_column, frame, column) in zip(axes, PANELS):
+        mine = frames[frame]
+        ax.plot(mine["t_s"], mine[column], color="C0", linewidth=1.2,
+                label=f"wavecc, {rows[0].stack} stack, seed {result.summary['seed']}")  # fmt: skip
+        ax.plot(reference["t_s"], reference[reference_column], color="C3", linewidth=1.0,
+                alpha=0.85, label=f"ns3-mmwave, RngRun {run.rng_run}")  # fmt: skip
+        ax.set_ylabel(label)
+        ax.grid(True, alpha=0.3)
+    axes[-1].set_xlabel("time (s)")
+    axes[0].legend(loc="lower center", bbox_to_anchor=(0.5, 1.02), ncols=2, frameon=False)
+    headline = "\n".join(
+        f"{r.quantity}: ns3-mmwave {value_cell(r.ns3mmwave_mean, r.spec)}, wavecc "
+        f"{value_cell(r.wavecc_mean, r.spec)} {r.unit} ({difference_cell(r)})"
+        for r in rows[:3]
+    )
+    fig.suptitle(f"{case.name}: {case.scenario}, {case.cca or 'UDP'}, error rate {rate_label(case.error_rate)}, "
+                 f"{len(rows[0].ns3mmwave)} / {len(rows[0].wavecc)} runs\n{headline}", fontsize=10)  # fmt: skip
+    fig.savefig(path, dpi=100)
+

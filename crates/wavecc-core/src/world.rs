@@ -256,6 +256,7 @@ impl World {
                 cc_rtt: t.cc_rtt,
                 recovery: t.recovery,
                 recovery_sends: t.recovery_sends,
+                partial_ack_rto: t.partial_ack_rto,
                 rate_samples: t.rate_samples,
                 pipe: t.pipe,
             };

@@ -183,6 +183,9 @@ pub struct TcpConfig {
     /// partial-ACK retransmission) or `ns3-3.29` (the same, with a retransmission on
     /// every partial ACK; see [`crate::tcp::RecoverySends`]).
     pub recovery_sends: crate::tcp::RecoverySends,
+    /// Which partial ACKs in recovery restart the retransmission timer: `every`
+    /// (Linux) or `first` (ns-3 3.29; see [`crate::tcp::PartialAckRto`]).
+    pub partial_ack_rto: crate::tcp::PartialAckRto,
     /// How each ACK's delivery-rate sample is formed: `linux` (fresh per ACK) or
     /// `ns3` (ns-3 3.37's `TcpRateLinux`, one sample kept across ACKs; see
     /// [`crate::tcp::RateSamples`]).
@@ -221,6 +224,7 @@ impl Default for TcpConfig {
             receive_window: crate::tcp::ReceiveWindow::Linux,
             recovery: crate::tcp::Recovery::Prr,
             recovery_sends: crate::tcp::RecoverySends::Linux,
+            partial_ack_rto: crate::tcp::PartialAckRto::Every,
             rate_samples: crate::tcp::RateSamples::Linux,
             pipe: crate::tcp::Pipe::Linux,
         }

@@ -39,6 +39,8 @@ pub struct SenderConfig {
     pub recovery: Recovery,
     /// What fast recovery sends besides lost segments and new data.
     pub recovery_sends: RecoverySends,
+    /// Which partial ACKs restart the retransmission timer.
+    pub partial_ack_rto: PartialAckRto,
     /// How each ACK's delivery-rate sample is formed.
     pub rate_samples: RateSamples,
     /// What the pipe counts of retransmitted segments that are SACKed.
@@ -77,6 +79,21 @@ pub enum Recovery {
     /// window (`EnterRecovery` calling `DoRetransmit`). The duplicate-ACK inflation
     /// of RFC 5681 is only traced (`m_cWndInfl`), never used to send.
     Classic,
+}
+
+/// Which partial ACKs (those that advance snd_una in recovery but not past the
+/// recovery point) restart the retransmission timer (`tcp.partial_ack_rto`), RFC
+/// 6582 section 4's two variants.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PartialAckRto {
+    /// Every one, like any ACK that advances (Linux; RFC 6582's "Slow-but-Steady").
+    #[default]
+    Every,
+    /// Only the first of a recovery episode (ns-3 3.29: `ProcessAck` passes
+    /// `m_isFirstPartialAck` to `NewAck` as its `resetRTO`; RFC 6582's "Impatient"):
+    /// a recovery that repairs one hole per round trip ends in a timeout instead.
+    First,
 }
 
 /// What fast recovery sends besides the lost segments and new data
@@ -161,6 +178,8 @@ pub struct Sender {
     state: CaState,
     /// snd_nxt when the current recovery or loss episode began (RFC 6582 "recover").
     high_seq: u64,
+    /// A partial ACK of the current recovery episode has restarted the RTO timer.
+    partial_ack_seen: bool,
     prr: Prr,
     undo: Undo,
     /// For `is_cwnd_limited` (Linux `tcp_cwnd_validate`).
@@ -196,6 +215,7 @@ impl Sender {
             peer_rwnd: u64::MAX,
             state: CaState::Open,
             high_seq: 0,
+            partial_ack_seen: false,
             prr: Prr::default(),
             undo: Undo::default(),
             max_packets_out: 0,
@@ -375,10 +395,21 @@ impl Sender {
 
         if self.sb.packets_out() == 0 {
             self.rto_timer.cancel();
-        } else if advanced {
+        } else if advanced && self.restarts_rto() {
             self.rto_timer.set(now + self.rtt.rto(), io.queue, Event::Rto(self.flow));
         }
         self.send(io);
+    }
+
+    /// Whether an ACK that advanced restarts the RTO timer: always, except for the
+    /// partial ACKs after an episode's first under `PartialAckRto::First`.
+    fn restarts_rto(&mut self) -> bool {
+        if self.state != CaState::Recovery || self.snd_una >= self.high_seq {
+            return true;
+        }
+        let first = !self.partial_ack_seen;
+        self.partial_ack_seen = true;
+        first || self.cfg.partial_ack_rto == PartialAckRto::Every
     }
 
     /// Marks segments lost: RFC 6675 with SACK; without it, the head after
@@ -440,6 +471,7 @@ impl Sender {
             return self.restart_from_loss_window(io);
         }
         self.high_seq = self.snd_nxt;
+        self.partial_ack_seen = false;
         self.prr = Prr { delivered: 0, out: 0, prior_cwnd: (self.sock.cwnd as u64).max(1) };
         self.counters.fast_recovery_episodes += 1;
         io.log.log(io.now, self.flow, "recovery_enter", "fast", Some(self.snd_una));
@@ -801,6 +833,7 @@ mod tests {
             cc_rtt: CcRtt::Sample,
             recovery: Recovery::Prr,
             recovery_sends: RecoverySends::Linux,
+            partial_ack_rto: PartialAckRto::Every,
             pipe: Pipe::Linux,
             rate_samples: RateSamples::Linux,
         };
@@ -1079,6 +1112,36 @@ mod tests {
         let high = h.s.high_seq / MSS;
         h.ack(60, high, &[]);
         assert!(h.s.sock.cwnd > 5.0 && h.s.sock.cwnd < 6.0, "{}", h.s.sock.cwnd);
+    }
+
+    /// Segments 0, 2, 4 and 6 lost without SACK: NewReno repairs one hole per
+    /// partial ACK. Returns the RTO deadline after each partial ACK.
+    fn deadlines_over_partial_acks(partial_ack_rto: PartialAckRto) -> Vec<Time> {
+        let mut h = harness("newreno", |c| {
+            c.sack = false;
+            c.partial_ack_rto = partial_ack_rto;
+        });
+        for t in 20..23 {
+            h.ack(t, 0, &[]);
+        }
+        assert_eq!(h.s.state, CaState::Recovery);
+        [(100, 2), (200, 4), (300, 6)]
+            .iter()
+            .map(|&(t, ack)| {
+                h.ack(t, ack, &[]);
+                assert_eq!(h.s.state, CaState::Recovery);
+                h.s.rto_timer.deadline().expect("the RTO is armed")
+            })
+            .collect()
+    }
+
+    #[test]
+    fn only_the_first_partial_ack_restarts_the_timer_when_impatient() {
+        let steady = deadlines_over_partial_acks(PartialAckRto::Every);
+        assert!(steady[1] > steady[0] && steady[2] > steady[1], "{steady:?}");
+        let impatient = deadlines_over_partial_acks(PartialAckRto::First);
+        assert_eq!(impatient[0], steady[0], "the first partial ACK restarts it");
+        assert_eq!((impatient[1], impatient[2]), (impatient[0], impatient[0]), "the others do not");
     }
 
     #[test]

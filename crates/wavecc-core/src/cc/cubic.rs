@@ -805,6 +805,8 @@ mod tests {
             (json!({ "hystart_delay_min_ms": 20.0 }), "hystart_delay_min_ms = 20"),
             (json!({ "hystart_detect": "rtt" }), "both"),
             (json!({ "gamma": 1.0 }), "gamma"),
+            (json!({ "ssthresh_basis": "flight" }), "ssthresh_basis: unknown variant `flight`, expected one of `cwnd`, `inflight`, `min`"),
+            (json!({ "slow_start_per": "byte" }), "slow_start_per: unknown variant `byte`, expected `segment` or `ack`"),
         ] {
             let err = build(&params).err().expect("an error");
             assert!(err.contains(needle), "{params}: {err}");

@@ -30,8 +30,8 @@ def run(
     `overrides` are `dotted.key=value` strings; `cca` sets the algorithm of every flow
     and `seed` the top-level seed. `transport="udp"` replaces every flow by UDP CBR at
     its `rate_bps` (the UDP-saturated reference); a flow without a rate is refused.
-    `stack` is the TCP stack to behave like (`tcp.stack`: "linux", the default, or
-    "ns3-3.37"; `wavecc.stacks()` lists them); keys the config sets still win.
+    `stack` is the TCP stack to behave like (`tcp.stack`: "linux", the default,
+    "ns3-3.37" or "ns3-3.29"; `wavecc.stacks()` lists them); keys the config sets still win.
     A config the core rejects raises `ConfigError`
     before anything runs. The input dict is never modified.
 

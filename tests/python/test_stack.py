@@ -1,9 +1,9 @@
-"""`tcp.stack`: one key choosing Linux's or ns-3 3.37's TCP, its table in the core only.
+"""`tcp.stack`: one key choosing Linux's, ns-3 3.37's or ns-3 3.29's TCP, its table in the core only.
 
 The stack fills the `[tcp]` switches and each algorithm's `flows[].cc` parameters the
 config leaves out; keys the user sets still win; `config.json` shows the stack and the
 effective switches; `--stack` on run, sweep, reproduce and validate, `stack=` in the
-Python API; docs/validation.md's table is the core's.
+Python API; docs/validation.md's tables are the core's.
 """
 
 from __future__ import annotations
@@ -57,14 +57,18 @@ def test_the_stacks_come_from_the_core():
     assert effective(resolve("dumbbell-1g"))["tcp"]["stack"] == "linux"
 
 
-def test_a_stack_is_its_keys_written_out():
-    ns3 = wavecc.stacks()["ns3-3.37"]
-    for cca in ns3["cc"]:
+NS3_STACKS = [name for name in wavecc.stacks() if name != "linux"]
+
+
+@pytest.mark.parametrize("name", NS3_STACKS)
+def test_a_stack_is_its_keys_written_out(name):
+    stack = wavecc.stacks()[name]
+    for cca in stack["cc"]:
         base = resolve("dumbbell-1g", cca=cca)
-        by_stack = effective(resolve(base, stack="ns3-3.37"))
-        by_hand = effective(with_keys_set(base, ns3))
+        by_stack = effective(resolve(base, stack=name))
+        by_hand = effective(with_keys_set(base, stack))
         assert by_hand["tcp"].pop("stack") == "linux"
-        assert by_stack["tcp"].pop("stack") == "ns3-3.37"
+        assert by_stack["tcp"].pop("stack") == name
         assert by_stack == by_hand, cca
 
 
@@ -131,7 +135,7 @@ def test_an_unknown_stack_is_one_line_naming_the_valid_ones(tmp_path, args):
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("wavecc: error: "), proc.stderr
-    assert "unknown stack 'bsd' (stacks: linux, ns3-3.37)" in lines[0]
+    assert "unknown stack 'bsd' (stacks: linux, ns3-3.37, ns3-3.29)" in lines[0]
     assert os.listdir(tmp_path) == []
 
 
@@ -140,18 +144,25 @@ def test_an_unknown_stack_in_the_api():
         wavecc.run("dumbbell-1g", stack="bsd")
 
 
-# docs/validation.md's switch table: "| where | switch | what ns-3 3.37 does |".
+# docs/validation.md's switch tables, one per stack: "| where | switch (<stack> stack) | ... |".
 DOC_ROWS = {"NewReno": "newreno", "CUBIC": "cubic", "HighSpeed": "highspeed", "BBR": "bbr",
-            "Vegas": "vegas", "Scalable": "scalable", "YeAH": "yeah", "Westwood+": "westwood"}  # fmt: skip
+            "Vegas": "vegas", "Scalable": "scalable", "YeAH": "yeah", "Westwood+": "westwood",
+            "FB-TCP": "fbtcp"}  # fmt: skip
 
 
-def documented_switches() -> tuple[dict, dict]:
+def documented_switches(stack: str) -> tuple[dict, dict]:
+    """The `[tcp]` and `flows[].cc` keys of `stack`'s table in docs/validation.md."""
     tcp: dict = {}
     cc: dict = {}
     text = (REPO / "docs" / "validation.md").read_text(encoding="utf-8")
+    table = None
     for line in text.splitlines():
+        header = re.search(r"\| switch \((\S+) stack\) \|", line)
+        if header or not line.startswith("|"):
+            table = header.group(1) if header else None
+            continue
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) != 3 or not (cells[0] == "socket" or cells[0] in DOC_ROWS):
+        if table != stack or len(cells) != 3 or not (cells[0] == "socket" or cells[0] in DOC_ROWS):
             continue
         keys = dict(_key_value(item) for item in re.findall(r"`([^`]+ = [^`]+)`", cells[1]))
         if cells[0] == "socket":
@@ -166,8 +177,20 @@ def _key_value(item: str) -> tuple[str, object]:
     return key, tomllib.loads(f"v = {value}")["v"]
 
 
-def test_the_documented_switches_are_the_cores():
-    ns3 = wavecc.stacks()["ns3-3.37"]
-    tcp, cc = documented_switches()
-    assert tcp == ns3["tcp"]
-    assert cc == ns3["cc"]
+@pytest.mark.parametrize("name", NS3_STACKS)
+def test_the_documented_switches_are_the_cores(name):
+    stack = wavecc.stacks()[name]
+    tcp, cc = documented_switches(name)
+    assert tcp == stack["tcp"]
+    assert cc == stack["cc"]
+
+
+def test_ns3_3_29_is_the_paper_simulators_socket():
+    """ns3-mmwave's TCP: one-segment initial window, classic recovery, and the paper's
+    FB-TCP reading the sink's goodput on the scripts' 100 ms grid."""
+    stack = wavecc.stacks()["ns3-3.29"]
+    assert stack["tcp"]["initial_cwnd_segments"] == 1 and stack["tcp"]["recovery"] == "classic"
+    assert stack["cc"]["cubic"]["beta"] == 0.8
+    assert stack["cc"]["fbtcp"]["rate_source"] == "sink"
+    got = effective(resolve("fbtcp-2", cca="fbtcp", stack="ns3-3.29"))
+    assert got["tcp"]["recovery_sends"] == "ns3-3.29" and got["flows"][0]["cc"]["cycle_end"] == "reached"

@@ -460,7 +460,7 @@ def test_regenerate_without_ns3_says_how_to_install_it(tmp_path, work, missing):
         (["--ns3-seeds", "0"], "--ns3-seeds must be at least 1"),
         (["--ns3-seeds", "3"], "--ns3-seeds applies only with --regenerate"),
         (["--missing-only"], "--missing-only applies only with --regenerate"),
-        (["--stack", "linux,bsd"], "tcp.stack: unknown stack 'bsd' (stacks: linux, ns3-3.37)"),
+        (["--stack", "linux,bsd"], "tcp.stack: unknown stack 'bsd' (stacks: linux, ns3-3.37, ns3-3.29)"),
         ([], "cannot find validation/ns3/dumbbell.cc"),
     ],
 )

@@ -254,7 +254,9 @@ impl World {
                 cwnd_validation: t.cwnd_validation,
                 rtt_granularity: from_secs(t.rtt_granularity_s),
                 cc_rtt: t.cc_rtt,
+                recovery: t.recovery,
                 recovery_sends: t.recovery_sends,
+                partial_ack_rto: t.partial_ack_rto,
                 rate_samples: t.rate_samples,
                 pipe: t.pipe,
             };

@@ -14,8 +14,8 @@
 //! jiffy, the cube-root table) are not reproduced.
 
 use super::{
-    CaState, CongestionControl, CwndEvent, Range, RateSample, Socket, check_ranges, parse_params,
-    slow_start,
+    CaState, CongestionControl, CwndEvent, Range, RateSample, SlowStartPer, Socket, SsthreshBasis,
+    check_ranges, parse_params,
 };
 use crate::engine::Time;
 use serde::Deserialize;
@@ -98,6 +98,14 @@ pub struct Params {
     pub hystart_delay_min_ms: f64,
     /// Upper clamp of the delay threshold in ms; Linux 16 ms (`HYSTART_DELAY_MAX`).
     pub hystart_delay_max_ms: f64,
+    /// Slow start per acknowledged segment (Linux) or one segment per ACK (`ack`:
+    /// ns-3 3.29's `TcpCubic::IncreaseWindow`), the rest of the ACK's segments going
+    /// to congestion avoidance once cwnd reaches ssthresh.
+    pub slow_start_per: SlowStartPer,
+    /// The window beta reduces: `cwnd` (Linux, RFC 9438); `min` of cwnd and the
+    /// packets in flight is ns3-mmwave's `TcpCubic::GetSsThresh` (ns-3 3.29). W_max is
+    /// cwnd either way.
+    pub ssthresh_basis: SsthreshBasis,
 }
 
 impl Default for Params {
@@ -120,6 +128,8 @@ impl Default for Params {
             hystart_delay_ratio: 0.125,
             hystart_delay_min_ms: 4.0,
             hystart_delay_max_ms: 16.0,
+            slow_start_per: SlowStartPer::Segment,
+            ssthresh_basis: SsthreshBasis::Cwnd,
         }
     }
 }
@@ -366,12 +376,14 @@ impl CongestionControl for Cubic {
         let converging = self.p.fast_convergence && self.w_max.is_some_and(|w| cwnd < w);
         self.w_max = Some(if converging { cwnd * (1.0 + self.p.beta) / 2.0 } else { cwnd });
         self.epoch = None;
-        (cwnd * self.p.beta).max(MIN_SSTHRESH)
+        (self.p.ssthresh_basis.window(sock) * self.p.beta).max(MIN_SSTHRESH)
     }
 
     fn cong_avoid(&mut self, sock: &mut Socket, acked: u32) {
-        let acked = if sock.in_slow_start() { slow_start(sock, acked) } else { acked };
-        if acked > 0 {
+        let acked = if sock.in_slow_start() { self.p.slow_start_per.grow(sock, acked) } else { acked };
+        // Per ACK, slow start leaves segments over even below ssthresh: they go to
+        // the curve only once cwnd has reached it (ns-3's `m_cWnd >= m_ssThresh`).
+        if acked > 0 && !sock.in_slow_start() {
             sock.cwnd += self.ca_increase(sock, acked) * acked as f64;
         }
     }
@@ -563,6 +575,37 @@ mod tests {
         assert!(close(cc.ssthresh(&s), 70.0, 1e-12));
         s.cwnd = 2.0;
         assert_eq!(cc.ssthresh(&s), 2.0);
+    }
+
+    #[test]
+    fn the_min_basis_reduces_the_smaller_of_cwnd_and_the_flight() {
+        // ns3-mmwave's TcpCubic: beta 0.8 of min(cwnd, in flight); W_max stays cwnd.
+        let mut s = Socket::new(MSS, 100.0, f64::INFINITY);
+        s.in_flight = 60;
+        let mut cc = cubic(json!({ "beta": 0.8, "ssthresh_basis": "min" }));
+        assert!(close(cc.ssthresh(&s), 48.0, 1e-12));
+        assert_eq!(cc.w_max, Some(100.0));
+        s.in_flight = 150;
+        assert!(close(cc.ssthresh(&s), 80.0, 1e-12));
+        // The default reduces cwnd whatever is in flight.
+        s.in_flight = 60;
+        assert!(close(cubic(json!({ "beta": 0.8 })).ssthresh(&s), 80.0, 1e-12));
+    }
+
+    #[test]
+    fn slow_start_per_ack_adds_one_segment_whatever_the_ack_covers() {
+        let grow = |params, cwnd, ssthresh, acked| {
+            let mut cc = cubic(params);
+            let mut s = Socket::new(MSS, cwnd, ssthresh);
+            cc.on_ack(&mut s, &rtt_sample(0.1));
+            cc.cong_avoid(&mut s, acked);
+            s.cwnd
+        };
+        assert_eq!(grow(json!({}), 10.0, f64::INFINITY, 2), 12.0);
+        assert_eq!(grow(json!({ "slow_start_per": "ack" }), 10.0, f64::INFINITY, 2), 11.0);
+        // Reaching ssthresh, the ACK's other two segments go to congestion avoidance.
+        let w = grow(json!({ "slow_start_per": "ack" }), 10.0, 11.0, 3);
+        assert!(w > 11.0 && w <= 12.0, "{w}");
     }
 
     #[test]
@@ -762,6 +805,8 @@ mod tests {
             (json!({ "hystart_delay_min_ms": 20.0 }), "hystart_delay_min_ms = 20"),
             (json!({ "hystart_detect": "rtt" }), "both"),
             (json!({ "gamma": 1.0 }), "gamma"),
+            (json!({ "ssthresh_basis": "flight" }), "ssthresh_basis: unknown variant `flight`, expected one of `cwnd`, `inflight`, `min`"),
+            (json!({ "slow_start_per": "byte" }), "slow_start_per: unknown variant `byte`, expected `segment` or `ack`"),
         ] {
             let err = build(&params).err().expect("an error");
             assert!(err.contains(needle), "{params}: {err}");

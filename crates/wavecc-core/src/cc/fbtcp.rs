@@ -87,8 +87,8 @@
 //!   each cycle one ACK earlier.
 //! - **NewReno fallback.** As the reference, one NewReno step on the cycle-ending ACK
 //!   (slow start while `cwnd < ssthresh`, else `1/cwnd` per segment), computed per
-//!   acknowledged segment as Linux and [`super::newreno`] do (ns-3 counts per ACK). It
-//!   touches neither counters nor ssthresh.
+//!   acknowledged segment as Linux and [`super::newreno`] do by default; ns-3 counts
+//!   per ACK (`reno_increase_per`). It touches neither counters nor ssthresh.
 //! - **Start-up.** As the reference: doubling happens only at cycle ends with enough
 //!   RTT samples (the check sits after the fallback test), ignores ssthresh (the
 //!   reference comments `m_ssThresh` out in favour of the fixed 900), and runs again
@@ -131,9 +131,10 @@
 //! reference code; the reference's integer segment arithmetic (`GetCwndInSegments`,
 //! `uint32_t diff`) is not reproduced beyond the spec's `floor` in `targetCwnd`.
 
+use super::newreno::{IncreasePer, reno_grow};
 use super::{
-    CaState, CongestionControl, Range, RateSample, SINK_GRID, Socket, additive_increase,
-    check_ranges, floor_non_negative, parse_params, slow_start,
+    CaState, CongestionControl, Range, RateSample, SINK_GRID, Socket, check_ranges,
+    floor_non_negative, parse_params,
 };
 use crate::engine::{Time, to_secs};
 use serde::Deserialize;
@@ -261,6 +262,11 @@ pub struct Params {
     /// When a cycle ends. Default `passed` (the spec, Linux Vegas); `reached` is the
     /// reference code's test (see [`CycleEnd`]).
     pub cycle_end: CycleEnd,
+    /// NewReno's growth outside Open and in cycles with too few RTT samples: per
+    /// acknowledged segment (`segment`, Linux `tcp_reno_cong_avoid`), or per ACK as
+    /// the reference's `TcpNewReno::IncreaseWindow` (`ack_bytes` on ns-3 3.29: one
+    /// segment per ACK in slow start, `max(1, MSS^2 / cwnd)` whole bytes after).
+    pub reno_increase_per: IncreasePer,
 }
 
 impl Default for Params {
@@ -317,6 +323,7 @@ impl Default for Params {
             diff_c4: 30.0,
             cad_threshold: 0.95,
             cycle_end: CycleEnd::Passed,
+            reno_increase_per: IncreasePer::Segment,
         }
     }
 }
@@ -745,14 +752,6 @@ pub fn build(params: &serde_json::Value) -> Result<Box<dyn CongestionControl>, S
     Ok(Box::new(FbTcp::new(p)))
 }
 
-/// NewReno's growth (Linux `tcp_reno_cong_avoid`): FB-TCP's rule outside Open and in
-/// cycles with too few RTT samples.
-fn reno_cong_avoid(sock: &mut Socket, acked: u32) {
-    let acked = if sock.in_slow_start() { slow_start(sock, acked) } else { acked };
-    if acked > 0 {
-        additive_increase(sock, sock.cwnd, acked);
-    }
-}
 
 impl FbTcp {
     fn new(p: Params) -> Self {
@@ -861,7 +860,7 @@ impl CongestionControl for FbTcp {
 
     fn cong_avoid(&mut self, sock: &mut Socket, acked: u32) {
         if !self.enabled {
-            reno_cong_avoid(sock, acked);
+            reno_grow(sock, acked, self.p.reno_increase_per);
             return;
         }
         if !self.cycle_over(sock.snd_una) {
@@ -873,7 +872,7 @@ impl CongestionControl for FbTcp {
         if samples < self.p.min_rtt_samples {
             self.fallback_cycles += 1;
             self.last.rule = RULE_NEWRENO;
-            reno_cong_avoid(sock, acked);
+            reno_grow(sock, acked, self.p.reno_increase_per);
         } else {
             self.fuzzy_cycle(sock, min_rtt);
         }
@@ -1385,6 +1384,19 @@ mod tests {
         cc.counters = Counters { congestion: 2, hold: 0 };
         cycle(&mut cc, &mut s, &[0.5; 3], 2);
         assert_eq!((s.cwnd, cc.last.rule), (950.0, 12.5));
+    }
+
+    #[test]
+    fn the_newreno_fallback_can_grow_per_ack_as_the_reference() {
+        // Slow start: one segment for the cycle-ending ACK of 3 segments, not 3.
+        let (mut cc, mut s) = setup(json!({ "reno_increase_per": "ack_bytes" }), 20.0, INF);
+        cycle(&mut cc, &mut s, &[0.1], 3);
+        assert_eq!(s.cwnd, 21.0);
+        // Avoidance at 1000 segments: max(1, MSS / 1000) bytes, truncated, per ACK.
+        let (mut cc, mut s) = setup(json!({ "reno_increase_per": "ack_bytes" }), 1000.0, 500.0);
+        cycle(&mut cc, &mut s, &[0.5, 0.5], 2);
+        let step = (f64::from(MSS) / 1000.0).max(1.0).floor() / f64::from(MSS);
+        assert!(close(s.cwnd, 1000.0 + step), "{}", s.cwnd);
     }
 
     #[test]

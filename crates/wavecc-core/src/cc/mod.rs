@@ -370,6 +370,8 @@ pub enum SsthreshBasis {
     Cwnd,
     /// Packets in flight, as ns-3.
     Inflight,
+    /// The smaller of the two, as ns3-mmwave's `TcpCubic::GetSsThresh` (ns-3 3.29).
+    Min,
 }
 
 impl SsthreshBasis {
@@ -378,6 +380,7 @@ impl SsthreshBasis {
         match self {
             SsthreshBasis::Cwnd => sock.cwnd,
             SsthreshBasis::Inflight => f64::from(sock.in_flight),
+            SsthreshBasis::Min => sock.cwnd.min(f64::from(sock.in_flight)),
         }
     }
 }

@@ -134,7 +134,7 @@ fn one() -> f64 {
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct TcpConfig {
-    /// The TCP stack the run behaves like (`linux`, `ns3-3.37`; see [`super::stack`]):
+    /// The TCP stack the run behaves like (`linux`, `ns3-3.37`, `ns3-3.29`; see [`super::stack`]):
     /// its switches fill every key of `[tcp]` and `flows[].cc` the config leaves out.
     pub stack: String,
     /// Maximum segment size: the payload bytes of a full segment.
@@ -194,10 +194,18 @@ pub struct TcpConfig {
     /// The advertised receive window: `linux` (the buffer less the out-of-order data
     /// it holds) or `ns3` (the whole buffer; see [`crate::tcp::ReceiveWindow`]).
     pub receive_window: crate::tcp::ReceiveWindow,
+    /// How the window moves in fast recovery: `prr` (Linux, ns-3 3.37) or
+    /// `classic` (ns-3 3.29: cwnd = ssthresh from entry to exit; see
+    /// [`crate::tcp::Recovery`]).
+    pub recovery: crate::tcp::Recovery,
     /// What fast recovery sends besides lost segments and new data: `linux`
-    /// (nothing) or `ns3` (ns-3 3.37's re-sends of segments in flight and its
-    /// partial-ACK retransmission; see [`crate::tcp::RecoverySends`]).
+    /// (nothing), `ns3` (ns-3 3.37's re-sends of segments in flight and its
+    /// partial-ACK retransmission) or `ns3-3.29` (the same, with a retransmission on
+    /// every partial ACK; see [`crate::tcp::RecoverySends`]).
     pub recovery_sends: crate::tcp::RecoverySends,
+    /// Which partial ACKs in recovery restart the retransmission timer: `every`
+    /// (Linux) or `first` (ns-3 3.29; see [`crate::tcp::PartialAckRto`]).
+    pub partial_ack_rto: crate::tcp::PartialAckRto,
     /// How each ACK's delivery-rate sample is formed: `linux` (fresh per ACK) or
     /// `ns3` (ns-3 3.37's `TcpRateLinux`, one sample kept across ACKs; see
     /// [`crate::tcp::RateSamples`]).
@@ -234,7 +242,9 @@ impl Default for TcpConfig {
             rtt_granularity_s: 0.0,
             cc_rtt: crate::tcp::CcRtt::Sample,
             receive_window: crate::tcp::ReceiveWindow::Linux,
+            recovery: crate::tcp::Recovery::Prr,
             recovery_sends: crate::tcp::RecoverySends::Linux,
+            partial_ack_rto: crate::tcp::PartialAckRto::Every,
             rate_samples: crate::tcp::RateSamples::Linux,
             pipe: crate::tcp::Pipe::Linux,
         }

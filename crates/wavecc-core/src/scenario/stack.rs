@@ -52,6 +52,22 @@ pub struct Stack {
 
 use Preset::{Bool, Float, Int, Str};
 
+/// Algorithm parameters ns-3 3.37 and 3.29 share: the same `TcpNewReno`,
+/// `TcpHighSpeed`, `TcpVegas`, `TcpScalable`, `TcpYeah` and `TcpWestwood` rules.
+const NS3_NEWRENO: Keys = &[("increase_per", Str("ack_bytes")), ("ssthresh_basis", Str("inflight"))];
+const NS3_HIGHSPEED: Keys = &[("ssthresh_basis", Str("inflight")), ("slow_start_per", Str("ack"))];
+const NS3_VEGAS: Keys = &[("ssthresh_rule", Str("ns3")), ("restart_on_idle", Bool(false)), ("integer_windows", Bool(true))];
+const NS3_SCALABLE: Keys = &[("ai_cnt", Int(50)), ("ssthresh_basis", Str("inflight")), ("slow_start_per", Str("ack"))];
+const NS3_YEAH: Keys = &[
+    ("phy_integer_division", Bool(true)), ("ssthresh_basis", Str("inflight")),
+    ("restart_on_idle", Bool(false)), ("reno_increase_per", Str("ack_bytes")),
+    ("slow_start_per", Str("ack")),
+];
+const NS3_WESTWOOD: Keys = &[
+    ("loss_response", Str("immediate")), ("filter", Str("tustin")), ("sampling", Str("ns3")),
+    ("count", Str("ns3")), ("increase_per", Str("ack_bytes")),
+];
+
 /// Every stack `tcp.stack` can name; the first is the default.
 pub const STACKS: &[Stack] = &[
     Stack { name: "linux", summary: "Linux's TCP: wavecc's defaults", tcp: &[], cc: &[] },
@@ -70,7 +86,7 @@ pub const STACKS: &[Stack] = &[
             ("pacing_burst_s", Float(0.0)),       // no TSO: the pacer sends packet by packet
         ],
         cc: &[
-            ("newreno", &[("increase_per", Str("ack_bytes")), ("ssthresh_basis", Str("inflight"))]),
+            ("newreno", NS3_NEWRENO),
             // ns-3's HyStart: the ACK train must span the whole minimum RTT, the delay
             // threshold is the minimum RTT itself (clamped to [4, 1000] ms); no
             // Reno-friendly region; delay samples ignored for 10 ms (CubicDelta) after
@@ -80,21 +96,57 @@ pub const STACKS: &[Stack] = &[
                 ("hystart_delay_max_ms", Float(1000.0)), ("tcp_friendliness", Bool(false)),
                 ("rtt_holdoff_ms", Float(10.0)),
             ]),
-            ("highspeed", &[("ssthresh_basis", Str("inflight")), ("slow_start_per", Str("ack"))]),
+            ("highspeed", NS3_HIGHSPEED),
             ("bbr", &[
                 ("quantization", Str("ns3")), ("extra_acked_gain", Float(0.0)), ("lt_bw", Bool(false)),
                 ("cycle_rand", Int(6)), ("samples", Str("ns3")),
             ]),
-            ("vegas", &[("ssthresh_rule", Str("ns3")), ("restart_on_idle", Bool(false)), ("integer_windows", Bool(true))]),
-            ("scalable", &[("ai_cnt", Int(50)), ("ssthresh_basis", Str("inflight")), ("slow_start_per", Str("ack"))]),
-            ("yeah", &[
-                ("phy_integer_division", Bool(true)), ("ssthresh_basis", Str("inflight")),
-                ("restart_on_idle", Bool(false)), ("reno_increase_per", Str("ack_bytes")),
-                ("slow_start_per", Str("ack")),
+            ("vegas", NS3_VEGAS),
+            ("scalable", NS3_SCALABLE),
+            ("yeah", NS3_YEAH),
+            ("westwood", NS3_WESTWOOD),
+        ],
+    },
+    Stack {
+        name: "ns3-3.29",
+        summary: "ns-3 3.29's TCP as ns3-mmwave (January 2020) ran the FB-TCP paper's scripts \
+                  (docs/validation.md: each switch and the ns-3 source it follows)",
+        tcp: &[
+            ("initial_cwnd_segments", Int(1)),    // TcpSocket's InitialCwnd default, which the scripts keep
+            ("rtt_granularity_s", Float(0.001)), // RTT from millisecond timestamps
+            ("cc_rtt", Str("smoothed")),          // EstimateRtt sets m_lastRtt to the smoothed RTT, PktsAcked gets it on every ACK
+            ("quickack_segments", Int(1)),        // the first data segment after the handshake is acked at once
+            ("cwnd_validation", Bool(false)),     // ProcessAck grows cwnd on every ACK that advances
+            ("receive_window", Str("ns3")),       // TcpRxBuffer::MaxRxSequence as in 3.37
+            ("recovery", Str("classic")),         // TcpClassicRecovery: cwnd = ssthresh from entry to exit
+            ("recovery_sends", Str("ns3-3.29")),  // NextSeg's rule 3; every partial ACK retransmits
+            ("partial_ack_rto", Str("first")),    // NewAck restarts the RTO on the first partial ACK only
+            ("pipe", Str("ns3")),                 // TcpTxBuffer keeps a SACKed retransmission's count
+            ("undo", Bool(false)),                // no D-SACK from the receiver, no undo in the sender
+            ("pacing_burst_s", Float(0.0)),       // no TSO: the pacer sends packet by packet
+        ],
+        cc: &[
+            ("newreno", NS3_NEWRENO),
+            // ns3-mmwave's TcpCubic: Beta 0.8, one segment per ACK in slow start,
+            // ssthresh from min(cwnd, in flight); HyStart, CubicDelta and no
+            // Reno-friendly region as in 3.37.
+            ("cubic", &[
+                ("beta", Float(0.8)), ("slow_start_per", Str("ack")), ("ssthresh_basis", Str("min")),
+                ("hystart_ack_train_ratio", Float(1.0)), ("hystart_delay_ratio", Float(1.0)),
+                ("hystart_delay_max_ms", Float(1000.0)), ("tcp_friendliness", Bool(false)),
+                ("rtt_holdoff_ms", Float(10.0)),
             ]),
-            ("westwood", &[
-                ("loss_response", Str("immediate")), ("filter", Str("tustin")), ("sampling", Str("ns3")),
-                ("count", Str("ns3")), ("increase_per", Str("ack_bytes")),
+            ("highspeed", NS3_HIGHSPEED),
+            ("vegas", NS3_VEGAS),
+            ("scalable", NS3_SCALABLE),
+            ("yeah", NS3_YEAH),
+            ("westwood", NS3_WESTWOOD),
+            // The paper's Tcpfbtcp: a cycle ends when the ACK reaches the recorded
+            // snd_nxt, its rate is the sink's goodput on the scripts' 100 ms grid, and
+            // its fallback is TcpNewReno::IncreaseWindow.
+            ("fbtcp", &[
+                ("cycle_end", Str("reached")), ("rate_source", Str("sink")),
+                ("reno_increase_per", Str("ack_bytes")),
             ]),
         ],
     },
@@ -355,7 +407,7 @@ mod tests {
     #[test]
     fn an_unknown_stack_names_the_valid_ones() {
         let e = Config::from_json(r#"{"tcp": {"stack": "bsd"}, "flows": [{}]}"#).unwrap_err();
-        assert_eq!(e.to_string(), "tcp.stack: unknown stack 'bsd' (stacks: linux, ns3-3.37)");
+        assert_eq!(e.to_string(), "tcp.stack: unknown stack 'bsd' (stacks: linux, ns3-3.37, ns3-3.29)");
         let e = Config::from_toml("[tcp]\nstack = 3\n[[flows]]\n").unwrap_err();
         assert!(e.to_string().starts_with("tcp.stack: invalid type"), "{e}");
     }
@@ -370,6 +422,18 @@ mod tests {
             }
         }
         assert_eq!(ns3().cc_keys("dtcp"), &[] as Keys);
+    }
+
+    #[test]
+    fn ns3_3_29_starts_from_one_segment_and_recovers_classically() {
+        let c = config(json!({"stack": "ns3-3.29"}), json!({"cca": "cubic"}));
+        assert_eq!(c.tcp.initial_cwnd_segments, 1);
+        assert_eq!(c.tcp.recovery, crate::tcp::Recovery::Classic);
+        assert_eq!(c.tcp.recovery_sends, crate::tcp::RecoverySends::Ns3v329);
+        assert!(!c.tcp.undo);
+        assert_eq!(c.flows[0].cc.as_ref().unwrap()["beta"], json!(0.8));
+        // BBR, which 3.29 does not have, keeps its own defaults.
+        assert_eq!(get("ns3-3.29").unwrap().cc_keys("bbr"), &[] as Keys);
     }
 
     #[test]

@@ -462,6 +462,19 @@ mod tests {
     }
 
     #[test]
+    fn recovery_names_its_choices() {
+        let e = err("[tcp]\nrecovery = \"rfc5681\"\n[[flows]]\n");
+        assert!(e.contains("recovery") && e.contains("prr") && e.contains("classic"), "{e}");
+        let e = err("[tcp]\nrecovery_sends = \"ns3-3.30\"\n[[flows]]\n");
+        assert!(e.contains("ns3-3.29"), "{e}");
+        let c = Config::from_toml("[tcp]\nrecovery = \"classic\"\nrecovery_sends = \"ns3-3.29\"\n[[flows]]\n").unwrap();
+        assert_eq!(c.tcp.recovery, crate::tcp::Recovery::Classic);
+        assert_eq!(c.tcp.recovery_sends, crate::tcp::RecoverySends::Ns3v329);
+        let e = err("[tcp]\npartial_ack_rto = \"impatient\"\n[[flows]]\n");
+        assert!(e.contains("partial_ack_rto") && e.contains("every") && e.contains("first"), "{e}");
+    }
+
+    #[test]
     fn ns3_socket_switches_name_their_choices() {
         for key in ["receive_window", "recovery_sends", "rate_samples", "pipe"] {
             let e = err(&format!("[tcp]\n{key} = \"ns-3\"\n[[flows]]\n"));

@@ -15,7 +15,7 @@ pub use rate::{RateSampler, RateSamples, TxState};
 pub use receiver::{AckPolicy, AppSink, ReceiveWindow, Receiver, ReceiverConfig};
 pub use rtt::{clock_rtt, CcRtt, RttEstimator};
 pub use scoreboard::{Scoreboard, SegInfo};
-pub use sender::{FlowCounters, Pipe, RecoverySends, Sender, SenderConfig};
+pub use sender::{FlowCounters, PartialAckRto, Pipe, Recovery, RecoverySends, Sender, SenderConfig};
 
 use crate::engine::{EventQueue, Time};
 use crate::net::Packet;

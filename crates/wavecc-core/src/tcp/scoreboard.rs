@@ -285,6 +285,20 @@ impl Scoreboard {
         i
     }
 
+    /// The head no longer counts as retransmitted (ns-3 3.29's
+    /// `DeleteRetransmittedFlagFromHead` on a partial ACK): it leaves the pipe's
+    /// retransmission count, and if lost it is the next segment to retransmit again.
+    pub fn forget_head_retransmission(&mut self) {
+        let Some(head) = self.segs.get_mut(0) else { return };
+        if head.retrans {
+            head.retrans = false;
+            self.retrans_out -= 1;
+            self.retrans_hint = 0;
+            self.resend_hint = 0;
+            self.refresh_pipe();
+        }
+    }
+
     /// Segment `i` is sent again: normally a lost one; ns-3's partial-ACK rule also
     /// re-sends a head that is neither lost nor already retransmitted.
     pub fn on_retransmit(&mut self, i: usize, tx: TxState) {

@@ -35,8 +35,12 @@ pub struct SenderConfig {
     pub rtt_granularity: Time,
     /// The RTT the algorithm is given on each ACK.
     pub cc_rtt: CcRtt,
+    /// How the window moves during fast recovery.
+    pub recovery: Recovery,
     /// What fast recovery sends besides lost segments and new data.
     pub recovery_sends: RecoverySends,
+    /// Which partial ACKs restart the retransmission timer.
+    pub partial_ack_rto: PartialAckRto,
     /// How each ACK's delivery-rate sample is formed.
     pub rate_samples: RateSamples,
     /// What the pipe counts of retransmitted segments that are SACKed.
@@ -59,6 +63,39 @@ pub enum Pipe {
     Ns3,
 }
 
+/// How the window moves during fast recovery (`tcp.recovery`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Recovery {
+    /// Proportional Rate Reduction (RFC 6937), as Linux `tcp_cwnd_reduction` and
+    /// ns-3 3.37's default `TcpPrrRecovery`: the window follows the pipe down to
+    /// ssthresh in proportion to what is delivered.
+    #[default]
+    Prr,
+    /// ns-3 3.29's `TcpClassicRecovery` under its SACK socket: cwnd drops to ssthresh
+    /// on entry and stays there until the ACK that ends recovery, which does not grow
+    /// it either (`ProcessAck` calls no `IncreaseWindow` on it); the pipe decides what
+    /// goes (RFC 6675). The first lost segment is retransmitted on entry whatever the
+    /// window (`EnterRecovery` calling `DoRetransmit`). The duplicate-ACK inflation
+    /// of RFC 5681 is only traced (`m_cWndInfl`), never used to send.
+    Classic,
+}
+
+/// Which partial ACKs (those that advance snd_una in recovery but not past the
+/// recovery point) restart the retransmission timer (`tcp.partial_ack_rto`), RFC
+/// 6582 section 4's two variants.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PartialAckRto {
+    /// Every one, like any ACK that advances (Linux; RFC 6582's "Slow-but-Steady").
+    #[default]
+    Every,
+    /// Only the first of a recovery episode (ns-3 3.29: `ProcessAck` passes
+    /// `m_isFirstPartialAck` to `NewAck` as its `resetRTO`; RFC 6582's "Impatient"):
+    /// a recovery that repairs one hole per round trip ends in a timeout instead.
+    First,
+}
+
 /// What fast recovery sends besides the lost segments and new data
 /// (`tcp.recovery_sends`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
@@ -79,6 +116,21 @@ pub enum RecoverySends {
     /// overshoot is detected, ns-3's NewReno reference re-sends 911 segments that
     /// were never lost besides its 1,242 drops, and they keep the queue from draining.
     Ns3,
+    /// ns-3 3.29 with SACK: as `ns3`, except that every partial ACK sends one
+    /// segment, a retransmitted head included. `ProcessAck` first clears the head's
+    /// retransmitted mark (`TcpTxBuffer::DeleteRetransmittedFlagFromHead`, which also
+    /// takes it out of the pipe's retransmission count) and then calls `DoRetransmit`
+    /// unconditionally, so a lost head whose retransmission is still in flight goes a
+    /// third time; 3.37 added the check that skips it.
+    #[serde(rename = "ns3-3.29")]
+    Ns3v329,
+}
+
+impl RecoverySends {
+    /// ns-3's NextSeg rule 3 applies (both ns-3 readings).
+    fn rule3(self) -> bool {
+        matches!(self, RecoverySends::Ns3 | RecoverySends::Ns3v329)
+    }
 }
 
 /// Per-flow counters reported in the summary.
@@ -126,6 +178,8 @@ pub struct Sender {
     state: CaState,
     /// snd_nxt when the current recovery or loss episode began (RFC 6582 "recover").
     high_seq: u64,
+    /// A partial ACK of the current recovery episode has restarted the RTO timer.
+    partial_ack_seen: bool,
     prr: Prr,
     undo: Undo,
     /// For `is_cwnd_limited` (Linux `tcp_cwnd_validate`).
@@ -161,6 +215,7 @@ impl Sender {
             peer_rwnd: u64::MAX,
             state: CaState::Open,
             high_seq: 0,
+            partial_ack_seen: false,
             prr: Prr::default(),
             undo: Undo::default(),
             max_packets_out: 0,
@@ -330,18 +385,31 @@ impl Sender {
         self.sync_sock(now);
         self.cc.on_ack(&mut self.sock, &rs);
 
+        let was_in_recovery = self.state == CaState::Recovery;
         self.update_state(advanced, io);
-        self.adjust_window(&rs, advanced, io);
-        if self.cfg.recovery_sends == RecoverySends::Ns3 && advanced && self.state == CaState::Recovery && self.snd_una < self.high_seq {
+        let ended_recovery = was_in_recovery && self.state != CaState::Recovery;
+        self.adjust_window(&rs, advanced, ended_recovery, io);
+        if self.cfg.recovery_sends.rule3() && advanced && self.state == CaState::Recovery && self.snd_una < self.high_seq {
             self.ns3_partial_ack_transmit(io);
         }
 
         if self.sb.packets_out() == 0 {
             self.rto_timer.cancel();
-        } else if advanced {
+        } else if advanced && self.restarts_rto() {
             self.rto_timer.set(now + self.rtt.rto(), io.queue, Event::Rto(self.flow));
         }
         self.send(io);
+    }
+
+    /// Whether an ACK that advanced restarts the RTO timer: always, except for the
+    /// partial ACKs after an episode's first under `PartialAckRto::First`.
+    fn restarts_rto(&mut self) -> bool {
+        if self.state != CaState::Recovery || self.snd_una >= self.high_seq {
+            return true;
+        }
+        let first = !self.partial_ack_seen;
+        self.partial_ack_seen = true;
+        first || self.cfg.partial_ack_rto == PartialAckRto::Every
     }
 
     /// Marks segments lost: RFC 6675 with SACK; without it, the head after
@@ -403,10 +471,24 @@ impl Sender {
             return self.restart_from_loss_window(io);
         }
         self.high_seq = self.snd_nxt;
+        self.partial_ack_seen = false;
         self.prr = Prr { delivered: 0, out: 0, prior_cwnd: (self.sock.cwnd as u64).max(1) };
         self.counters.fast_recovery_episodes += 1;
         io.log.log(io.now, self.flow, "recovery_enter", "fast", Some(self.snd_una));
         self.set_state(CaState::Recovery, io);
+        if self.cfg.recovery == Recovery::Classic {
+            self.sock.cwnd = self.sock.ssthresh;
+            self.retransmit_first_lost(io);
+        }
+    }
+
+    /// Classic recovery's fast retransmission, sent whatever the window (ns-3's
+    /// `DoRetransmit` on entering recovery).
+    fn retransmit_first_lost(&mut self, io: &mut Io<impl Outbox>) {
+        if let Some(i) = self.sb.next_retransmit() {
+            let s = *self.sb.get(i);
+            self.transmit(s.seq, s.len, Some(i), io);
+        }
     }
 
     /// Recovery or loss episode complete: the cumulative ACK passed `high_seq`.
@@ -454,15 +536,21 @@ impl Sender {
         true
     }
 
-    fn adjust_window(&mut self, rs: &RateSample, advanced: bool, io: &mut Io<impl Outbox>) {
+    /// The window after an ACK; `ended_recovery` says this ACK ended fast recovery,
+    /// which grows the window under PRR (Linux runs `tcp_cong_avoid` on it) but not
+    /// under classic recovery.
+    fn adjust_window(&mut self, rs: &RateSample, advanced: bool, ended_recovery: bool, io: &mut Io<impl Outbox>) {
         // Again after `on_ack` and the state machine: HyStart may have set ssthresh,
         // which decides whether the flow counts as cwnd-limited (as in Linux, where
         // `tcp_is_cwnd_limited` is read after `pkts_acked`).
         self.sync_sock(io.now);
+        let classic = self.cfg.recovery == Recovery::Classic;
         if self.cc.cong_control(&mut self.sock, rs) {
         } else if self.state == CaState::Recovery {
-            self.prr_update(rs.acked_sacked, rs.losses, advanced);
-        } else if advanced && self.sock.is_cwnd_limited {
+            if !classic {
+                self.prr_update(rs.acked_sacked, rs.losses, advanced);
+            }
+        } else if advanced && self.sock.is_cwnd_limited && !(classic && ended_recovery) {
             self.cc.cong_avoid(&mut self.sock, rs.acked_sacked);
         }
         self.sock.cwnd = self.sock.cwnd.max(1.0);
@@ -496,15 +584,18 @@ impl Sender {
     /// Whether ns-3's NextSeg rule 3 picks what to send when nothing is lost and
     /// nothing unsent (see [`RecoverySends::Ns3`]).
     fn ns3_rule3_applies(&self) -> bool {
-        self.cfg.recovery_sends == RecoverySends::Ns3 && self.cfg.sack && self.state == CaState::Recovery
+        self.cfg.recovery_sends.rule3() && self.cfg.sack && self.state == CaState::Recovery
     }
 
     /// ns-3's transmission on a partial ACK (see [`RecoverySends::Ns3`]), after its PRR
     /// update and before the window-limited sending, which it counts against.
     fn ns3_partial_ack_transmit(&mut self, io: &mut Io<impl Outbox>) {
+        if self.cfg.recovery_sends == RecoverySends::Ns3v329 {
+            self.sb.forget_head_retransmission();
+        }
         let head = *self.sb.front().expect("below the recovery point something is outstanding");
         if head.retrans {
-            return; // ns-3: "if the packet is already retransmitted do not retransmit it"
+            return; // ns-3 3.37: "if the packet is already retransmitted do not retransmit it"
         }
         if let Some(i) = (self.sb.lost_out() > 0).then(|| self.sb.next_retransmit()).flatten() {
             let s = self.sb.get(i);
@@ -740,7 +831,9 @@ mod tests {
             cwnd_validation: true,
             rtt_granularity: 0,
             cc_rtt: CcRtt::Sample,
+            recovery: Recovery::Prr,
             recovery_sends: RecoverySends::Linux,
+            partial_ack_rto: PartialAckRto::Every,
             pipe: Pipe::Linux,
             rate_samples: RateSamples::Linux,
         };
@@ -951,6 +1044,104 @@ mod tests {
         let sent = h.ack(45, 1, &[(2, 9)]);
         assert_eq!(h.s.state, CaState::Recovery);
         assert!(!sent.is_empty() && !sent.contains(&1), "{sent:?}");
+    }
+
+    #[test]
+    fn under_ns3_3_29_a_partial_ack_resends_even_a_retransmitted_head() {
+        // The case above: 1's retransmission is in flight when the ACK for 0 arrives.
+        // ns-3 3.29 clears 1's retransmitted mark and sends it again at once; the
+        // copy replaces the forgotten one in the pipe.
+        let mut h = harness("newreno", |c| {
+            c.snd_buf = 10 * MSS;
+            c.recovery_sends = RecoverySends::Ns3v329;
+        });
+        for (t, end) in (20..).zip(3..=9) {
+            h.ack(t, 0, &[(2, end)]);
+        }
+        let retransmitted = h.s.counters.retransmitted_segments;
+        let sent = h.ack(45, 1, &[(2, 9)]);
+        assert_eq!(sent.first(), Some(&1), "{sent:?}");
+        assert!(h.s.counters.retransmitted_segments > retransmitted);
+        assert!(h.s.sb.get(0).retrans, "the head counts as retransmitted again");
+    }
+
+    /// Segment 0 of the initial 10 lost, 1..=3 SACKed one by one: fast retransmit on
+    /// the third; returns what that ACK sent.
+    fn enter_recovery(h: &mut Harness) -> Vec<u64> {
+        h.ack(20, 0, &[(1, 2)]);
+        h.ack(21, 0, &[(1, 3)]);
+        h.ack(22, 0, &[(1, 4)])
+    }
+
+    #[test]
+    fn classic_recovery_holds_cwnd_at_ssthresh_from_entry_to_exit() {
+        let mut h = harness("newreno", |c| c.recovery = Recovery::Classic);
+        // Entry: ssthresh = 10 / 2 and cwnd = ssthresh at once; the hole goes though
+        // the pipe (12 sent - 3 SACKed - 1 lost + 1 retransmission = 9) exceeds it.
+        assert_eq!(enter_recovery(&mut h), vec![0]);
+        assert_eq!((h.s.sock.cwnd, h.s.sock.ssthresh), (5.0, 5.0));
+        assert_eq!(h.s.sb.in_flight(), 9);
+        // Each further SACK takes one segment out of the pipe; new data goes only
+        // once the pipe is below cwnd, which no duplicate ACK moves.
+        let mut sent = Vec::new();
+        for i in 4..12 {
+            sent.extend(h.ack(22 + i, 0, &[(1, i + 1)]));
+            assert_eq!(h.s.sock.cwnd, 5.0, "after SACK of {i}");
+            assert!(h.s.sb.in_flight() <= 5 || sent.is_empty(), "pipe {}", h.s.sb.in_flight());
+        }
+        assert_eq!(sent, vec![12, 13, 14, 15], "one new segment per SACK once the pipe is at cwnd");
+        // The ACK that ends recovery leaves cwnd at ssthresh; the next one grows it.
+        let high = h.s.high_seq / MSS;
+        h.ack(60, high, &[]);
+        assert_eq!(h.s.state, CaState::Open);
+        assert_eq!(h.s.sock.cwnd, 5.0, "no growth on the exit ACK");
+        h.ack(61, high + 1, &[]);
+        assert!(h.s.sock.cwnd > 5.0, "{}", h.s.sock.cwnd);
+    }
+
+    #[test]
+    fn prr_moves_cwnd_with_the_pipe_during_recovery() {
+        // The same ACKs under PRR (Linux): cwnd is the pipe plus PRR's quota, not
+        // ssthresh, and the exit ACK grows it.
+        let mut h = harness("newreno", |_| {});
+        enter_recovery(&mut h);
+        assert_ne!(h.s.sock.cwnd, 5.0);
+        for i in 4..12 {
+            h.ack(22 + i, 0, &[(1, i + 1)]);
+        }
+        let high = h.s.high_seq / MSS;
+        h.ack(60, high, &[]);
+        assert!(h.s.sock.cwnd > 5.0 && h.s.sock.cwnd < 6.0, "{}", h.s.sock.cwnd);
+    }
+
+    /// Segments 0, 2, 4 and 6 lost without SACK: NewReno repairs one hole per
+    /// partial ACK. Returns the RTO deadline after each partial ACK.
+    fn deadlines_over_partial_acks(partial_ack_rto: PartialAckRto) -> Vec<Time> {
+        let mut h = harness("newreno", |c| {
+            c.sack = false;
+            c.partial_ack_rto = partial_ack_rto;
+        });
+        for t in 20..23 {
+            h.ack(t, 0, &[]);
+        }
+        assert_eq!(h.s.state, CaState::Recovery);
+        [(100, 2), (200, 4), (300, 6)]
+            .iter()
+            .map(|&(t, ack)| {
+                h.ack(t, ack, &[]);
+                assert_eq!(h.s.state, CaState::Recovery);
+                h.s.rto_timer.deadline().expect("the RTO is armed")
+            })
+            .collect()
+    }
+
+    #[test]
+    fn only_the_first_partial_ack_restarts_the_timer_when_impatient() {
+        let steady = deadlines_over_partial_acks(PartialAckRto::Every);
+        assert!(steady[1] > steady[0] && steady[2] > steady[1], "{steady:?}");
+        let impatient = deadlines_over_partial_acks(PartialAckRto::First);
+        assert_eq!(impatient[0], steady[0], "the first partial ACK restarts it");
+        assert_eq!((impatient[1], impatient[2]), (impatient[0], impatient[0]), "the others do not");
     }
 
     #[test]

@@ -64,7 +64,7 @@ pub enum Pipe {
 }
 
 /// How the window moves during fast recovery (`tcp.recovery`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Recovery {
     /// Proportional Rate Reduction (RFC 6937), as Linux `tcp_cwnd_reduction` and
@@ -84,7 +84,7 @@ pub enum Recovery {
 /// Which partial ACKs (those that advance snd_una in recovery but not past the
 /// recovery point) restart the retransmission timer (`tcp.partial_ack_rto`), RFC
 /// 6582 section 4's two variants.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PartialAckRto {
     /// Every one, like any ACK that advances (Linux; RFC 6582's "Slow-but-Steady").

@@ -139,7 +139,14 @@ fn chunk_mi(slot: usize, g: f64) -> f64 {
 pub fn effective_sinr_db(mean_lin: f64, ratios: &[f64], out: &mut EffectiveSinr) {
     let t = tables();
     let n = ratios.len().max(1) as f64;
+    // Every chunk beyond a table's end carries full information: no sum needed (in LoS
+    // the common case for QPSK and 16QAM).
+    let weakest = mean_lin * ratios.iter().fold(f64::INFINITY, |m, &r| m.min(r));
     for (slot, table) in t.iter().enumerate() {
+        if weakest > table.end_lin {
+            out[slot] = f64::INFINITY;
+            continue;
+        }
         let sum: f64 = ratios.iter().map(|&r| table.mi(mean_lin * r)).sum();
         out[slot] = table.sinr_db(sum / n);
     }
@@ -219,6 +226,14 @@ mod tests {
         // All chunks beyond the table's end: full information, infinite effective SINR.
         effective_sinr_db(1e3, &[1.0; 72], &mut out);
         assert_eq!(out, [f64::INFINITY; 3]);
+        // One chunk below QPSK's end keeps its information finite: 71 chunks at MI 1
+        // and one at 0 dB (MI 0.49) -> mean 0.9929, a finite effective SINR.
+        let mut r = [1.0; 72];
+        r[5] = 1.0 / 20.0; // 20 x 1/20 = 1 (0 dB); the rest at 13 dB
+        effective_sinr_db(20.0, &r, &mut out);
+        let want = tables()[0].sinr_db((71.0 + chunk_mi(0, 1.0)) / 72.0);
+        assert!(out[0].is_finite() && (out[0] - want).abs() < 1e-12, "{}", out[0]);
+        assert!(out[1].is_finite() && out[2].is_finite());
     }
 
     #[test]

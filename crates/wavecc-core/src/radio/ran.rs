@@ -288,7 +288,12 @@ impl Ran {
             ue.sinr_db = self.dl_power_dbm + ue.gain_db[s] - linear_to_db(noise_mw + interference_mw);
             ue.ul_sinr_db = self.ul_power_dbm + ue.gain_db[s] - self.noise_dbm;
             effective_sinrs(ue.channels[s].chunk_gain_ratios(), ue.sinr_db, &mut ue.eff_sinr_db);
-            effective_sinrs(ue.channels[s].chunk_gain_ratios(), ue.ul_sinr_db, &mut ue.ul_eff_sinr_db);
+            if ue.ul_sinr_db == ue.sinr_db {
+                // Same powers, no interference: the same chunks, the same result.
+                ue.ul_eff_sinr_db = ue.eff_sinr_db;
+            } else {
+                effective_sinrs(ue.channels[s].chunk_gain_ratios(), ue.ul_sinr_db, &mut ue.ul_eff_sinr_db);
+            }
             // Link adaptation acts on the previous report: one update of CQI delay.
             let reported = ue.reported_eff_db.unwrap_or(ue.eff_sinr_db);
             let reported_ul = ue.reported_ul_eff_db.unwrap_or(ue.ul_eff_sinr_db);

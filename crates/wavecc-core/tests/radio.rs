@@ -132,6 +132,9 @@ fn the_handover_filter_damps_ping_pong_from_beamforming_draws() {
     let run = |filter_s: f64| {
         let mut cfg = scenario("fbtcp-1", Some(6.0), &("[[radio.gnbs]]\nposition = [60.0, 0.0, 15.0]\n".to_string() + &udp_flow(1e8, 0)));
         let r = cfg.radio.as_mut().unwrap();
+        // The wideband channel's independent 100 ms draws (10-90% 6 dB apart) are what
+        // makes a raw measurement ping-pong; fbtcp-1 itself uses the multipath channel.
+        r.ns3_mmwave.channel = wavecc_core::radio::Ns3Channel::Wideband;
         r.obstacles.clear();
         r.handover.filter_s = filter_s;
         r.ues[0].position = [5.0, 10.0, 1.5];

@@ -69,16 +69,23 @@ const PARTLY_COHERENT_ABOVE_DB: f64 = 10.0;
 const COHERENT_PHASE_SD: f64 = 0.6866;
 const PARTLY_COHERENT_PHASE_SD: f64 = 1.4689;
 
-/// `exp(-j 2 pi k w tau)` per chunk k and tap (w the chunk width): the frequency part of
-/// the delay phase that does not depend on the carrier (shared by all channels).
-fn chunk_phasors() -> &'static [[(f64, f64); TAPS]; CHUNKS] {
-    static TABLE: std::sync::OnceLock<[[(f64, f64); TAPS]; CHUNKS]> = std::sync::OnceLock::new();
+/// `exp(-j 2 pi k w tau)` per tap and chunk k (w the chunk width), real and imaginary
+/// parts apart so that the per-chunk sums run over contiguous arrays (vectorised): the
+/// frequency part of the delay phase that does not depend on the carrier.
+struct ChunkPhasors {
+    re: [[f64; CHUNKS]; TAPS],
+    im: [[f64; CHUNKS]; TAPS],
+}
+
+fn chunk_phasors() -> &'static ChunkPhasors {
+    static TABLE: std::sync::OnceLock<ChunkPhasors> = std::sync::OnceLock::new();
     TABLE.get_or_init(|| {
-        let mut t = [[(0.0, 0.0); TAPS]; CHUNKS];
-        for (k, row) in t.iter_mut().enumerate() {
-            for (n, z) in row.iter_mut().enumerate() {
+        let mut t = ChunkPhasors { re: [[0.0; CHUNKS]; TAPS], im: [[0.0; CHUNKS]; TAPS] };
+        for n in 0..TAPS {
+            for k in 0..CHUNKS {
                 let phase = -std::f64::consts::TAU * k as f64 * CHUNK_WIDTH_HZ * f64::from(TAP_DELAY_NS[n]) * 1e-9;
-                *z = (phase.cos(), phase.sin());
+                t.re[n][k] = phase.cos();
+                t.im[n][k] = phase.sin();
             }
         }
         t
@@ -186,14 +193,17 @@ impl Multipath {
             tap.1 += c.1;
         }
         let phasors = chunk_phasors();
-        let mut sum = 0.0;
-        for (k, row) in phasors.iter().enumerate() {
-            let (mut re, mut im) = (0.0, 0.0);
-            for (c, z) in taps.iter().zip(row) {
-                re += c.0 * z.0 - c.1 * z.1;
-                im += c.0 * z.1 + c.1 * z.0;
+        let (mut re, mut im) = ([0.0; CHUNKS], [0.0; CHUNKS]);
+        for (n, c) in taps.iter().enumerate() {
+            let (pr, pi) = (&phasors.re[n], &phasors.im[n]);
+            for k in 0..CHUNKS {
+                re[k] += c.0 * pr[k] - c.1 * pi[k];
+                im[k] += c.0 * pi[k] + c.1 * pr[k];
             }
-            let g = re * re + im * im;
+        }
+        let mut sum = 0.0;
+        for k in 0..CHUNKS {
+            let g = re[k] * re[k] + im[k] * im[k];
             self.ratios[k] = g;
             sum += g;
         }

@@ -6,7 +6,8 @@
 //!   ns3-mmwave `src/mmwave/model/buildings-obstacle-propagation-loss-model.cc`), blocked
 //!   links get the measured blockage ramp of the same file (`g_blockage_down` /
 //!   `g_blockage_up`, driven by `MmWaveLosTracker`), and a beamforming + fading gain
-//!   redrawn every 100 ms with the spec's distribution.
+//!   redrawn every 100 ms with the spec's distribution (`channel = "wideband"`) or the
+//!   module's frequency-selective 20-path gain (`channel = "multipath"`, `multipath.rs`).
 //! * `3gpp` ([`ThreeGppParams`]): 3GPP TR 38.901 V16/V17 Table 7.4.1-1 UMi street canyon
 //!   / UMa path loss, log-normal shadowing with Table 7.5-6 decorrelation distances,
 //!   per-obstacle-class blockage losses.

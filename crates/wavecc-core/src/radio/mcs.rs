@@ -10,6 +10,7 @@
 //!   SINR thresholds from the gap-attenuated Shannon mapping [`nr_sinr_threshold_db`]
 //!   fitted to that ns-3 table.
 
+use super::miesm::{modulation_slot, EffectiveSinr};
 use crate::engine::Time;
 
 /// Slot timing the scheduler works with.
@@ -258,17 +259,34 @@ impl McsTable {
     /// none. Closed form of [`McsTable::bler`] <= target: `sinr >= threshold + ln((1/T -
     /// 1)/9)/slope` (the offset is exactly 0 for T = 0.1).
     pub fn select(&self, sinr_db: f64, target_bler: f64) -> u8 {
-        let offset = if target_bler >= 1.0 {
-            f64::NEG_INFINITY
-        } else if target_bler <= 0.0 || target_bler.is_nan() {
-            f64::INFINITY
-        } else {
-            ((1.0 / target_bler - 1.0) / 9.0).ln() / self.slope_per_db
-        };
+        let offset = bler_offset_db(target_bler, self.slope_per_db);
         let n = self
             .entries
             .partition_point(|e| e.sinr_db + offset <= sinr_db);
         self.entries[n.saturating_sub(1)].mcs
+    }
+
+    /// Highest MCS whose TB error is <= `target_bler` at the effective SINR of its own
+    /// modulation (`effective[modulation_slot(order)]`), walking up from the lowest and
+    /// stopping at the first that fails, as the module's AMC does
+    /// (`MmWaveAmc::CreateCqiFeedbackWbTdma`); the lowest MCS when none. With the same
+    /// SINR for every modulation this is [`McsTable::select`].
+    pub fn select_effective(&self, effective: &EffectiveSinr, target_bler: f64) -> u8 {
+        let offset = bler_offset_db(target_bler, self.slope_per_db);
+        let mut chosen = self.entries[0].mcs;
+        for e in &self.entries {
+            if e.sinr_db + offset > effective[modulation_slot(e.modulation_order)] {
+                break;
+            }
+            chosen = e.mcs;
+        }
+        chosen
+    }
+
+    /// Which effective SINR a TB at `mcs` meets (index into [`EffectiveSinr`]).
+    #[inline]
+    pub fn modulation_slot(&self, mcs: u8) -> usize {
+        modulation_slot(self.entry(mcs).modulation_order)
     }
 
     /// Transport-block bits one data symbol carries (whole band) at `mcs`.
@@ -289,6 +307,18 @@ impl McsTable {
     pub fn bler(&self, mcs: u8, sinr_db: f64) -> f64 {
         let thr = self.entry(mcs).sinr_db;
         1.0 / (1.0 + 9.0 * (self.slope_per_db * (sinr_db - thr)).exp())
+    }
+}
+
+/// SINR above the 10% threshold (dB) at which the logistic error curve reaches
+/// `target_bler`: `ln((1/T - 1)/9) / slope` (0 for T = 0.1).
+fn bler_offset_db(target_bler: f64, slope_per_db: f64) -> f64 {
+    if target_bler >= 1.0 {
+        f64::NEG_INFINITY
+    } else if target_bler <= 0.0 || target_bler.is_nan() {
+        f64::INFINITY
+    } else {
+        ((1.0 / target_bler - 1.0) / 9.0).ln() / slope_per_db
     }
 }
 
@@ -394,6 +424,28 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn select_effective_uses_each_modulations_sinr() {
+        let t = McsTable::ns3_mmwave();
+        // Equal SINRs: the same choice as select.
+        for k in 0..500 {
+            let s = -12.0 + 0.09 * k as f64;
+            for target in [0.01, 0.1, 0.3] {
+                assert_eq!(t.select_effective(&[s; 3], target), t.select(s, target), "{s} {target}");
+            }
+        }
+        // QPSK up to MCS 8 (0.8 dB), 16QAM MCS 10-16 (3.9-8.6 dB), 64QAM 18-28.
+        // 64QAM effective SINR low: stops at 16QAM's best that passes.
+        assert_eq!(t.select_effective(&[30.0, 9.0, 5.0], 0.1), 16);
+        // 16QAM fails at its first entry (MCS 10 needs 3.9 dB): stops at MCS 8 even though
+        // 64QAM would pass (the module's AMC stops at the first failure).
+        assert_eq!(t.select_effective(&[30.0, 3.0, 30.0], 0.1), 8);
+        assert_eq!(t.select_effective(&[-30.0, 30.0, 30.0], 0.1), 0);
+        assert_eq!(t.modulation_slot(8), 0);
+        assert_eq!(t.modulation_slot(10), 1);
+        assert_eq!(t.modulation_slot(28), 2);
     }
 
     #[test]

@@ -7,7 +7,9 @@
 
 mod geometry;
 mod mcs;
+mod miesm;
 mod mobility;
+mod multipath;
 mod propagation;
 mod ran;
 mod rlc;
@@ -16,7 +18,7 @@ mod scheduler;
 pub use geometry::{blockers, LosTest, Obstacle, ObstacleClass, Point};
 pub use mcs::{ir_effective_sinr_db, thermal_noise_dbm, McsTable, Numerology};
 pub use mobility::{blocked_intervals, Leg, Trajectory, Waypoint};
-pub use propagation::{Channel, Ns3MmwaveParams, Profile, ThreeGppParams};
+pub use propagation::{Channel, Ns3Channel, Ns3MmwaveParams, Profile, ThreeGppParams};
 pub use ran::{Ran, RadioEvent, UeSnapshot};
 pub use rlc::{RlcConfig, RlcEntity, RlcStats, SlotChannel, MAX_HARQ_ATTEMPTS};
 pub use scheduler::{Demand, SchedulerKind};

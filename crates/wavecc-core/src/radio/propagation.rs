@@ -6,7 +6,9 @@
 //!   ns3-mmwave `src/mmwave/model/buildings-obstacle-propagation-loss-model.cc`), blocked
 //!   links get the measured blockage ramp of the same file (`g_blockage_down` /
 //!   `g_blockage_up`, driven by `MmWaveLosTracker`), and a beamforming + fading gain
-//!   redrawn every 100 ms with the distribution of that table.
+//!   redrawn every 100 ms, either wideband with the distribution of that table
+//!   (`channel = "wideband"`) or the module's frequency-selective 20-path gain
+//!   (`channel = "multipath"`, `multipath.rs`).
 //! * `3gpp` ([`ThreeGppParams`]): 3GPP TR 38.901 V16/V17 Table 7.4.1-1 UMi street canyon
 //!   / UMa path loss, log-normal shadowing with Table 7.5-6 decorrelation distances,
 //!   per-obstacle-class blockage losses.
@@ -16,6 +18,7 @@
 //! only while a ramp runs or when shadowing is advanced).
 
 use super::geometry::{LosTest, ObstacleClass, Point};
+use super::multipath::{draw_amplitudes, relative_speed, Multipath};
 use super::mcs::{
     McsTable, NR_DEFAULT_DATA_SYMBOLS, NrMcsTable, Numerology, nr_prbs, thermal_noise_dbm,
 };
@@ -61,6 +64,22 @@ pub struct Ns3MmwaveParams {
     pub bf_gain_max_db: f64,
     /// Redraw period of that gain (s), independent of position (reference network: 100 ms).
     pub bf_redraw_s: f64,
+    /// How the beamforming + fading gain is modelled: `wideband` (one gain per redraw
+    /// from the distribution above) or `multipath` (the module's 20-path,
+    /// 72-chunk frequency-selective gain with Doppler, see `multipath.rs`; the
+    /// `bf_gain_*` keys are then unused).
+    pub channel: Ns3Channel,
+}
+
+/// The ns3-mmwave profile's beamforming + fading gain model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Ns3Channel {
+    /// One wideband gain per redraw; TBs see a flat channel.
+    #[default]
+    Wideband,
+    /// Per-chunk gains; MCS choice and TB errors from the chunks' mutual information.
+    Multipath,
 }
 
 impl Default for Ns3MmwaveParams {
@@ -79,6 +98,7 @@ impl Default for Ns3MmwaveParams {
             bf_gain_min_db: 20.0,
             bf_gain_max_db: 32.0,
             bf_redraw_s: 0.1,
+            channel: Ns3Channel::Wideband,
         }
     }
 }
@@ -607,6 +627,10 @@ struct Ns3State {
     bf_gain_db: f64,
     /// Index of the redraw period the current draw belongs to.
     bf_epoch: f64,
+    /// The frequency-selective gain (`channel = "multipath"`) and the UE's position at
+    /// the last update (for its velocity).
+    multipath: Option<Box<Multipath>>,
+    last_ue: Point,
     /// `nlosSamples`: progress of the drop phase (0..=340).
     n_down: f64,
     /// `losSamples`: progress of the recovery phase (0..340).
@@ -698,6 +722,11 @@ impl Channel {
                 bf_redraw_s: p.bf_redraw_s,
                 bf_gain_db: p.bf_gain_mean_db,
                 bf_epoch: f64::NEG_INFINITY,
+                multipath: match p.channel {
+                    Ns3Channel::Wideband => None,
+                    Ns3Channel::Multipath => Some(Box::new(Multipath::new(p.carrier_hz))),
+                },
+                last_ue: Point::default(),
                 n_down: 0.0,
                 n_up: 0.0,
             }),
@@ -768,10 +797,24 @@ impl Channel {
                 // The epoch index gets a 1e-9 relative tolerance so that t = k x period
                 // computed from integer nanoseconds lands in epoch k.
                 let epoch = (t_s / s.bf_redraw_s + 1e-9).floor();
-                if first || epoch > s.bf_epoch {
+                let redraw = first || epoch > s.bf_epoch;
+                if redraw {
+                    s.bf_epoch = epoch;
+                }
+                if let Some(mp) = s.multipath.as_deref_mut() {
+                    // The module's instance redraw, then its gain formula at this time
+                    // and the UE's velocity (the gNB does not move).
+                    if redraw {
+                        let mut spare = None;
+                        mp.set_instance(draw_amplitudes(rng, &mut |r| std_normal(r, &mut spare)));
+                    }
+                    let speed = if first { 0.0 } else { relative_speed(s.last_ue, ue, dt) };
+                    mp.evaluate(t_s, speed);
+                    s.bf_gain_db = mp.wideband_gain_db();
+                    s.last_ue = ue;
+                } else if redraw {
                     let u: f64 = rng.random::<f64>();
                     s.bf_gain_db = interp(&s.bf_knots, u);
-                    s.bf_epoch = epoch;
                 }
                 // LoS path loss: 61.4 + 20 log10(d), d = 3D distance (docs/model.md's table;
                 // `mmWaveLosLoss`), d floored at 1 m.
@@ -878,7 +921,16 @@ impl Channel {
         self.path_loss_db
     }
 
-    /// Current beamforming gain (dB): the ns3 draw, or the 3gpp array gains.
+    /// Per-chunk gain over the wideband gain (`multipath` channel), else none (flat).
+    pub fn chunk_gain_ratios(&self) -> Option<&[f64]> {
+        match &self.model {
+            Model::Ns3(s) => s.multipath.as_deref().map(|m| &m.chunk_ratios()[..]),
+            Model::Gpp(_) => None,
+        }
+    }
+
+    /// Current beamforming gain (dB): the ns3 draw (multipath: its wideband mean), or
+    /// the 3gpp array gains.
     pub fn beamforming_gain_db(&self) -> f64 {
         match &self.model {
             Model::Ns3(s) => s.bf_gain_db,
@@ -1334,6 +1386,74 @@ mod tests {
             .sum::<f64>()
             / (n - l) as f64;
         assert!((c / var - (-1.0f64).exp()).abs() < 0.07, "corr {}", c / var);
+    }
+
+    fn multipath() -> Profile {
+        Profile::Ns3Mmwave(Ns3MmwaveParams {
+            channel: Ns3Channel::Multipath,
+            ..Default::default()
+        })
+    }
+
+    #[test]
+    fn multipath_instances_are_redrawn_every_100_ms() {
+        // A motionless UE: the chunk gains change exactly on the 100 ms grid.
+        let mut ch = Channel::new(&multipath(), rng(21));
+        let ue = Point::new(0.0, 68.0, 1.5);
+        let mut last: Vec<f64> = Vec::new();
+        let mut changes = Vec::new();
+        for k in 0..1000u64 {
+            ch.update(k as f64 * 1e-3, GNB, ue, &[]);
+            let r = ch.chunk_gain_ratios().unwrap().to_vec();
+            assert_eq!(r.len(), 72);
+            if r != last {
+                changes.push(k);
+                last = r;
+            }
+        }
+        assert_eq!(changes, (0..10).map(|i| i * 100).collect::<Vec<_>>());
+        // The reported gain is the chunks' mean: beamforming gain minus path loss.
+        let d = GNB.distance(ue);
+        assert!((ch.gain_db() - (ch.beamforming_gain_db() - 61.4 - 20.0 * d.log10())).abs() < 1e-9);
+        let mean = last.iter().sum::<f64>() / 72.0;
+        assert!((mean - 1.0).abs() < 1e-12);
+        // The wideband channel has no chunks.
+        let mut flat = Channel::new(&ns3(), rng(21));
+        flat.update(0.0, GNB, ue, &[]);
+        assert!(flat.chunk_gain_ratios().is_none());
+    }
+
+    #[test]
+    fn multipath_gain_moves_with_the_ue_between_redraws() {
+        // Walking at 1.5 m/s along x (relative speed +1.5): the gains change from one
+        // 1 ms update to the next inside a redraw period; the same walk along -x gives
+        // another pattern (the module's speed is a signed component sum).
+        let walk = |vx: f64| {
+            let mut ch = Channel::new(&multipath(), rng(22));
+            let mut out = Vec::new();
+            for k in 0..50u64 {
+                let t = 1.0 + k as f64 * 1e-3;
+                ch.update(t, GNB, Point::new(vx * t, 68.0, 1.5), &[]);
+                out.push(ch.gain_db());
+            }
+            out
+        };
+        let east = walk(1.5);
+        assert!(east.windows(2).skip(1).all(|w| w[0] != w[1]));
+        assert_ne!(east[10..], walk(-1.5)[10..]);
+        // Blockage adds the same steady loss to every chunk (ratios unchanged).
+        let mut a = Channel::new(&multipath(), rng(23));
+        let mut b = Channel::new(&multipath(), rng(23));
+        let ue = Point::new(0.0, 68.0, 1.5);
+        let ga = a.update(0.0, GNB, ue, &[]);
+        let gb = b.update(0.0, GNB, ue, &B);
+        assert!((ga - gb - NS3_TRACE_STEADY_DB).abs() < 1e-9);
+        assert_eq!(a.chunk_gain_ratios(), b.chunk_gain_ratios());
+        // serde: "multipath" / "wideband", anything else refused.
+        let q: Ns3MmwaveParams = serde_json::from_str(r#"{"channel": "multipath"}"#).unwrap();
+        assert_eq!(q.channel, Ns3Channel::Multipath);
+        assert_eq!(Ns3MmwaveParams::default().channel, Ns3Channel::Wideband);
+        assert!(serde_json::from_str::<Ns3MmwaveParams>(r#"{"channel": "flat"}"#).is_err());
     }
 
     #[test]

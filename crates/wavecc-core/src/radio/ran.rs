@@ -7,6 +7,7 @@
 
 use super::geometry::{blockers, LosTest, Obstacle, ObstacleClass, Point};
 use super::mcs::McsTable;
+use super::miesm::{effective_sinr_db, flat, EffectiveSinr};
 use super::mobility::Trajectory;
 use super::propagation::Channel;
 use super::rlc::{RlcConfig, RlcEntity, SlotChannel};
@@ -36,11 +37,15 @@ struct Ue {
     filtered_gain_db: Vec<f64>,
     blocked: Vec<bool>,
     serving: usize,
-    /// Downlink and uplink SINR now, and the downlink's as last reported (CQI).
+    /// Downlink and uplink SINR now (wideband: the chunks' mean-linear SINR, what the
+    /// module reports), their effective SINR per modulation (what TBs meet), and the
+    /// effective SINRs as last reported (CQI); `None` before the first report.
     sinr_db: f64,
-    reported_sinr_db: f64,
     ul_sinr_db: f64,
-    reported_ul_sinr_db: f64,
+    eff_sinr_db: EffectiveSinr,
+    ul_eff_sinr_db: EffectiveSinr,
+    reported_eff_db: Option<EffectiveSinr>,
+    reported_ul_eff_db: Option<EffectiveSinr>,
     mcs: u8,
     ul_mcs: u8,
     dl: RlcEntity,
@@ -146,9 +151,11 @@ impl Ran {
                     blocked: vec![false; gnbs.len()],
                     serving: 0,
                     sinr_db: f64::NEG_INFINITY,
-                    reported_sinr_db: f64::NAN,
                     ul_sinr_db: f64::NEG_INFINITY,
-                    reported_ul_sinr_db: f64::NAN,
+                    eff_sinr_db: flat(f64::NEG_INFINITY),
+                    ul_eff_sinr_db: flat(f64::NEG_INFINITY),
+                    reported_eff_db: None,
+                    reported_ul_eff_db: None,
                     mcs: 0,
                     ul_mcs: 0,
                     dl: entity(cfg.rlc_buffer_bytes, 0, format!("radio/harq/ue{u}/dl")),
@@ -280,13 +287,20 @@ impl Ran {
                 .sum();
             ue.sinr_db = self.dl_power_dbm + ue.gain_db[s] - linear_to_db(noise_mw + interference_mw);
             ue.ul_sinr_db = self.ul_power_dbm + ue.gain_db[s] - self.noise_dbm;
+            effective_sinrs(ue.channels[s].chunk_gain_ratios(), ue.sinr_db, &mut ue.eff_sinr_db);
+            if ue.ul_sinr_db == ue.sinr_db {
+                // Same powers, no interference: the same chunks, the same result.
+                ue.ul_eff_sinr_db = ue.eff_sinr_db;
+            } else {
+                effective_sinrs(ue.channels[s].chunk_gain_ratios(), ue.ul_sinr_db, &mut ue.ul_eff_sinr_db);
+            }
             // Link adaptation acts on the previous report: one update of CQI delay.
-            let reported = if ue.reported_sinr_db.is_nan() { ue.sinr_db } else { ue.reported_sinr_db };
-            let reported_ul = if ue.reported_ul_sinr_db.is_nan() { ue.ul_sinr_db } else { ue.reported_ul_sinr_db };
-            ue.mcs = self.table.select(reported, self.target_bler);
-            ue.ul_mcs = self.table.select(reported_ul, self.target_bler);
-            ue.reported_sinr_db = ue.sinr_db;
-            ue.reported_ul_sinr_db = ue.ul_sinr_db;
+            let reported = ue.reported_eff_db.unwrap_or(ue.eff_sinr_db);
+            let reported_ul = ue.reported_ul_eff_db.unwrap_or(ue.ul_eff_sinr_db);
+            ue.mcs = self.table.select_effective(&reported, self.target_bler);
+            ue.ul_mcs = self.table.select_effective(&reported_ul, self.target_bler);
+            ue.reported_eff_db = Some(ue.eff_sinr_db);
+            ue.reported_ul_eff_db = Some(ue.ul_eff_sinr_db);
             ue.sinr_sum_db += ue.sinr_db;
             ue.sinr_samples += 1;
             let blocked = ue.blocked[s];
@@ -338,8 +352,8 @@ impl Ran {
         ue.candidate = None;
         ue.handovers += 1;
         ue.interrupted_until = now + self.interruption;
-        ue.reported_sinr_db = f64::NAN;
-        ue.reported_ul_sinr_db = f64::NAN;
+        ue.reported_eff_db = None;
+        ue.reported_ul_eff_db = None;
         match self.forwarding {
             Forwarding::Lossless => {
                 ue.dl.reestablish(ue.interrupted_until);
@@ -381,7 +395,7 @@ impl Ran {
         let mut left = self.data_symbols;
         for &u in members.iter() {
             let ue = &mut self.ues[u];
-            let ch = SlotChannel { table, mcs: ue.ul_mcs, sinr_db: ue.ul_sinr_db };
+            let ch = SlotChannel { table, mcs: ue.ul_mcs, sinr_db: ue.ul_eff_sinr_db };
             let want = ue.ul.demand_symbols(now, &ch).min(left);
             if want > 0 {
                 left -= ue.ul.transmit(now, want, &ch);
@@ -390,7 +404,7 @@ impl Ran {
         self.scratch_demands.clear();
         for &u in members.iter() {
             let ue = &self.ues[u];
-            let ch = SlotChannel { table, mcs: ue.mcs, sinr_db: ue.sinr_db };
+            let ch = SlotChannel { table, mcs: ue.mcs, sinr_db: ue.eff_sinr_db };
             let bits_per_symbol = table.bits_per_symbol(ue.mcs);
             self.scratch_demands.push(Demand { symbols: ue.dl.demand_symbols(now, &ch), bits_per_symbol, average_bits: ue.pf_average_bits });
         }
@@ -399,7 +413,7 @@ impl Ran {
         let gnb = &mut self.gnbs[g];
         for (k, &u) in members.iter().enumerate() {
             let ue = &mut self.ues[u];
-            let ch = SlotChannel { table, mcs: ue.mcs, sinr_db: ue.sinr_db };
+            let ch = SlotChannel { table, mcs: ue.mcs, sinr_db: ue.eff_sinr_db };
             let mut used = 0;
             if self.scratch_shares[k] > 0 {
                 let (tbs, bytes) = (ue.dl.stats.tbs + ue.dl.stats.harq_retx, ue.dl.stats.tx_bytes);
@@ -449,6 +463,17 @@ impl Ran {
 
     pub fn cell_summary(&self, g: usize) -> CellSummary {
         CellSummary { cell: g as u32, transport_blocks: self.gnbs[g].tbs, bytes_transmitted: self.gnbs[g].bytes }
+    }
+}
+
+/// The effective SINR per modulation of a TB over the chunks (`ratios` of the gain over
+/// its wideband value, from the serving channel) at wideband SINR `sinr_db`; a flat
+/// channel (no ratios) meets `sinr_db` itself. Interference, computed wideband, is
+/// spread evenly over the chunks.
+fn effective_sinrs(ratios: Option<&[f64]>, sinr_db: f64, out: &mut EffectiveSinr) {
+    match ratios {
+        Some(r) => effective_sinr_db(db_to_linear(sinr_db), r, out),
+        None => *out = flat(sinr_db),
     }
 }
 

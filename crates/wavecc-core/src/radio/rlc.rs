@@ -14,6 +14,7 @@
 //! module's `MaxTxBufferSize`: an arriving SDU that does not fit is dropped whole.
 
 use super::mcs::{ir_effective_sinr_db, McsTable};
+use super::miesm::{flat, EffectiveSinr};
 use crate::engine::{Rng, RngExt, Time};
 use crate::net::Packet;
 use crate::tcp::RangeSet;
@@ -46,11 +47,22 @@ pub struct SlotChannel<'a> {
     pub table: &'a McsTable,
     /// MCS chosen by link adaptation for new TBs.
     pub mcs: u8,
-    /// The SINR the TBs actually meet, dB.
-    pub sinr_db: f64,
+    /// The SINR the TBs actually meet, dB: effective SINR per modulation (all equal on a
+    /// flat channel, see `miesm.rs`).
+    pub sinr_db: EffectiveSinr,
 }
 
-impl SlotChannel<'_> {
+impl<'a> SlotChannel<'a> {
+    /// A flat channel: every modulation meets `sinr_db`.
+    pub fn flat(table: &'a McsTable, mcs: u8, sinr_db: f64) -> Self {
+        SlotChannel { table, mcs, sinr_db: flat(sinr_db) }
+    }
+
+    /// The effective SINR a TB at `mcs` meets.
+    fn sinr_for(&self, mcs: u8) -> f64 {
+        self.sinr_db[self.table.modulation_slot(mcs)]
+    }
+
     fn symbols_for(&self, bytes: u64, mcs: u8) -> u32 {
         let bits = u64::from(self.table.bits_per_symbol(mcs)).max(1);
         (bytes * 8).div_ceil(bits) as u32
@@ -205,7 +217,7 @@ impl RlcEntity {
             left -= need;
             self.stats.harq_retx += 1;
             self.stats.tx_bytes += tb.end - tb.start;
-            tb.sinrs_db[tb.attempts as usize] = ch.sinr_db;
+            tb.sinrs_db[tb.attempts as usize] = ch.sinr_for(tb.mcs);
             tb.attempts += 1;
             if self.decodes(&tb, ch.table) {
                 self.received.insert(tb.start, tb.end);
@@ -248,7 +260,7 @@ impl RlcEntity {
         self.stats.tbs += 1;
         self.stats.tx_bytes += end - start;
         let mut sinrs_db = [0.0; MAX_HARQ_ATTEMPTS];
-        sinrs_db[0] = ch.sinr_db;
+        sinrs_db[0] = ch.sinr_for(ch.mcs);
         let tb = Tb { start, end, mcs: ch.mcs, attempts: 1, sinrs_db, ready: now + self.cfg.harq_rtt };
         if self.decodes(&tb, ch.table) {
             self.received.insert(start, end);
@@ -350,7 +362,7 @@ mod tests {
         assert_eq!((e.stats.sdus_accepted, e.stats.sdus_dropped), (2, 1));
         // Once sent, the bytes no longer count against the limit.
         let table = McsTable::ns3_mmwave();
-        let ch = SlotChannel { table: &table, mcs: 28, sinr_db: 40.0 };
+        let ch = SlotChannel::flat(&table, 28, 40.0);
         e.transmit(0, 22, &ch);
         assert_eq!(e.new_bytes(), 0);
         assert!(e.enqueue(100_000, pkt(3000, 1500)).is_ok());
@@ -359,7 +371,7 @@ mod tests {
     #[test]
     fn a_clean_channel_delivers_everything_in_order_in_one_slot() {
         let table = McsTable::ns3_mmwave();
-        let ch = SlotChannel { table: &table, mcs: 28, sinr_db: 40.0 };
+        let ch = SlotChannel::flat(&table, 28, 40.0);
         let mut e = entity(1 << 20, 0);
         for i in 0..20 {
             e.enqueue(0, pkt(i * 1500, 1500)).unwrap();
@@ -377,7 +389,7 @@ mod tests {
     fn a_slot_carries_only_what_its_symbols_hold_and_segments_sdus() {
         let table = McsTable::ns3_mmwave();
         // MCS 0: 90 Mb/s x 100 us = 1125 bytes per 22-symbol slot, less than one SDU.
-        let ch = SlotChannel { table: &table, mcs: 0, sinr_db: 40.0 };
+        let ch = SlotChannel::flat(&table, 0, 40.0);
         let mut e = entity(1 << 20, 0);
         e.enqueue(0, pkt(0, 1500)).unwrap();
         let mut out = Vec::new();
@@ -394,8 +406,8 @@ mod tests {
         let table = McsTable::ns3_mmwave();
         // SINR 10 dB below MCS 28's threshold: nearly every attempt fails at first,
         // and IR combining or ARQ must eventually get every byte through.
-        let bad = SlotChannel { table: &table, mcs: 28, sinr_db: 10.0 };
-        let good = SlotChannel { table: &table, mcs: 28, sinr_db: 40.0 };
+        let bad = SlotChannel::flat(&table, 28, 10.0);
+        let good = SlotChannel::flat(&table, 28, 40.0);
         let mut e = entity(1 << 20, 0);
         for i in 0..50 {
             e.enqueue(0, pkt(i * 1500, 1500)).unwrap();
@@ -411,7 +423,7 @@ mod tests {
     #[test]
     fn after_max_retx_failures_the_bytes_wait_for_the_arq_delay() {
         let table = McsTable::ns3_mmwave();
-        let dead = SlotChannel { table: &table, mcs: 28, sinr_db: -30.0 };
+        let dead = SlotChannel::flat(&table, 28, -30.0);
         let mut e = entity(1 << 20, 0);
         e.enqueue(0, pkt(0, 1500)).unwrap();
         let mut out = Vec::new();
@@ -419,7 +431,7 @@ mod tests {
         run(&mut e, &dead, 0, 1_300_000, &mut out);
         assert_eq!((e.stats.tbs, e.stats.harq_retx, e.stats.harq_failures), (1, 3, 1));
         // ARQ resends only after the 4 ms status delay (from 1.2 ms: at 5.2 ms).
-        let good = SlotChannel { table: &table, mcs: 28, sinr_db: 40.0 };
+        let good = SlotChannel::flat(&table, 28, 40.0);
         run(&mut e, &good, 1_300_000, 5_200_000, &mut out);
         assert!(out.is_empty() && e.stats.arq_bytes == 0);
         run(&mut e, &good, 5_200_000, 5_400_000, &mut out);
@@ -429,7 +441,7 @@ mod tests {
     #[test]
     fn the_uplink_grant_delay_holds_new_sdus() {
         let table = McsTable::ns3_mmwave();
-        let ch = SlotChannel { table: &table, mcs: 28, sinr_db: 40.0 };
+        let ch = SlotChannel::flat(&table, 28, 40.0);
         let mut e = entity(1 << 20, 500_000);
         e.enqueue(0, pkt(0, 100)).unwrap();
         assert_eq!(e.demand_symbols(400_000, &ch), 0);
@@ -444,8 +456,8 @@ mod tests {
     #[test]
     fn reestablishment_resends_harq_blocks_and_flush_drops_everything_undelivered() {
         let table = McsTable::ns3_mmwave();
-        let dead = SlotChannel { table: &table, mcs: 28, sinr_db: -30.0 };
-        let good = SlotChannel { table: &table, mcs: 28, sinr_db: 40.0 };
+        let dead = SlotChannel::flat(&table, 28, -30.0);
+        let good = SlotChannel::flat(&table, 28, 40.0);
         let mut e = entity(1 << 20, 0);
         e.enqueue(0, pkt(0, 1500)).unwrap();
         e.transmit(0, 22, &dead);

@@ -1,0 +1,366 @@
+//! The ns3-mmwave profile's frequency-selective beamforming and fading gain (the
+//! `multipath` channel): 20 paths with the module's fixed delays and Doppler factors,
+//! evaluated on its 72 frequency chunks.
+//!
+//! ns3-mmwave (`MmWaveBeamforming::GetChannelGainVector`) gives chunk `k` at time `t`
+//! the gain `|sum_p a_p exp(-j 2 pi f_k tau_p) exp(j 2 pi t f_d D_p)|^2`, where `a_p`
+//! is path p's beamformed amplitude (beam gain x sqrt(2) x power fraction) of one of
+//! its stored channel instances, redrawn every 100 ms, `f_k = f_c - B/2 + k x 13.889 MHz`,
+//! `f_d = v f_c / c` with `v` the signed sum of the velocity components of receiver
+//! minus transmitter, and `t` the absolute simulation time. This model evaluates the
+//! same formula; only the amplitudes are drawn from a distribution instead of the
+//! module's stored instances (see [`draw_amplitudes`]).
+//!
+//! Cost per evaluation: 20 phase rotations and a 72 x 17 complex sum (paths with equal
+//! delay are summed first); a motionless UE is evaluated once per draw.
+
+use super::geometry::Point;
+use crate::engine::{Rng, RngExt};
+
+/// Paths per channel instance (`m_pathNum`).
+pub const PATHS: usize = 20;
+/// Frequency chunks of the band (`ChunkPerRB` 72 x `ResourceBlockNum` 1 in the scripts).
+pub const CHUNKS: usize = 72;
+/// Chunk width (Hz): the module's `ChunkWidth` default, 13.889 MHz.
+pub const CHUNK_WIDTH_HZ: f64 = 13.889e6;
+/// Speed of light as the module uses it for the Doppler shift.
+const LIGHT_SPEED: f64 = 3e8;
+
+/// Path delays (ns): the module's `DelaySpread[]`.
+const PATH_DELAY_NS: [u32; PATHS] = [0, 3, 4, 5, 5, 6, 7, 7, 7, 17, 18, 20, 23, 24, 26, 38, 40, 42, 45, 50];
+/// Per-path Doppler factors: the module's `DopplerShift[]`.
+const PATH_DOPPLER: [f64; PATHS] = [
+    0.73, 0.78, 0.68, 0.71, 0.79, 0.69, 0.66, 0.70, 0.69, 0.44, 0.48, 0.43, 0.42, 0.47, 0.50, 0.53, 0.52, 0.49, 0.55, 0.52,
+];
+/// Distinct delays (taps) and each path's tap.
+const TAPS: usize = 17;
+const TAP_DELAY_NS: [u32; TAPS] = [0, 3, 4, 5, 6, 7, 17, 18, 20, 23, 24, 26, 38, 40, 42, 45, 50];
+const PATH_TAP: [usize; PATHS] = [0, 1, 2, 3, 3, 4, 5, 5, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16];
+
+/// Statistics of the module's path amplitudes, measured over its instances 0-98 (the
+/// ones `int(Uniform(0, 99))` can pick) as `|a_p|^2` in dB. Paths fall in three groups
+/// of similar statistics (0-4, 5-9, 10-19); per group, the quantiles at
+/// [`POWER_PROBABILITIES`] of `|a_p|^2` (dB) over instances and paths.
+const POWER_PROBABILITIES: [f64; 7] = [0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0];
+const GROUP_POWER_DB: [[f64; 7]; 3] = [
+    [-41.18, -2.26, 10.33, 15.91, 17.48, 19.93, 23.04],
+    [-67.32, -17.27, 1.24, 14.34, 16.76, 18.45, 21.48],
+    [-88.12, -36.78, -15.90, 5.25, 15.56, 16.78, 17.25],
+];
+fn power_group(path: usize) -> usize {
+    match path {
+        0..=4 => 0,
+        5..=9 => 1,
+        _ => 2,
+    }
+}
+/// The path powers of one instance rise and fall together (a beam aligned with a strong
+/// cluster lifts all its paths): Gaussian-copula correlation 0.35, the value at which
+/// the spread of an instance's total power `sum |a_p|^2` matches the module's (standard
+/// deviation 2.14 dB over its instances).
+const POWER_CORRELATION: f64 = 0.35;
+/// Phase coherence with the strongest path, by path power: the module's paths within
+/// about 15 dB of the array gain are nearly in phase with the strongest one (mean
+/// cos of the phase difference 0.79 above 15 dB, 0.34 at 10-15 dB, about 0.1 below),
+/// because the beams point at them. Modelled as a normal phase offset of standard
+/// deviation sqrt(-2 ln(mean cos)) (0.687 and 1.469 rad); below 10 dB uniform.
+const COHERENT_ABOVE_DB: f64 = 15.0;
+const PARTLY_COHERENT_ABOVE_DB: f64 = 10.0;
+const COHERENT_PHASE_SD: f64 = 0.6866;
+const PARTLY_COHERENT_PHASE_SD: f64 = 1.4689;
+
+/// `exp(-j 2 pi k w tau)` per tap and chunk k (w the chunk width), real and imaginary
+/// parts apart so that the per-chunk sums run over contiguous arrays (vectorised): the
+/// frequency part of the delay phase that does not depend on the carrier.
+struct ChunkPhasors {
+    re: [[f64; CHUNKS]; TAPS],
+    im: [[f64; CHUNKS]; TAPS],
+}
+
+fn chunk_phasors() -> &'static ChunkPhasors {
+    static TABLE: std::sync::OnceLock<ChunkPhasors> = std::sync::OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut t = ChunkPhasors { re: [[0.0; CHUNKS]; TAPS], im: [[0.0; CHUNKS]; TAPS] };
+        for n in 0..TAPS {
+            for k in 0..CHUNKS {
+                let phase = -std::f64::consts::TAU * k as f64 * CHUNK_WIDTH_HZ * f64::from(TAP_DELAY_NS[n]) * 1e-9;
+                t.re[n][k] = phase.cos();
+                t.im[n][k] = phase.sin();
+            }
+        }
+        t
+    })
+}
+
+/// Standard normal CDF (Abramowitz & Stegun 7.1.26 erf, |error| < 1.5e-7).
+fn normal_cdf(z: f64) -> f64 {
+    let x = z.abs() / std::f64::consts::SQRT_2;
+    let t = 1.0 / (1.0 + 0.3275911 * x);
+    let poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))));
+    let erf = 1.0 - poly * (-x * x).exp();
+    if z >= 0.0 { 0.5 * (1.0 + erf) } else { 0.5 * (1.0 - erf) }
+}
+
+/// Piecewise-linear quantile function through ([`POWER_PROBABILITIES`], `knots`).
+fn quantile(knots: &[f64; 7], u: f64) -> f64 {
+    let p = &POWER_PROBABILITIES;
+    let i = p.partition_point(|&x| x <= u).clamp(1, p.len() - 1);
+    knots[i - 1] + (knots[i] - knots[i - 1]) * (u - p[i - 1]) / (p[i] - p[i - 1])
+}
+
+/// One channel instance's path amplitudes (linear, complex), before the carrier's delay
+/// phase: powers from [`GROUP_POWER_DB`] through the Gaussian copula, phases relative
+/// to the strongest path by the coherence tiers.
+pub fn draw_amplitudes(rng: &mut Rng, normal: &mut dyn FnMut(&mut Rng) -> f64) -> [(f64, f64); PATHS] {
+    let common = normal(rng);
+    let spread = (1.0 - POWER_CORRELATION * POWER_CORRELATION).sqrt();
+    let mut power_db = [0.0; PATHS];
+    for (p, db) in power_db.iter_mut().enumerate() {
+        let z = POWER_CORRELATION * common + spread * normal(rng);
+        *db = quantile(&GROUP_POWER_DB[power_group(p)], normal_cdf(z));
+    }
+    let strongest = (0..PATHS).fold(0, |b, p| if power_db[p] > power_db[b] { p } else { b });
+    let mut amp = [(0.0, 0.0); PATHS];
+    for p in 0..PATHS {
+        let phase = if p == strongest {
+            0.0
+        } else if power_db[p] >= COHERENT_ABOVE_DB {
+            COHERENT_PHASE_SD * normal(rng)
+        } else if power_db[p] >= PARTLY_COHERENT_ABOVE_DB {
+            PARTLY_COHERENT_PHASE_SD * normal(rng)
+        } else {
+            std::f64::consts::TAU * rng.random::<f64>()
+        };
+        let m = 10f64.powf(power_db[p] / 20.0);
+        amp[p] = (m * phase.cos(), m * phase.sin());
+    }
+    amp
+}
+
+/// Complex product.
+fn mul(a: (f64, f64), b: (f64, f64)) -> (f64, f64) {
+    (a.0 * b.0 - a.1 * b.1, a.0 * b.1 + a.1 * b.0)
+}
+
+/// The frequency-selective gain of one gNB-UE pair.
+#[derive(Clone, Debug)]
+pub struct Multipath {
+    carrier_hz: f64,
+    /// Path amplitudes of the current instance times `exp(-j 2 pi f_0 tau_p)` (f_0 the
+    /// first chunk's frequency).
+    amp: [(f64, f64); PATHS],
+    /// Per-chunk gain over its mean, and the mean (linear).
+    ratios: [f64; CHUNKS],
+    mean: f64,
+    /// Doppler (Hz) of the last evaluation; NaN = nothing evaluated since the draw.
+    last_fd_hz: f64,
+}
+
+impl Multipath {
+    pub fn new(carrier_hz: f64) -> Self {
+        Multipath { carrier_hz, amp: [(0.0, 0.0); PATHS], ratios: [1.0; CHUNKS], mean: 1.0, last_fd_hz: f64::NAN }
+    }
+
+    /// Starts a new instance with amplitudes `amp` ([`draw_amplitudes`]).
+    pub fn set_instance(&mut self, amp: [(f64, f64); PATHS]) {
+        let f0 = self.carrier_hz - CHUNK_WIDTH_HZ * CHUNKS as f64 / 2.0;
+        for p in 0..PATHS {
+            let phase = -std::f64::consts::TAU * f0 * f64::from(PATH_DELAY_NS[p]) * 1e-9;
+            self.amp[p] = mul(amp[p], (phase.cos(), phase.sin()));
+        }
+        self.last_fd_hz = f64::NAN;
+    }
+
+    /// Evaluates the chunk gains at absolute time `t_s` for a relative speed
+    /// `speed_mps` (signed sum of velocity components, receiver minus transmitter).
+    /// Without motion the gains stay those of the last evaluation of this instance.
+    pub fn evaluate(&mut self, t_s: f64, speed_mps: f64) {
+        let fd = speed_mps * self.carrier_hz / LIGHT_SPEED;
+        if fd == 0.0 && self.last_fd_hz == 0.0 {
+            return;
+        }
+        self.last_fd_hz = fd;
+        let mut taps = [(0.0, 0.0); TAPS];
+        for p in 0..PATHS {
+            let c = if fd == 0.0 {
+                self.amp[p]
+            } else {
+                let phase = std::f64::consts::TAU * t_s * fd * PATH_DOPPLER[p];
+                mul(self.amp[p], (phase.cos(), phase.sin()))
+            };
+            let tap = &mut taps[PATH_TAP[p]];
+            tap.0 += c.0;
+            tap.1 += c.1;
+        }
+        let phasors = chunk_phasors();
+        let (mut re, mut im) = ([0.0; CHUNKS], [0.0; CHUNKS]);
+        for (n, c) in taps.iter().enumerate() {
+            let (pr, pi) = (&phasors.re[n], &phasors.im[n]);
+            for k in 0..CHUNKS {
+                re[k] += c.0 * pr[k] - c.1 * pi[k];
+                im[k] += c.0 * pi[k] + c.1 * pr[k];
+            }
+        }
+        let mut sum = 0.0;
+        for k in 0..CHUNKS {
+            let g = re[k] * re[k] + im[k] * im[k];
+            self.ratios[k] = g;
+            sum += g;
+        }
+        self.mean = sum / CHUNKS as f64;
+        let inv = if self.mean > 0.0 { 1.0 / self.mean } else { 0.0 };
+        for r in &mut self.ratios {
+            *r *= inv;
+        }
+    }
+
+    /// The reported (wideband) gain: 10 log10 of the mean over chunks, as the module's
+    /// SINR trace averages the chunks' linear SINR.
+    pub fn wideband_gain_db(&self) -> f64 {
+        10.0 * self.mean.log10()
+    }
+
+    /// Each chunk's gain over the mean (they average to 1).
+    pub fn chunk_ratios(&self) -> &[f64; CHUNKS] {
+        &self.ratios
+    }
+}
+
+/// The module's relative speed of a UE moving from `from` to `to` in `dt_s` towards a
+/// fixed gNB: the signed sum of the velocity components (not the speed).
+pub fn relative_speed(from: Point, to: Point, dt_s: f64) -> f64 {
+    if dt_s <= 0.0 {
+        return 0.0;
+    }
+    ((to.x - from.x) + (to.y - from.y) + (to.z - from.z)) / dt_s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    fn normal(rng: &mut Rng) -> f64 {
+        let u1 = 1.0 - rng.random::<f64>();
+        let u2: f64 = rng.random::<f64>();
+        (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
+    }
+
+    /// The module's formula evaluated directly, chunk by chunk and path by path.
+    fn direct(amp: &[(f64, f64); PATHS], fc: f64, t: f64, speed: f64) -> Vec<f64> {
+        let f0 = fc - CHUNK_WIDTH_HZ * CHUNKS as f64 / 2.0;
+        (0..CHUNKS)
+            .map(|k| {
+                let f = f0 + CHUNK_WIDTH_HZ * k as f64;
+                let (mut re, mut im) = (0.0, 0.0);
+                for p in 0..PATHS {
+                    let d = -std::f64::consts::TAU * f * f64::from(PATH_DELAY_NS[p]) * 1e-9;
+                    let dop = std::f64::consts::TAU * t * speed * fc / 3e8 * PATH_DOPPLER[p];
+                    let z = mul(amp[p], (d.cos(), d.sin()));
+                    let z = mul(z, (dop.cos(), dop.sin()));
+                    re += z.0;
+                    im += z.1;
+                }
+                re * re + im * im
+            })
+            .collect()
+    }
+
+    #[test]
+    fn chunk_gains_follow_the_module_formula() {
+        let mut rng = Rng::seed_from_u64(3);
+        for (fc, t, speed) in [(28e9, 0.0, 0.0), (28e9, 1.2345, 1.5), (73e9, 7.5, -10.0)] {
+            let amp = draw_amplitudes(&mut rng, &mut normal);
+            let mut mp = Multipath::new(fc);
+            mp.set_instance(amp);
+            mp.evaluate(t, speed);
+            let want = direct(&amp, fc, t, speed);
+            let mean = want.iter().sum::<f64>() / CHUNKS as f64;
+            assert!((mp.wideband_gain_db() - 10.0 * mean.log10()).abs() < 1e-9);
+            for k in 0..CHUNKS {
+                assert!((mp.chunk_ratios()[k] - want[k] / mean).abs() < 1e-6, "chunk {k}");
+            }
+            // Over 72 chunks of 13.889 MHz the cross terms of paths with different
+            // integer-ns delays (nearly) cancel: the mean is the sum over taps of the
+            // coherent tap power.
+            let mut taps = [(0.0, 0.0); TAPS];
+            for p in 0..PATHS {
+                let dop = std::f64::consts::TAU * t * speed * fc / 3e8 * PATH_DOPPLER[p];
+                let z = mul(amp[p], (dop.cos(), dop.sin()));
+                taps[PATH_TAP[p]].0 += z.0;
+                taps[PATH_TAP[p]].1 += z.1;
+            }
+            let tap_power: f64 = taps.iter().map(|c| c.0 * c.0 + c.1 * c.1).sum();
+            assert!((10.0 * (tap_power / mean).log10()).abs() < 0.01);
+        }
+    }
+
+    #[test]
+    fn doppler_moves_the_gains_and_a_still_ue_keeps_them() {
+        let mut rng = Rng::seed_from_u64(4);
+        let mut mp = Multipath::new(28e9);
+        mp.set_instance(draw_amplitudes(&mut rng, &mut normal));
+        mp.evaluate(1.0, 0.0);
+        let still = *mp.chunk_ratios();
+        mp.evaluate(1.05, 0.0);
+        assert_eq!(*mp.chunk_ratios(), still);
+        // At 1.5 m/s (f_d = 140 Hz) the taps turn by 2 pi 140 (D_p - D_q) per second:
+        // 20 ms later the pattern has changed.
+        mp.evaluate(1.0, 1.5);
+        let a = *mp.chunk_ratios();
+        mp.evaluate(1.02, 1.5);
+        let b = *mp.chunk_ratios();
+        let moved = a.iter().zip(&b).map(|(x, y)| (x - y).abs()).sum::<f64>() / CHUNKS as f64;
+        assert!(moved > 0.05, "{moved}");
+        // The sign of the speed matters (e^{+j} vs e^{-j} rotations differ).
+        mp.evaluate(1.02, -1.5);
+        assert_ne!(*mp.chunk_ratios(), b);
+    }
+
+    #[test]
+    fn relative_speed_is_the_signed_component_sum() {
+        let a = Point::new(0.0, 68.0, 1.5);
+        assert_eq!(relative_speed(a, Point::new(0.0015, 68.0, 1.5), 0.001), 1.5);
+        assert!((relative_speed(a, Point::new(0.0, 67.9985, 1.5), 0.001) + 1.5).abs() < 1e-9);
+        // Diagonal at 1 m/s per axis: 2 m/s, not sqrt(2).
+        assert!((relative_speed(a, Point::new(0.001, 68.001, 1.5), 0.001) - 2.0).abs() < 1e-9);
+        assert_eq!(relative_speed(a, a, 0.0), 0.0);
+    }
+
+    #[test]
+    fn drawn_instances_have_the_module_statistics() {
+        // Over many draws: wideband gain (dB) of a motionless UE 27.3 dB on average
+        // (module: 27.53), 10-90% 24.2-30.1 (module 24.59-30.68); total path power
+        // spread 2.1 dB (module 2.14).
+        let mut rng = Rng::seed_from_u64(5);
+        let mut mp = Multipath::new(28e9);
+        let (mut wide, mut total) = (Vec::new(), Vec::new());
+        for _ in 0..20_000 {
+            let amp = draw_amplitudes(&mut rng, &mut normal);
+            total.push(10.0 * amp.iter().map(|a| a.0 * a.0 + a.1 * a.1).sum::<f64>().log10());
+            mp.set_instance(amp);
+            mp.evaluate(0.0, 0.0);
+            wide.push(mp.wideband_gain_db());
+        }
+        let n = wide.len() as f64;
+        let mean = wide.iter().sum::<f64>() / n;
+        wide.sort_by(f64::total_cmp);
+        let (p10, p90) = (wide[(0.1 * n) as usize], wide[(0.9 * n) as usize]);
+        assert!((mean - 27.3).abs() < 0.15, "mean {mean}");
+        assert!((p10 - 24.2).abs() < 0.3 && (p90 - 30.1).abs() < 0.3, "{p10} {p90}");
+        let tm = total.iter().sum::<f64>() / n;
+        let sd = (total.iter().map(|x| (x - tm) * (x - tm)).sum::<f64>() / n).sqrt();
+        assert!((sd - 2.1).abs() < 0.15, "sd {sd}");
+    }
+
+    #[test]
+    fn normal_cdf_and_quantiles() {
+        assert!((normal_cdf(0.0) - 0.5).abs() < 1e-7);
+        assert!((normal_cdf(1.281_551_6) - 0.9).abs() < 1e-6);
+        assert!((normal_cdf(-1.281_551_6) - 0.1).abs() < 1e-6);
+        let k = &GROUP_POWER_DB[0];
+        assert_eq!(quantile(k, 0.5), 15.91);
+        assert_eq!(quantile(k, 1.0), 23.04);
+        assert!((quantile(k, 0.3) - (10.33 + 0.2 * (15.91 - 10.33))).abs() < 1e-12);
+    }
+}

@@ -44,6 +44,37 @@ __u32 tcp_reno_undo_cwnd(struct sock *sk)
 	return tp->snd_cwnd > tp->prior_cwnd ? tp->snd_cwnd : tp->prior_cwnd;
 }
 
+#define FIELD(x) printf(" %llu", (unsigned long long)(long long)(x))
+
+/* The private state of the program's logic header, found by its include guard. */
+static void print_state(const void *priv)
+{
+#if defined(WAVECC_FBTCP_H)
+	const struct fbtcp_state *s = priv;
+
+	FIELD(s->max_cwnd_q16); FIELD(s->meter_start_us); FIELD(s->meter_start_delivered);
+	FIELD(s->rate_segments); FIELD(s->rate_us); FIELD(s->base_us); FIELD(s->cycle_min_us);
+	FIELD(s->cycle_samples); FIELD(s->cycle_end_seq); FIELD(s->frac_q16);
+	FIELD(s->congestion); FIELD(s->hold); FIELD(s->rule); FIELD(s->enabled);
+	FIELD(s->meter_started);
+#elif defined(WAVECC_RTT_VARIATION_H)
+	const struct rttv_state *s = priv;
+
+	FIELD(s->base_us); FIELD(s->cur_us); FIELD(s->max_us); FIELD(s->last_us);
+	FIELD(s->frac_q16); FIELD(s->init_cwnd); FIELD(s->f_q16); FIELD(s->time_ratio_q16);
+#elif defined(WAVECC_DTCP_H)
+	const struct dtcp_state *s = priv;
+
+	FIELD(s->epoch_start_us); FIELD(s->sample_bps); FIELD(s->filtered_bps);
+	FIELD(s->estimate_bps); FIELD(s->n_q16); FIELD(s->epoch_delivered);
+	FIELD(s->sinr_avg_mdb); FIELD(s->frac_q16); FIELD(s->init_cwnd);
+	FIELD(s->epoch_started); FIELD(s->seeded); FIELD(s->sinr_seen);
+#else
+#error "unknown program: add its state to print_state"
+#endif
+	printf("\n");
+}
+
 typedef void (*sock_fn)(struct sock *);
 typedef void (*acked_fn)(struct sock *, const struct ack_sample *);
 typedef void (*avoid_fn)(struct sock *, __u32, __u32);
@@ -108,7 +139,8 @@ int main(void)
 			fprintf(stderr, "line %ld: unknown hook '%s'\n", line, hook);
 			return 2;
 		}
-		printf("%u %u %u\n", tp.snd_cwnd, tp.snd_ssthresh, ret);
+		printf("%u %u %u", tp.snd_cwnd, tp.snd_ssthresh, ret);
+		print_state(tp.inet_conn.icsk_ca_priv);
 	}
 	if (!feof(stdin)) {
 		fprintf(stderr, "line %ld: malformed record\n", line + 1);

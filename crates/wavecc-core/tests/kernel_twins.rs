@@ -5,8 +5,9 @@
 //! simulator runs the algorithm with `fixed_point = true` and records every hook call
 //! its twin makes (the `tcp_sock` fields the program would read, the hook's
 //! arguments, the window after it); the harness replays the same calls on the C and
-//! every answer (cwnd, ssthresh, the hook's result) must be equal. No program writes
-//! the pacing rate, so there is none to compare.
+//! every answer (cwnd, ssthresh, the hook's result, and every field of the program's
+//! private state) must be equal. No program writes the pacing rate, so there is none
+//! to compare.
 //!
 //! Skipped, with the reason on stderr, when no C compiler (`$CC`, cc, gcc, clang)
 //! runs.
@@ -119,7 +120,7 @@ fn agree(cca: &str) -> Option<Vec<HookRecord>> {
             assert_eq!(
                 got,
                 &r.output_line(),
-                "{cca} on {scenario}, call {i}: {}\n(twin: cwnd ssthresh result = {}, C: {got})",
+                "{cca} on {scenario}, call {i}: {}\n(twin: cwnd ssthresh result state = {}, C: {got})",
                 r.input_line(),
                 r.output_line()
             );

@@ -184,6 +184,24 @@ impl KernelProgram for DTcp {
         (RTO_WINDOW_FACTOR * self.s.init_cwnd).max(1)
     }
 
+    fn private_state(&self) -> Vec<u64> {
+        let s = &self.s;
+        vec![
+            s.epoch_start_us,
+            s.sample_bps,
+            s.filtered_bps,
+            s.estimate_bps as u64,
+            s.n_q16,
+            s.epoch_delivered.into(),
+            i64::from(s.sinr_avg_mdb) as u64,
+            s.frac_q16.into(),
+            s.init_cwnd.into(),
+            s.epoch_started.into(),
+            s.seeded.into(),
+            s.sinr_seen.into(),
+        ]
+    }
+
     fn state(&self, out: &mut Vec<(&'static str, f64)>) {
         let s = &self.s;
         out.extend([

@@ -323,6 +323,27 @@ impl KernelProgram for FbTcp {
         }
     }
 
+    fn private_state(&self) -> Vec<u64> {
+        let s = &self.s;
+        vec![
+            s.max_cwnd_q16,
+            s.meter_start_us,
+            s.meter_start_delivered.into(),
+            s.rate_segments.into(),
+            s.rate_us.into(),
+            s.base_us.into(),
+            s.cycle_min_us.into(),
+            s.cycle_samples.into(),
+            s.cycle_end_seq.into(),
+            s.frac_q16.into(),
+            s.congestion.into(),
+            s.hold.into(),
+            i64::from(s.rule) as u64,
+            s.enabled.into(),
+            s.meter_started.into(),
+        ]
+    }
+
     /// `rule` is the trace code / 10 (C1 = 1, C10.5 = 10.5, D1 = 101, NewReno -1,
     /// start-up -2).
     fn state(&self, out: &mut Vec<(&'static str, f64)>) {

@@ -167,6 +167,9 @@ pub trait KernelProgram: Send {
     }
     /// Internal variables for the traces.
     fn state(&self, _out: &mut Vec<(&'static str, f64)>) {}
+    /// The private state (the C's state struct in `icsk_ca_priv`), field by field in
+    /// declaration order, signed fields as two's complement: what the harness prints.
+    fn private_state(&self) -> Vec<u64>;
 }
 
 /// Runs one hook on `tp` and returns its result (ssthresh, undo) or 0.
@@ -201,7 +204,15 @@ impl<P: KernelProgram> Twin<P> {
         let before = TcpSock::from_socket(sock);
         let mut tp = before;
         let ret = call(&mut self.program, &mut tp, hook);
-        record::push(|| HookRecord { hook, before, cwnd: tp.snd_cwnd, ssthresh: tp.snd_ssthresh, ret });
+        let program = &self.program;
+        record::push(|| HookRecord {
+            hook,
+            before,
+            cwnd: tp.snd_cwnd,
+            ssthresh: tp.snd_ssthresh,
+            ret,
+            state: program.private_state(),
+        });
         (tp, ret)
     }
 

@@ -3,13 +3,14 @@
 //!
 //! A record is one line of integers the harness reads: the hook, the `tcp_sock`
 //! fields before it, the hook's two arguments ([`HookRecord::input_line`]); the
-//! twin's answer is the window after it and the hook's result ([`HookRecord::output_line`]).
+//! twin's answer is the window after it, the hook's result and the program's private
+//! state ([`HookRecord::output_line`]).
 
 use super::{Hook, TcpSock};
 use std::cell::RefCell;
 
 /// One hook call of a twin: what the kernel program saw and what it answered.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct HookRecord {
     pub hook: Hook,
     pub before: TcpSock,
@@ -17,6 +18,8 @@ pub struct HookRecord {
     pub ssthresh: u32,
     /// `ssthresh` and `undo_cwnd` return a window; the other hooks 0.
     pub ret: u32,
+    /// The program's private state after the hook ([`super::KernelProgram::private_state`]).
+    pub state: Vec<u64>,
 }
 
 impl HookRecord {
@@ -58,9 +61,13 @@ impl HookRecord {
         )
     }
 
-    /// `snd_cwnd snd_ssthresh result` after the hook.
+    /// `snd_cwnd snd_ssthresh result` after the hook, then the private state's fields.
     pub fn output_line(&self) -> String {
-        format!("{} {} {}", self.cwnd, self.ssthresh, self.ret)
+        let mut line = format!("{} {} {}", self.cwnd, self.ssthresh, self.ret);
+        for field in &self.state {
+            line.push_str(&format!(" {field}"));
+        }
+        line
     }
 }
 

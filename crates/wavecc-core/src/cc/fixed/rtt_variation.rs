@@ -169,6 +169,13 @@ impl KernelProgram for RttVariation {
         if self.config.rto_initial { self.s.init_cwnd } else { kernel_cwnd }
     }
 
+    fn private_state(&self) -> Vec<u64> {
+        let s = &self.s;
+        [s.base_us, s.cur_us, s.max_us, s.last_us, s.frac_q16, s.init_cwnd, s.f_q16, s.time_ratio_q16]
+            .map(u64::from)
+            .to_vec()
+    }
+
     fn state(&self, out: &mut Vec<(&'static str, f64)>) {
         let q16 = |x: u32| f64::from(x) / Q16_ONE as f64;
         let secs = |us: u32| f64::from(us) * 1e-6;

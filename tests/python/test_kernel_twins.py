@@ -31,8 +31,8 @@ def test_fixed_point_false_is_the_floating_point_version_bit_for_bit():
 
 
 def test_fixed_point_true_runs_the_kernel_arithmetic():
-    # D-TCP's kernel program grows N by the printed Eq. 12 (x W), the float default by
-    # Eq. 10 (x N): after one second on the 1 Gb/s dumbbell the runs differ.
+    # Whole-segment windows and truncated Q16 growth move D-TCP's trajectory: after
+    # one second on the 1 Gb/s dumbbell the runs differ (slightly).
     assert _goodput("dtcp", "flows.0.cc.fixed_point=true") != _goodput("dtcp")
 
 

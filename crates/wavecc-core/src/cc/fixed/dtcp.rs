@@ -5,7 +5,7 @@
 //! Bandwidths are integer bytes per second (B_i from `tcp_sock.delivered` segments x
 //! MSS over `tcp_mstamp` microseconds), SINR and its average integer milli-dB from the
 //! `dtcp_sinr` map, `(BW_E - BW_C) / BW_E` Q24 saturated at +-256, N Q16 segments per
-//! RTT, ssthresh `floor(cwnd (1 - y))`.
+//! RTT (Eq. 12 in its `N_i` form), ssthresh `floor(cwnd (1 - y))`.
 
 use super::arith::{self, Window, PM, Q16_ONE, Q16_SHIFT};
 use super::{KernelProgram, SinrHint, TcpSock, CA_EVENT_LOSS, TCP_CA_LOSS};
@@ -19,7 +19,7 @@ const INITIAL_WINDOW_FACTOR: u32 = 2;
 const RTO_WINDOW_FACTOR: u32 = 2;
 const MAX_N_WINDOW_FACTOR: u64 = 1;
 const Q24_SHIFT: u32 = 24;
-/// |(BW_E - BW_C) / BW_E| is saturated at 256 so that `x W x 1000` fits in 63 bits.
+/// |(BW_E - BW_C) / BW_E| is saturated at 256 so that `/ alpha x N` stays in 64 bits.
 const MAX_EXCESS_Q24: i64 = 256 << Q24_SHIFT;
 /// One dB in milli-dB: the floor of |SINR_avg| in s.
 const MDB_PER_DB: i64 = 1000;
@@ -120,13 +120,16 @@ fn low_pass(filtered: u64, sample: u64, prev: u64) -> u64 {
     (2 * K_PM * filtered + (PM - K_PM) * (sample + prev)) / (2 * PM)
 }
 
-/// Eq. 12, bounded to `[1, W]` (Q16).
+/// Eq. 12 in its `N_i` form (the float default, `n_update = "eq10"`),
+/// `N + 1 - (BW_E - BW_C) / (alpha BW_E) x N`, bounded to `[1, W]` (Q16).
 fn next_n(n_q16: u64, bw_e: i64, bw_c: u64, cwnd: u32) -> u64 {
     let excess = arith::sdiv((bw_e - bw_c as i64).wrapping_mul(1 << Q24_SHIFT), bw_e)
         .clamp(-MAX_EXCESS_Q24, MAX_EXCESS_Q24);
     let w = u64::from(cwnd.min(arith::MAX_WINDOW));
-    // excess / alpha x W, from Q24 to Q16.
-    let step_q16 = arith::sdiv(excess * w as i64 * PM as i64, ALPHA_PM << (Q24_SHIFT - Q16_SHIFT));
+    // excess / alpha (Q24), times N's whole and fractional parts apart (Q24 x Q16 to Q16).
+    let per_alpha = arith::sdiv(excess * PM as i64, ALPHA_PM);
+    let step_q16 = arith::sdiv(per_alpha * (n_q16 >> Q16_SHIFT) as i64, 1 << (Q24_SHIFT - Q16_SHIFT))
+        + arith::sdiv(per_alpha * (n_q16 & (Q16_ONE - 1)) as i64, 1 << Q24_SHIFT);
     let next = (n_q16 as i64 + Q16_ONE as i64 - step_q16).max(Q16_ONE as i64) as u64;
     next.min(MAX_N_WINDOW_FACTOR * w << Q16_SHIFT).max(Q16_ONE)
 }
@@ -236,26 +239,28 @@ mod tests {
     fn epochs_without_a_hint() {
         // Epochs of 0.125 s on a 0.1 s srtt, MSS 1250, cwnd 10: 100 segments (1e6 B/s)
         // then 120 (1.2e6 B/s). N = 2 after the first; after the second B_I = 1.01e6,
-        // BW_E = 1.105e6, N = 3 + (0.095 / 0.221) x 10 = 7.2986425.
+        // BW_E = 1.105e6, N = 3 + (0.095 / 0.221) x 2 = 3.8597285.
         let mut p = started();
         p.on_ack(100_000, 50, 100_000, 1250, 10, NONE); // within the epoch
         p.on_ack(125_000, 100, 100_000, 1250, 10, NONE);
         assert_eq!(p.s.n_q16, 2 * Q16_ONE);
         p.on_ack(250_000, 220, 100_000, 1250, 10, NONE);
         assert_eq!((p.s.filtered_bps, p.s.estimate_bps), (1_010_000, 1_105_000));
-        assert!((p.s.n_q16 as f64 / Q16_ONE as f64 - 7.2986425).abs() < 2e-4, "{}", p.s.n_q16);
+        assert!((p.s.n_q16 as f64 / Q16_ONE as f64 - 3.8597285).abs() < 2e-4, "{}", p.s.n_q16);
         p.s.n_q16 = Q16_ONE;
         assert_eq!(p.reduced(100), 50); // y = 2 / 4: Reno's halving
     }
 
     #[test]
     fn a_sinr_hint_enters_the_estimate_and_is_clamped() {
-        // SINR 10 then 15 dB: s = B_I x 5 / 10, BW_E above BW_C, N falls to 1; the
-        // average 0.9 x 10 + 0.1 x 15; a 2e6 dB hint counts as 100 dB.
+        // SINR 10 then 15 dB: s = B_I x 5 / 10, BW_E = 1.3575e6 above BW_C = 1.2e6, so
+        // N = 3 - (0.1575 / 0.2715) x 2 = 1.839779; the average 0.9 x 10 + 0.1 x 15; a
+        // 2e6 dB hint counts as 100 dB.
         let mut p = started();
         p.on_ack(125_000, 100, 100_000, 1250, 10, SinrHint { sinr_mdb: 10_000, valid: 1 });
         p.on_ack(250_000, 220, 100_000, 1250, 10, SinrHint { sinr_mdb: 15_000, valid: 1 });
-        assert_eq!((p.s.estimate_bps, p.s.n_q16, p.s.sinr_avg_mdb), (1_357_500, Q16_ONE, 10_500));
+        assert_eq!((p.s.estimate_bps, p.s.sinr_avg_mdb), (1_357_500, 10_500));
+        assert!((p.s.n_q16 as f64 / Q16_ONE as f64 - 1.839779).abs() < 2e-4, "{}", p.s.n_q16);
         p.on_ack(375_000, 340, 100_000, 1250, 10, SinrHint { sinr_mdb: 2_000_000_000, valid: 1 });
         assert_eq!(p.s.sinr_avg_mdb, 19_450);
     }
@@ -263,6 +268,9 @@ mod tests {
     #[test]
     fn n_stays_within_one_and_the_window() {
         assert_eq!(next_n(5 * Q16_ONE, 1_000_000, 0, 10), Q16_ONE); // BW_E far above BW_C
+        // The step scales with N, not W: excess 0.1 / 0.2 x N = 1.5 at N = 3, N = 2.5;
+        // 0.1 floors to 1677721 / 2^24, so the step is 1 / 65536 short.
+        assert_eq!(next_n(3 * Q16_ONE, 1_000_000, 900_000, 1000), 5 * Q16_ONE / 2 + 1);
         assert_eq!(next_n(5 * Q16_ONE, 1_000, 1_000_000, 10), 10 * Q16_ONE); // far below: W
         // BW_E = BW_C: N + 1.
         assert_eq!(next_n(3 * Q16_ONE, 1_000, 1_000, 10), 4 * Q16_ONE);

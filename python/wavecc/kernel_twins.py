@@ -14,7 +14,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from statistics import fmean
 
-from .config import Config, apply_overrides, load_scenario
+from . import _core
+from .config import Config, apply_overrides, load_scenario, to_json
 from .runner import run
 
 SCENARIOS = ("dumbbell-1g", "urban")
@@ -66,37 +67,45 @@ def goodput_mbps(config: Config) -> float:
 
 
 def compare(duration_s: float, seeds: Sequence[int], scenarios: Sequence[str] = SCENARIOS,
-            algorithms: Sequence[str] = ALGORITHMS, float_overrides: Sequence[str] = (),
+            algorithms: Sequence[str] = ALGORITHMS, overrides: Sequence[str] = (),
+            float_overrides: Sequence[str] = (),
             progress: Progress | None = None) -> list[Comparison]:  # fmt: skip
     """Runs every (scenario, algorithm, seed) in floating and fixed point.
 
-    `float_overrides` (`dotted.key=value`) apply to the floating-point runs only: to
-    give the float version a rule the kernel program follows, so that what remains is
-    the arithmetic's effect.
+    `overrides` (`dotted.key=value`) apply to every run, before the algorithm is set;
+    `float_overrides` to the floating-point runs only: to give the float version a rule
+    the kernel program follows, so that what remains is the arithmetic's effect. Every
+    run's config is checked (ConfigError) before the first one starts.
     """
-    # Every scenario loads and every override applies before the first run.
-    bases = {scenario: load_scenario(scenario) for scenario in scenarios}
-    for base in bases.values():
-        apply_overrides(base, float_overrides)
-    total = len(scenarios) * len(algorithms) * len(seeds) * 2
-    done = 0
-    results = []
-    for scenario, base in bases.items():
+    runs = _planned_runs(duration_s, seeds, scenarios, algorithms, overrides, float_overrides)
+    for *_, config in runs:
+        _core.validate(to_json(config))
+    goodputs: dict[tuple[str, str], dict[bool, list[float]]] = {}
+    for done, (scenario, cca, seed, fixed_point, config) in enumerate(runs):
+        if progress:
+            variant = "fixed" if fixed_point else "float"
+            progress(done, len(runs), f"{scenario} {cca} {variant} seed {seed}")
+        by_variant = goodputs.setdefault((scenario, cca), {False: [], True: []})
+        by_variant[fixed_point].append(goodput_mbps(config))
+    return [Comparison(scenario, cca, tuple(seeds), tuple(g[False]), tuple(g[True]))
+            for (scenario, cca), g in goodputs.items()]  # fmt: skip
+
+
+def _planned_runs(duration_s: float, seeds: Sequence[int], scenarios: Sequence[str],
+                  algorithms: Sequence[str], overrides: Sequence[str],
+                  float_overrides: Sequence[str]) -> list[tuple[str, str, int, bool, Config]]:  # fmt: skip
+    """(scenario, algorithm, seed, fixed_point, config) of every run, in running order."""
+    runs = []
+    for scenario in scenarios:
+        base = apply_overrides(load_scenario(scenario), overrides)
         for cca in algorithms:
-            goodputs: dict[bool, list[float]] = {False: [], True: []}
             for seed in seeds:
                 for fixed_point in (False, True):
-                    if progress:
-                        variant = "fixed" if fixed_point else "float"
-                        progress(done, total, f"{scenario} {cca} {variant} seed {seed}")
                     config = with_algorithm(base, cca, fixed_point, duration_s, seed)
                     if not fixed_point:
                         config = apply_overrides(config, float_overrides)
-                    goodputs[fixed_point].append(goodput_mbps(config))
-                    done += 1
-            results.append(Comparison(scenario, cca, tuple(seeds), tuple(goodputs[False]),
-                                      tuple(goodputs[True])))  # fmt: skip
-    return results
+                    runs.append((scenario, cca, seed, fixed_point, config))
+    return runs
 
 
 def markdown(results: Sequence[Comparison]) -> str:

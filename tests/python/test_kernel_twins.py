@@ -58,6 +58,17 @@ def test_twins_prints_the_comparison_table():
     assert "[4/8] dumbbell-1g mss fixed seed 2" in out.stderr
 
 
+def test_overrides_reach_every_run_or_the_float_runs_only():
+    def compare(**kw):
+        return kernel_twins.compare(0.5, [1], ["dumbbell-1g"], ["mss"], **kw)[0]
+
+    plain = compare()
+    lossy = compare(overrides=["path.loss.per_byte=1e-5"])
+    assert lossy.float_mean < plain.float_mean and lossy.fixed_mean < plain.fixed_mean
+    float_only = compare(float_overrides=["path.loss.per_byte=1e-5"])
+    assert (float_only.float_mean, float_only.fixed_mean) == (lossy.float_mean, plain.fixed_mean)
+
+
 def test_comparison_arithmetic():
     c = kernel_twins.Comparison("s", "mss", (1, 2), (100.0, 300.0), (99.0, 297.0))
     assert (c.float_mean, c.fixed_mean) == (200.0, 198.0)
@@ -74,6 +85,8 @@ def test_comparison_arithmetic():
         (["--cca", "cubic"], "--cca cubic: valid: fbtcp, rttv, mss, mrvhs, dtcp"),
         (["--scenarios", "nowhere"], "unknown scenario 'nowhere'"),
         (["--float-set", "flows.5.cca=x"], "'flows.5' is not an index"),
+        (["--set", "path.nothing=1"], "path.nothing: unknown field"),
+        (["--float-set", "flows.0.cc.n_update=eq99"], "flows[0].cc"),
     ],
 )
 def test_twins_option_errors_are_one_line(args, message):

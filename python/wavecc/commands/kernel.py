@@ -43,6 +43,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
                        help=f"scenarios (default {','.join(kernel_twins.SCENARIOS)})")  # fmt: skip
     twins.add_argument("--cca", default=None, metavar="A,B,...",
                        help=f"algorithms (default {','.join(kernel_twins.ALGORITHMS)})")  # fmt: skip
+    twins.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                       help="override a config value in every run (repeatable), e.g. "
+                       "path.loss.per_byte=1e-7")  # fmt: skip
     twins.add_argument("--float-set", action="append", default=[], metavar="KEY=VALUE",
                        help="override a config value in the floating-point runs only "
                        "(repeatable), e.g. flows.0.cc.n_update=eq12-printed")  # fmt: skip
@@ -101,7 +104,7 @@ def handle_twins(args: argparse.Namespace) -> int:
         sys.stderr.write(f"[{done + 1}/{total}] {what}\n")
 
     try:
-        results = kernel_twins.compare(args.duration, seeds, scenarios, algorithms,
+        results = kernel_twins.compare(args.duration, seeds, scenarios, algorithms, args.set,
                                        args.float_set, progress)  # fmt: skip
     except ConfigError as e:
         sys.stderr.write(f"wavecc: error: {e}\n")

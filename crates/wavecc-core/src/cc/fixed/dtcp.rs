@@ -131,7 +131,7 @@ fn next_n(n_q16: u64, bw_e: i64, bw_c: u64, cwnd: u32) -> u64 {
     let step_q16 = arith::sdiv(per_alpha * (n_q16 >> Q16_SHIFT) as i64, 1 << (Q24_SHIFT - Q16_SHIFT))
         + arith::sdiv(per_alpha * (n_q16 & (Q16_ONE - 1)) as i64, 1 << Q24_SHIFT);
     let next = (n_q16 as i64 + Q16_ONE as i64 - step_q16).max(Q16_ONE as i64) as u64;
-    next.min(MAX_N_WINDOW_FACTOR * w << Q16_SHIFT).max(Q16_ONE)
+    next.min((MAX_N_WINDOW_FACTOR * w) << Q16_SHIFT).max(Q16_ONE)
 }
 
 impl KernelProgram for DTcp {

@@ -348,17 +348,17 @@ def test_the_logic_headers_compile_natively_and_follow_the_simulator(tmp_path):
     assert [got[f"mrvhs_ssthresh_{w}"] for w in (1000, 5000, 30, 3, 1000000)] == [
         670, 3750, 15, 2, 910000]
     # D-TCP: twice the initial window; N = 2 after the first epoch; after the second
-    # B_I = 1.01e6 B/s, BW_E = 1.105e6, N = 3 + (0.095 / 0.221) x 10 = 7.2986425.
+    # B_I = 1.01e6 B/s, BW_E = 1.105e6, N = 3 + (0.095 / 0.221) x 2 = 3.8597285.
     assert got["dtcp_initial_cwnd"] == 20
     assert got["dtcp_n1_q16"] == 2 * q16
     assert (got["dtcp_filtered"], got["dtcp_estimate"]) == (1_010_000, 1_105_000)
-    assert abs(got["dtcp_n2_q16"] / q16 - 7.2986425) < 2e-4
+    assert abs(got["dtcp_n2_q16"] / q16 - 3.8597285) < 2e-4
     assert got["dtcp_ssthresh_n1"] == 50  # N = 1: y = 2 / 4, Reno's halving
     # With SINR 10 then 15 dB: BW_E = 1.01e6 + 0.5 x (0.19e6 + 0.505e6) B/s, above
-    # BW_C, so N falls to 1; the average 0.9 x 10 + 0.1 x 15 dB; a hint of 2e6 dB counts
-    # as 100 dB: 0.9 x 10.5 + 0.1 x 100.
+    # BW_C = 1.2e6, so N = 3 - (0.1575 / 0.2715) x 2 = 1.839779; the average
+    # 0.9 x 10 + 0.1 x 15 dB; a hint of 2e6 dB counts as 100 dB: 0.9 x 10.5 + 0.1 x 100.
     assert got["dtcp_hint_estimate"] == 1_357_500
-    assert got["dtcp_hint_n_q16"] == q16
+    assert abs(got["dtcp_hint_n_q16"] / q16 - 1.839779) < 2e-4
     assert got["dtcp_hint_avg"] == 10_500
     assert got["dtcp_clamped_avg"] == 19_450
     # FB-TCP: C1 adds 120 (trace code 10), ssthresh = max(inf, 0.75 x 1120) = inf;

@@ -2,7 +2,7 @@
 /*
  * D-TCP / NexGen D-TCP (seed 003, Kanagarathinam et al., IEEE Access 2020): the
  * logic of crates/wavecc-core/src/cc/dtcp.rs with its default parameters (Tustin
- * filter, Eq. 12, BW_C = the epoch's B_i, epoch = one smoothed RTT, N <= W), in
+ * filter, Eq. 12 in its N_i form, BW_C = the epoch's B_i, epoch = one smoothed RTT, N <= W), in
  * integer arithmetic, as pure functions on `struct dtcp_state`.
  *
  * Every epoch (the first ACK more than one srtt after the epoch began):
@@ -10,7 +10,8 @@
  *   B_I  = k B_I' + (1 - k) (B_i + B_{i-1}) / 2, k = 0.9       (Eq. 4)
  *   s    = B_I (SINR_i - SINR_avg) / max(|SINR_avg|, 1 dB)      (0 without a hint)
  *   BW_E = B_I + g ((B_i - B_I) + s), g = 0.5                   (Eqs. 6-7)
- *   N    = min(W, max(1, N + 1 - (BW_E - B_i) / (alpha BW_E) W)), alpha = 0.2 (Eq. 12)
+ *   N    = min(W, max(1, N + 1 - (BW_E - B_i) / (alpha BW_E) N)), alpha = 0.2 (Eq. 12
+ *          as derived from Eqs. 10-11: the simulator's default n_update = "eq10")
  * cwnd += N per RTT in avoidance (slow start is NewReno's); a loss sets
  * ssthresh = cwnd (1 - y), y = eta / ((2 eta - 1) N + 1), eta = 2; a timeout resets
  * N and the estimator and restarts from twice the initial window, which is also the
@@ -38,7 +39,8 @@
 #define DTCP_RTO_WINDOW_FACTOR 2
 #define DTCP_MAX_N_WINDOW_FACTOR 1
 #define DTCP_Q24_SHIFT 24
-/* |(BW_E - BW_C) / BW_E| is saturated at 256 (Q24) so that x W x 1000 fits in 63 bits. */
+/* |(BW_E - BW_C) / BW_E| is saturated at 256 (Q24) so that / alpha x N stays in 64 bits;
+ * beyond it N's bounds [1, W] decide anyway. */
 #define DTCP_MAX_EXCESS_Q24 (256LL << DTCP_Q24_SHIFT)
 /* One dB in the hint's unit, the floor of |SINR_avg| in s. */
 #define DTCP_MDB_PER_DB 1000
@@ -113,20 +115,26 @@ static __always_inline __s64 dtcp_sinr_term(struct dtcp_state *s, struct dtcp_si
 	return wavecc_sdiv((__s64)s->filtered_bps * (sinr - avg), scale);
 }
 
-/* Step 4, Eq. 12, bounded to [1, W] (Q16). */
+/* Step 4, Eq. 12 as derived from Eqs. 10-11 (the simulator's default, n_update =
+ * "eq10"): N + 1 - (BW_E - BW_C) / (alpha BW_E) x N, bounded to [1, W] (Q16). */
 static __always_inline __u64 dtcp_next_n(__u64 n_q16, __s64 bw_e, __u64 bw_c, __u32 cwnd)
 {
 	__s64 excess = wavecc_sdiv((bw_e - (__s64)bw_c) * ((__s64)1 << DTCP_Q24_SHIFT), bw_e);
-	__s64 next, step_q16;
+	__s64 per_alpha, next, step_q16;
 	__u64 w = wavecc_min32(cwnd, WAVECC_MAX_WINDOW);
 
 	if (excess > DTCP_MAX_EXCESS_Q24)
 		excess = DTCP_MAX_EXCESS_Q24;
 	if (excess < -DTCP_MAX_EXCESS_Q24)
 		excess = -DTCP_MAX_EXCESS_Q24;
-	/* excess / alpha x W, from Q24 to Q16. */
-	step_q16 = wavecc_sdiv(excess * (__s64)w * (__s64)WAVECC_PM,
-			       DTCP_ALPHA_PM << (DTCP_Q24_SHIFT - WAVECC_Q16_SHIFT));
+	/* excess / alpha, Q24. */
+	per_alpha = wavecc_sdiv(excess * (__s64)WAVECC_PM, DTCP_ALPHA_PM);
+	/* x N, Q24 x Q16 to Q16, N's whole and fractional parts apart so that no product
+	 * passes 2^55 (N <= W <= 2^20). */
+	step_q16 = wavecc_sdiv(per_alpha * (__s64)(n_q16 >> WAVECC_Q16_SHIFT),
+			       1LL << (DTCP_Q24_SHIFT - WAVECC_Q16_SHIFT)) +
+		   wavecc_sdiv(per_alpha * (__s64)(n_q16 & (WAVECC_Q16_ONE - 1)),
+			       1LL << DTCP_Q24_SHIFT);
 	next = (__s64)n_q16 + (__s64)WAVECC_Q16_ONE - step_q16;
 	if (next < (__s64)WAVECC_Q16_ONE)
 		next = WAVECC_Q16_ONE;

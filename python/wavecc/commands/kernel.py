@@ -8,8 +8,9 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from .. import kernel
-from . import EXIT_ERROR
+from .. import kernel, kernel_twins
+from .._core import ConfigError
+from . import EXIT_ERROR, case_names
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -29,6 +30,26 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     unload.set_defaults(handler=handle_unload)
     listing = actions.add_parser("list", help="the wavecc algorithms registered now (root)")
     listing.set_defaults(handler=handle_list)
+    twins = actions.add_parser(
+        "twins",
+        help="goodput of each algorithm in floating point against its fixed-point twin "
+        "(the kernel program's arithmetic)",
+    )
+    twins.add_argument("--duration", type=float, default=60.0, metavar="S",
+                       help="simulated seconds per run (default 60)")  # fmt: skip
+    twins.add_argument("--seeds", default="1,2,3", metavar="A,B,...",
+                       help="random seeds (default 1,2,3)")  # fmt: skip
+    twins.add_argument("--scenarios", default=None, metavar="A,B,...",
+                       help=f"scenarios (default {','.join(kernel_twins.SCENARIOS)})")  # fmt: skip
+    twins.add_argument("--cca", default=None, metavar="A,B,...",
+                       help=f"algorithms (default {','.join(kernel_twins.ALGORITHMS)})")  # fmt: skip
+    twins.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                       help="override a config value in every run (repeatable), e.g. "
+                       "path.loss.per_byte=1e-7")  # fmt: skip
+    twins.add_argument("--float-set", action="append", default=[], metavar="KEY=VALUE",
+                       help="override a config value in the floating-point runs only "
+                       "(repeatable), e.g. flows.0.cc.n_update=eq12-printed")  # fmt: skip
+    twins.set_defaults(handler=handle_twins)
 
 
 def _out_option(parser: argparse.ArgumentParser) -> None:
@@ -69,6 +90,47 @@ def handle_list(args: argparse.Namespace) -> int:
             print(_summary(loaded[name]) if name in loaded else f"{name}  not loaded")
 
     return _reporting(listing)
+
+
+def handle_twins(args: argparse.Namespace) -> int:
+    problem, seeds = _twins_problem(args)
+    if problem:
+        sys.stderr.write(f"wavecc: error: {problem}\n")
+        return EXIT_ERROR
+    scenarios = case_names(args.scenarios) or list(kernel_twins.SCENARIOS)
+    algorithms = case_names(args.cca) or list(kernel_twins.ALGORITHMS)
+
+    def progress(done: int, total: int, what: str) -> None:
+        sys.stderr.write(f"[{done + 1}/{total}] {what}\n")
+
+    try:
+        results = kernel_twins.compare(args.duration, seeds, scenarios, algorithms, args.set,
+                                       args.float_set, progress)  # fmt: skip
+    except ConfigError as e:
+        sys.stderr.write(f"wavecc: error: {e}\n")
+        return EXIT_ERROR
+    print(kernel_twins.markdown(results))
+    outside = [f"{c.cca} on {c.scenario}" for c in results if not c.agrees]
+    limit = f"{kernel_twins.TOLERANCE_PCT:g} %"
+    print(f"\nwithin {limit}: {len(results) - len(outside)} of {len(results)}"
+          + (f"; outside: {', '.join(outside)}" if outside else ""))  # fmt: skip
+    return 0
+
+
+def _twins_problem(args: argparse.Namespace) -> tuple[str | None, list[int]]:
+    """What is wrong with `kernel twins`' options (None if nothing), and the seeds."""
+    if not args.duration > 0:
+        return f"--duration {args.duration:g}: must be > 0", []
+    try:
+        seeds = [int(s) for s in case_names(args.seeds) or []]
+    except ValueError:
+        return f"--seeds {args.seeds}: must be integers separated by commas, e.g. 1,2,3", []
+    if not seeds:
+        return "--seeds: give at least one seed, e.g. 1,2,3", []
+    unknown = [c for c in case_names(args.cca) or [] if c not in kernel_twins.ALGORITHMS]
+    if unknown:
+        return f"--cca {unknown[0]}: valid: {', '.join(kernel_twins.ALGORITHMS)}", []
+    return None, seeds
 
 
 def _summary(loaded: kernel.Loaded) -> str:

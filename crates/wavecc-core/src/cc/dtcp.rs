@@ -104,6 +104,10 @@ pub enum CurrentBw {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
+    /// `true` runs the kernel program's integer arithmetic (the fixed-point twin,
+    /// docs/kernel.md) instead of this floating-point version; with default
+    /// parameters only. Default false.
+    pub fixed_point: bool,
     /// Tustin constant `k` (Eq. 3-5): 0.9, the paper's value.
     pub k: f64,
     /// `tustin` (default, Eq. 4) or `ewma` (Eq. 5).
@@ -134,6 +138,7 @@ pub struct Params {
 impl Default for Params {
     fn default() -> Self {
         Self {
+            fixed_point: false,
             k: 0.9,
             filter: Filter::Tustin,
             g: 0.5,
@@ -223,6 +228,9 @@ pub struct DTcp {
 }
 
 pub fn build(params: &serde_json::Value) -> Result<Box<dyn CongestionControl>, String> {
+    if super::fixed::requested(params)? {
+        return Ok(super::fixed::build("dtcp"));
+    }
     let p = parse_params::<Params>(params)?;
     p.validate()?;
     Ok(Box::new(DTcp::new(p)))

@@ -172,6 +172,10 @@ pub enum CycleEnd {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
+    /// `true` runs the kernel program's integer arithmetic (the fixed-point twin,
+    /// docs/kernel.md) instead of this floating-point version; with default
+    /// parameters only. Default false.
+    pub fixed_point: bool,
     /// Table 2: segments added by C1 (120), C2 (100), C3 (70), C4 (60), C5 (50),
     /// C6 (40), C7 (30), C8 (25), C9 (20).
     pub a: f64,
@@ -272,6 +276,7 @@ pub struct Params {
 impl Default for Params {
     fn default() -> Self {
         Self {
+            fixed_point: false,
             a: 120.0,
             b: 100.0,
             c: 70.0,
@@ -747,6 +752,9 @@ pub struct FbTcp {
 }
 
 pub fn build(params: &serde_json::Value) -> Result<Box<dyn CongestionControl>, String> {
+    if super::fixed::requested(params)? {
+        return Ok(super::fixed::build("fbtcp"));
+    }
     let p = parse_params::<Params>(params)?;
     p.validate()?;
     Ok(Box::new(FbTcp::new(p)))

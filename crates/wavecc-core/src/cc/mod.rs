@@ -14,6 +14,7 @@ mod bic;
 mod cubic;
 mod dtcp;
 mod fbtcp;
+pub mod fixed;
 mod highspeed;
 mod mrvhs;
 mod mss;

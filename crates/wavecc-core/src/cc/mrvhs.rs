@@ -43,6 +43,10 @@ pub enum DecreaseRule {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
+    /// `true` runs the kernel program's integer arithmetic (the fixed-point twin,
+    /// docs/kernel.md) instead of this floating-point version; with default
+    /// parameters only. Default false.
+    pub fixed_point: bool,
     /// Unit of MSS in `F`: `bytes` (default, as MSS-CCA) or `segments`.
     pub mss_unit: MssUnit,
     /// `highspeed` (default, RFC 3649's meaning) or `literal` (Eq. 6.2 as printed).
@@ -62,6 +66,7 @@ pub struct Params {
 impl Default for Params {
     fn default() -> Self {
         Self {
+            fixed_point: false,
             mss_unit: MssUnit::Bytes,
             decrease: DecreaseRule::Highspeed,
             ssthresh_basis: SsthreshBasis::Cwnd,
@@ -73,6 +78,9 @@ impl Default for Params {
 }
 
 pub fn build(params: &serde_json::Value) -> Result<Box<dyn CongestionControl>, String> {
+    if super::fixed::requested(params)? {
+        return Ok(super::fixed::build("mrvhs"));
+    }
     let p = parse_params::<Params>(params)?;
     let decrease = match p.decrease {
         DecreaseRule::Highspeed => Decrease::HighSpeed,

@@ -32,6 +32,10 @@ pub const SUMMARY: &str = "MSS-CCA (seed 001 ch. 5): +F/cwnd per segment, \
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
+    /// `true` runs the kernel program's integer arithmetic (the fixed-point twin,
+    /// docs/kernel.md) instead of this floating-point version; with default
+    /// parameters only. Default false.
+    pub fixed_point: bool,
     /// Unit of MSS in `F`: `bytes` (default, the spec) or `segments`.
     pub mss_unit: MssUnit,
     /// Window kept on a loss, `ssthresh = beta x cwnd`: 0.5 (the spec; the thesis gives
@@ -51,6 +55,7 @@ pub struct Params {
 impl Default for Params {
     fn default() -> Self {
         Self {
+            fixed_point: false,
             mss_unit: MssUnit::Bytes,
             beta: 0.5,
             rto_window: RtoWindow::Initial,
@@ -62,6 +67,9 @@ impl Default for Params {
 }
 
 pub fn build(params: &serde_json::Value) -> Result<Box<dyn CongestionControl>, String> {
+    if super::fixed::requested(params)? {
+        return Ok(super::fixed::build("mss"));
+    }
     let p = parse_params::<Params>(params)?;
     check_ranges(&[("beta", p.beta, Range::OpenUnit)])?;
     let growth = Growth::Mss(p.mss_unit);

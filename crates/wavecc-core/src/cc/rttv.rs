@@ -30,6 +30,10 @@ pub const SUMMARY: &str = "RTTV-CCA (seed 001 ch. 4): +F/cwnd per segment, \
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Params {
+    /// `true` runs the kernel program's integer arithmetic (the fixed-point twin,
+    /// docs/kernel.md) instead of this floating-point version; with default
+    /// parameters only. Default false.
+    pub fixed_point: bool,
     /// Window kept on a loss, `ssthresh = beta x cwnd`: 0.5 (the spec; the thesis gives
     /// no value).
     pub beta: f64,
@@ -47,6 +51,7 @@ pub struct Params {
 impl Default for Params {
     fn default() -> Self {
         Self {
+            fixed_point: false,
             beta: 0.5,
             increase_per: IncreasePer::Segment,
             rtt_samples: RttSamples::Avoidance,
@@ -57,6 +62,9 @@ impl Default for Params {
 }
 
 pub fn build(params: &serde_json::Value) -> Result<Box<dyn CongestionControl>, String> {
+    if super::fixed::requested(params)? {
+        return Ok(super::fixed::build("rttv"));
+    }
     let p = parse_params::<Params>(params)?;
     check_ranges(&[("beta", p.beta, Range::OpenUnit)])?;
     Ok(Box::new(RttVariation::new("rttv", Growth::Window, Decrease::Beta(p.beta), knobs_of!(p))))

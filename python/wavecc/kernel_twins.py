@@ -1,4 +1,4 @@
-"""Goodput of the seeds' algorithms against their fixed-point twins
+"""Goodput of the source papers' algorithms against their fixed-point twins
 (`wavecc kernel twins`).
 
 `flows[].cc.fixed_point = true` runs an algorithm with the integer arithmetic of its

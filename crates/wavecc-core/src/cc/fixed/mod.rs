@@ -1,5 +1,5 @@
 //! Fixed-point twins: the kernel programs' arithmetic (`bpf/`, docs/kernel.md) run in
-//! the simulator, chosen by `fixed_point = true` in a seed algorithm's `flows[].cc`.
+//! the simulator, chosen by `fixed_point = true` in a source paper's algorithm's `flows[].cc`.
 //!
 //! Each program is written here as the C is: [`KernelProgram`] has the
 //! `tcp_congestion_ops` hooks, [`TcpSock`] the `tcp_sock` fields they read and write
@@ -308,7 +308,7 @@ pub fn requested(params: &serde_json::Value) -> Result<bool, String> {
     }
 }
 
-/// The fixed-point twin of the seed algorithm `name`.
+/// The fixed-point twin of the source papers' algorithm `name`.
 pub fn build(name: &str) -> Box<dyn CongestionControl> {
     match name {
         "fbtcp" => Box::new(Twin::new("fbtcp", fbtcp::FbTcp::default())),

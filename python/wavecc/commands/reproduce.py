@@ -103,7 +103,7 @@ def handle(args: argparse.Namespace) -> int:
     if verdicts:
         print("the papers' findings:")
         print(findings.describe(verdicts))
-    failed = done.runs.summary.get("status")
+    failed = done.summary.get("status")
     failures = int((failed == "failed").sum()) if failed is not None else 0
     if failures:
         print(

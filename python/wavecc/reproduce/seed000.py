@@ -129,7 +129,11 @@ def draw(runs: Runs, directory: Path) -> list[Path]:
     return paths
 
 
+# The FB-TCP paper ran ns3-mmwave (ns-3.29-dev); its nearest modelled TCP stack.
+STACK = "ns3-3.37"
+
 EXPERIMENT = Experiment(
+    stack=STACK,
     id="fbtcp",
     seed="000",
     title="FB-TCP: scenarios 1-4 x BER zero/small/moderate/large",

@@ -84,7 +84,11 @@ def draw(runs: Runs, directory: Path) -> list[Path]:
     return paths
 
 
+# The urban paper ran ns3-mmwave (ns-3.29-dev); its nearest modelled TCP stack.
+STACK = "ns3-3.37"
+
 EXPERIMENT = Experiment(
+    stack=STACK,
     id="urban", seed="002",
     title="Urban deployment: RLC 20/2.5/0.25 MiB, MSS 14000, remote server",
     outputs="throughput, RTT, UDP saturated; bars and HighSpeed vs BBR time series with NLoS shaded",

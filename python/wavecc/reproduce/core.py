@@ -27,7 +27,7 @@ from .. import analysis
 from ..atomic import atomic_file
 from ..config import Config, load_scenario, with_transport
 from ..result import Result
-from ..sweep import ResultSet, apply_values, sweep
+from ..sweeps import ResultSet, apply_values, sweep
 
 # Simulated seconds per wall second per worker process, overheads included, that turn
 # an experiment's simulated seconds into the run time `--list` shows. mmWave: the full

@@ -115,7 +115,7 @@ class Experiment:
         return 1 if quick else self.repetitions
 
     def stacks(self, chosen: str | None = None) -> list[str]:
-        """The stacks a reproduction runs in: `chosen`, or the seed's own and Linux's."""
+        """The stacks a reproduction runs in: `chosen`, or the paper's own and Linux's."""
         if chosen is not None:
             return [chosen]
         return list(dict.fromkeys([self.stack, LINUX]))
@@ -133,7 +133,7 @@ class Experiment:
 
 
 # Quick runs are cut to this many seconds unless an experiment needs longer; the
-# columns that place a run in a seed's table.
+# columns that place a run in a paper's table.
 QUICK_S = 10.0
 LINUX = "linux"
 TABLE_KEYS = ["scenario", "setting", "per_byte", "cca"]

@@ -106,7 +106,8 @@ def _slug(setting: str) -> str:
     return setting.split(" ")[0]
 
 
-# The thesis ran ns-3.35; its nearest modelled TCP stack.
+# The thesis ran ns-3.35, whose TCP is 3.37's (docs/reproduction.md, "How the runs are
+# set up").
 STACK = "ns3-3.37"
 
 BENCHMARK = Experiment(

@@ -129,8 +129,8 @@ def draw(runs: Runs, directory: Path) -> list[Path]:
     return paths
 
 
-# The FB-TCP paper ran ns3-mmwave (ns-3.29-dev); its nearest modelled TCP stack.
-STACK = "ns3-3.37"
+# The FB-TCP paper ran ns3-mmwave on ns-3.29-dev: its TCP is the ns3-3.29 stack.
+STACK = "ns3-3.29"
 
 EXPERIMENT = Experiment(
     stack=STACK,

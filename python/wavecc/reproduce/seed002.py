@@ -84,8 +84,8 @@ def draw(runs: Runs, directory: Path) -> list[Path]:
     return paths
 
 
-# The urban paper ran ns3-mmwave (ns-3.29-dev); its nearest modelled TCP stack.
-STACK = "ns3-3.37"
+# The urban study ran ns3-mmwave (the FB-TCP paper's authors, the same era): ns3-3.29.
+STACK = "ns3-3.29"
 
 EXPERIMENT = Experiment(
     stack=STACK,

@@ -63,8 +63,8 @@ def mmwave_figures(runs: Runs, directory: Path) -> list[Path]:
     return paths
 
 
-# The D-TCP paper ran ns3-mmwave and ns-3 LTE-A (2019-2020); their nearest modelled TCP stack.
-STACK = "ns3-3.37"
+# The D-TCP paper ran ns3-mmwave and ns-3 LTE-A of 2019-2020: ns3-3.29 is the nearest stack.
+STACK = "ns3-3.29"
 
 MMWAVE_EXPERIMENT = Experiment(
     stack=STACK,

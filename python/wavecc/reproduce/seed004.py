@@ -93,8 +93,8 @@ def blockage_figures(runs: Runs, directory: Path) -> list[Path]:
     return paths
 
 
-# The blockage/handover study ran ns3-mmwave (2018-2019); its nearest modelled TCP stack.
-STACK = "ns3-3.37"
+# The Mateo study ran ns3-mmwave of 2018-2019: ns3-3.29 is the nearest stack.
+STACK = "ns3-3.29"
 
 BLOCKAGE = Experiment(
     stack=STACK,

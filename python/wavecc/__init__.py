@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from .config import apply_overrides, load_scenario, stacks
     from .result import Result
     from .runner import run
-    from .sweep import ResultSet, sweep
+    from .sweeps import ResultSet, sweep
 
 # Public name -> the submodule that defines it.
 _LAZY = {
@@ -34,8 +34,8 @@ _LAZY = {
     "stacks": "config",
     "run": "runner",
     "Result": "result",
-    "sweep": "sweep",
-    "ResultSet": "sweep",
+    "sweep": "sweeps",
+    "ResultSet": "sweeps",
 }
 
 # Submodules reachable as attributes without an explicit import (`wavecc.analysis`).

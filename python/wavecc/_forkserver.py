@@ -14,4 +14,4 @@ die_with_parent()
 import pyarrow.pandas_compat  # noqa: E402,F401
 import pyarrow.parquet  # noqa: E402,F401
 
-from . import sweep  # noqa: E402,F401
+from . import sweeps  # noqa: E402,F401

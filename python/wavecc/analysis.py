@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 if TYPE_CHECKING:
-    from .sweep import ResultSet
+    from .sweeps import ResultSet
 
 # The grid key of the papers' error-rate axis and of the algorithm.
 LOSS = "path.loss.per_byte"

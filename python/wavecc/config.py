@@ -79,22 +79,24 @@ def apply_overrides(config: Config, overrides: Iterable[str]) -> Config:
     """
     result = copy.deepcopy(config)
     for text in overrides:
-        keys, value = _parse_override(text)
-        _assign(result, keys, value, text)
+        dotted, sep, raw = text.partition("=")
+        keys = split_key(dotted)
+        if not sep or keys is None:
+            raise ConfigError(f"bad override '{text}': expected dotted.key=value")
+        set_key(result, keys, parse_value(raw), text)
     return result
 
 
-def _parse_override(text: str) -> tuple[list[str], Any]:
-    dotted, sep, raw = text.partition("=")
-    # The core's errors spell list indices `flows[0].cca`; accept that spelling too.
-    dotted = re.sub(r"\[(\d+)\]", r".\1", dotted)
-    keys = [key.strip() for key in dotted.split(".")]
-    if not sep or not all(keys):
-        raise ConfigError(f"bad override '{text}': expected dotted.key=value")
-    return keys, _parse_value(raw)
+def split_key(dotted: str) -> list[str] | None:
+    """`flows.0.cca` -> ["flows", "0", "cca"], None if a part is empty. The core's errors
+    spell list indices `flows[0].cca`; that spelling is accepted too."""
+    keys = [key.strip() for key in re.sub(r"\[(\d+)\]", r".\1", dotted).split(".")]
+    return keys if all(keys) else None
 
 
-def _parse_value(raw: str) -> Any:
+def parse_value(raw: str) -> Any:
+    """A `--set` value: a TOML value (`5`, `1e-7`, `true`, `"text"`, `[1, 2]`), else the
+    text itself as a bare string."""
     try:
         parsed = tomllib.loads("v = " + raw)
     except tomllib.TOMLDecodeError:
@@ -103,7 +105,9 @@ def _parse_value(raw: str) -> Any:
     return parsed["v"] if parsed.keys() == {"v"} else raw.strip()
 
 
-def _assign(config: Config, keys: list[str], value: Any, text: str) -> None:
+def set_key(config: Config, keys: list[str], value: Any, text: str) -> None:
+    """Sets `value` at the path `keys` of `config`, creating missing tables; `text` (what
+    the user wrote) goes into the error when the path crosses a list or a value."""
     node: Any = config
     for depth, key in enumerate(keys):
         last = depth == len(keys) - 1
@@ -151,11 +155,8 @@ def resolve(
     """
     base = config if isinstance(config, dict) else load_scenario(config)
     result = apply_overrides(base, overrides)
-    flows = result.get("flows")
-    if cca is not None and isinstance(flows, list):
-        for flow in flows:
-            if isinstance(flow, dict):
-                flow["cca"] = cca
+    if cca is not None:
+        set_cca(result, cca)
     if seed is not None:
         result["seed"] = seed
     if stack is not None:
@@ -165,6 +166,14 @@ def resolve(
     if transport is not None:
         result = with_transport(result, transport)
     return result
+
+
+def set_cca(config: Config, cca: Any) -> None:
+    """Every flow's algorithm becomes `cca` (the `cca` of `--cca` and of a grid)."""
+    flows = config.get("flows")
+    for flow in flows if isinstance(flows, list) else []:
+        if isinstance(flow, dict):
+            flow["cca"] = cca
 
 
 def stacks() -> dict[str, dict[str, Any]]:

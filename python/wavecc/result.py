@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import figures, outdir
+from . import outdir
 from .atomic import atomic_directory
 
 # The traces a run returns, in the order the core defines them (`trace::RunOutput`).
@@ -82,6 +82,8 @@ class Result:
     def plot(self, path: str | os.PathLike[str]) -> Path:
         """Draws goodput, RTT and cwnd over time, one line per flow in its algorithm's
         colour, NLoS stretches shaded (`figures.time_series`), into `path` (PNG)."""
+        from . import figures  # matplotlib only when a figure is drawn
+
         path = Path(path)
         figures.save(figures.time_series(self, title=self.name), path, formats=("png",))
         return path

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+import wavecc
 from wavecc import reproduce
 from wavecc._core import ConfigError
-from wavecc.reproduce import findings, quick
+from wavecc.reproduce import findings, markdown, quick
 from wavecc.reproduce.core import TABLE_COLUMNS, attach_published, cell, published
 
 IDS = {
@@ -88,22 +89,43 @@ def test_a_quick_reproduction_writes_its_tables_and_figures(tmp_path):
     done = reproduce.run("dtcp-bottleneck", tmp_path / "out", quick=True, jobs=2)
     tables = {name: pd.read_csv(path) for name, path in done.tables.items()}
     assert set(tables) == {"goodput", "max_goodput"}
-    best = tables["max_goodput"].set_index("cca")
+    # Every table holds the experiment's own stack, then Linux's, each complete.
+    own = reproduce.get("dtcp-bottleneck").stack
+    assert list(dict.fromkeys(tables["goodput"]["stack"])) == [own, "linux"]
+    best = tables["max_goodput"].query("stack == @own").set_index("cca")
     # Fig. 13 publishes D-TCP, CUBIC, Reno and CLTCP; CLTCP is not modelled (no run).
     assert set(best.index) == {"dtcp", "cubic", "reno", "cltcp"}
     assert best.loc["dtcp", "published"] == 4927.0
     assert math.isnan(best.loc["cltcp", "ours"])
     # Goodput on a 5 Mb/s link cannot exceed it.
     assert 0 < best.loc["dtcp", "ours"] <= 5000
-    assert len(tables["goodput"]) == 3 * 2 * 3
-    assert all(p.exists() for p in done.figures) and len(done.figures) == 4
+    assert len(tables["goodput"]) == 2 * 3 * 2 * 3
+    # The own stack's figures at the top, Linux's in figures/linux/.
+    assert all(p.exists() for p in done.figures) and len(done.figures) == 8
+    assert sum(p.parent.name == "linux" for p in done.figures) == 4
     # A second call resumes: nothing is rerun, the same tables come out.
     again = reproduce.run("dtcp-bottleneck", tmp_path / "out", quick=True, jobs=2)
     assert pd.read_csv(again.tables["goodput"]).equals(tables["goodput"])
     # The wall time is reported, not written: the manifest is the same both times.
     assert done.wall_time_s > 0
     manifest = json.loads((tmp_path / "out" / "reproduction.json").read_text())
-    assert "wall_time_s" not in manifest and manifest["runs"] == 18
+    assert "wall_time_s" not in manifest and manifest["runs"] == 36
+    assert manifest["stacks"] == [own, "linux"]
+
+
+def test_a_reproduction_in_one_chosen_stack(tmp_path):
+    done = reproduce.run("dtcp-bottleneck", tmp_path / "out", quick=True, jobs=2, stack="linux", figures=False)
+    assert set(done.runs) == {"linux"} and set(done.summary["stack"]) == {"linux"}
+    assert set(pd.read_csv(done.tables["goodput"])["stack"]) == {"linux"}
+    assert sorted(p.name for p in (tmp_path / "out" / "runs").iterdir()) == ["linux"]
+
+
+def test_each_experiment_runs_in_its_own_stack_then_linux():
+    stacks = set(wavecc.stacks())
+    for experiment in reproduce.EXPERIMENTS.values():
+        assert experiment.stack in stacks, experiment.id
+        assert experiment.stacks() == list(dict.fromkeys([experiment.stack, "linux"]))
+        assert experiment.stacks("linux") == ["linux"]
 
 
 QUICK = Path(__file__).resolve().parents[2] / "reproductions" / "quick"
@@ -139,21 +161,22 @@ def test_the_seeds_findings_over_fresh_quick_outputs(fresh_quick):
     tables, and it is the one docs/reproduction.md discusses (findings.json): a change
     that flips one must update both."""
     regenerated = {p.name for p in fresh_quick.iterdir() if p.is_dir()}
-    verdicts = {
-        v.finding.id: v.holds for v in findings.evaluate(fresh_quick) if v.holds is not None
-    }
-    assert set(verdicts) == {f.id for f in findings.FINDINGS if set(f.experiments) <= regenerated}
-    assert len(verdicts) >= 3
+    fresh = quick.verdicts_by_stack(fresh_quick)
     expected = json.loads((QUICK / "findings.json").read_text(encoding="utf-8"))
-    assert verdicts == {k: expected[k]["holds"] for k in verdicts}
+    # Each regenerated experiment's findings, in both stacks it ran in.
+    assert set(fresh) == {reproduce.get(e).stack for e in regenerated} | {"linux"}
+    for stack, verdicts in fresh.items():
+        assert set(verdicts) == {f.id for f in findings.FINDINGS if set(f.experiments) <= regenerated}
+        assert len(verdicts) >= 3
+        assert {k: v["holds"] for k, v in verdicts.items()} == {k: expected[stack][k]["holds"] for k in verdicts}
 
 
 def test_the_committed_findings_are_those_of_the_committed_tables():
     """findings.json has a verdict for every finding, the one the committed tables give
     (which the fresh comparison keeps current)."""
     expected = json.loads((QUICK / "findings.json").read_text(encoding="utf-8"))
-    verdicts = findings.evaluate(QUICK)
-    assert {v.finding.id: {"holds": v.holds, "evidence": v.evidence} for v in verdicts} == expected
+    assert quick.verdicts_by_stack(QUICK) == expected
+    assert all(len(verdicts) == len(findings.FINDINGS) for verdicts in expected.values())
 
 
 def test_stale_outputs_are_named_by_file_table_and_row(fresh_quick, tmp_path):
@@ -164,7 +187,8 @@ def test_stale_outputs_are_named_by_file_table_and_row(fresh_quick, tmp_path):
     tables = committed / "dtcp-bottleneck" / "tables"
     goodput = pd.read_csv(tables / "goodput.csv")
     row = goodput.iloc[0]
-    assert (row["setting"], row["cca"]) == ("1 Mb/s, packet loss 0.01", "dtcp")
+    own = reproduce.get("dtcp-bottleneck").stack
+    assert (row["stack"], row["setting"], row["cca"]) == (own, "1 Mb/s, packet loss 0.01", "dtcp")
     goodput.loc[0, "ours"] = 533.15
     goodput.to_csv(tables / "goodput.csv", index=False)
     (tables / "max_goodput.csv").unlink()
@@ -173,23 +197,48 @@ def test_stale_outputs_are_named_by_file_table_and_row(fresh_quick, tmp_path):
         json.dumps({**manifest, "wall_time_s": 1.4})
     )
     verdicts = json.loads((committed / "findings.json").read_text())
-    verdicts["dtcp-lossy"]["holds"] = not verdicts["dtcp-lossy"]["holds"]
+    own = verdicts[reproduce.get("dtcp-bottleneck").stack]
+    own["dtcp-lossy"]["holds"] = not own["dtcp-lossy"]["holds"]
     (committed / "findings.json").write_text(json.dumps(verdicts))
 
     lines = quick.differences(fresh_quick, committed)
     assert lines[:5] == [
         "dtcp-bottleneck/reproduction.json: wall_time_s: committed 1.4, fresh (none)",
         f"dtcp-bottleneck/tables/goodput.csv: 1 of {len(goodput)} rows differ",
-        "dtcp-bottleneck/tables/goodput.csv: row scenario=dtcp-bottleneck, setting=1 Mb/s, "
+        f"dtcp-bottleneck/tables/goodput.csv: row stack={own}, scenario=dtcp-bottleneck, setting=1 Mb/s, "
         "packet loss 0.01, per_byte=0, cca=dtcp, metric=avg_goodput: "
         f"ours committed 533.15, fresh {row['ours']:.10g}",
         "dtcp-bottleneck/tables/max_goodput.csv: only in the fresh outputs",
         lines[4],
     ]
-    assert lines[4].startswith("findings.json: dtcp-lossy: committed {'holds': ")
+    assert lines[4].startswith(f"findings.json: {own}: dtcp-lossy: committed {{'holds': ")
     assert len(lines) == 5
 
 
 def test_findings_without_their_experiment_are_not_checked(tmp_path):
     verdicts = findings.evaluate(tmp_path)
     assert all(v.holds is None and "not run here" in v.evidence for v in verdicts)
+
+
+def test_findings_are_checked_per_stack_and_once_for_tables_without_one(tmp_path):
+    fresh = tmp_path / "fresh"
+    reproduce.run("dtcp-bottleneck", fresh / "dtcp-bottleneck", quick=True, jobs=2, figures=False)
+    verdicts = [v for v in findings.evaluate(fresh) if v.holds is not None]
+    own = reproduce.get("dtcp-bottleneck").stack
+    assert [(v.finding.id, v.stack) for v in verdicts] == [("dtcp-lossy", own), ("dtcp-lossy", "linux")]
+    # A reproduction written before stacks (no stack column) is checked once, as it is.
+    legacy = tmp_path / "legacy" / "dtcp-bottleneck" / "tables"
+    legacy.mkdir(parents=True)
+    for path in (fresh / "dtcp-bottleneck" / "tables").glob("*.csv"):
+        frame = pd.read_csv(path)
+        frame[frame["stack"] == "linux"].drop(columns="stack").to_csv(legacy / path.name, index=False)
+    [old] = [v for v in findings.evaluate(tmp_path / "legacy") if v.holds is not None]
+    assert old.stack is None and old.evidence == verdicts[1].evidence
+    assert "(linux)" in findings.describe(verdicts) and "(None)" not in findings.describe([old])
+
+
+def test_markdown_counts_each_stacks_cells_within_10_and_25_percent():
+    frame = pd.DataFrame({"stack": ["a", "a", "a", "b", "b"], "difference_pct": [5.0, -20.0, 40.0, -9.0, math.nan]})
+    assert markdown.agreement(frame) == {"a": (3, 1, 2), "b": (1, 1, 1)}
+    assert markdown.agreement_line(frame) == (
+        "Cells with a published number: a 1/3 within 10%, 2/3 within 25%; b 1/1 within 10%, 1/1 within 25%.")

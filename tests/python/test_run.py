@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import copy
 import json
+import subprocess
+import sys
 
 import pandas as pd
 import pytest
@@ -133,3 +135,14 @@ def test_a_bad_config_raises_config_error_naming_the_key(overrides, named):
         wavecc.run("dumbbell-1g", overrides=overrides)
     assert named in str(info.value)
     assert "\n" not in str(info.value)
+
+
+def test_a_run_and_its_result_leave_matplotlib_unloaded():
+    """Figures are drawn on request only: running and keeping a Result, and sweeping,
+    never pay for matplotlib's import."""
+    code = (
+        "import sys, wavecc; r = wavecc.run('dumbbell-1g', overrides=['duration_s=0.05']); "
+        "import wavecc.sweeps; print('matplotlib' in sys.modules)"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert proc.stdout.strip() == "False"

@@ -11,7 +11,7 @@ from pathlib import Path
 from .. import outdir
 from .._core import ConfigError
 from . import print_pairs, stack_help
-from .sweep import _SweepProgress
+from .progress import SweepProgress
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -76,14 +76,14 @@ def handle(args: argparse.Namespace) -> int:
     outdir.check(args.out, outdir.reproduction(experiment.id))  # before anything is said
     print(f"{experiment.id} (seed {experiment.seed}): {experiment.title}"
           f"{' [quick]' if args.quick else ''}", flush=True)  # fmt: skip
-    bars: dict[str, _SweepProgress] = {}
+    bars: dict[str, SweepProgress] = {}
 
     def progress(case: str, p) -> None:
         if case not in bars:
             for bar in bars.values():
                 bar.__exit__(None, None, None)
             print(f"case {case}:", flush=True)
-            bars[case] = _SweepProgress(sys.stdout.isatty(), args.out / "runs" / case)
+            bars[case] = SweepProgress(sys.stdout.isatty(), args.out / "runs" / case)
         bars[case](p)
 
     try:
@@ -103,7 +103,7 @@ def handle(args: argparse.Namespace) -> int:
     if verdicts:
         print("the papers' findings:")
         print(findings.describe(verdicts))
-    failed = done.runs.summary.get("status")
+    failed = done.summary.get("status")
     failures = int((failed == "failed").sum()) if failed is not None else 0
     if failures:
         print(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import wavecc
@@ -15,6 +14,7 @@ from ..config import TRANSPORTS, resolve
 from ..table import Column, Table
 from ..workers import parse_size
 from . import print_pairs, stack_help
+from .progress import RunProgress
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -74,7 +74,7 @@ def handle(args: argparse.Namespace) -> int:
     outdir.check(out, outdir.RUN, force=args.force)
     max_memory = parse_size(args.max_memory, "--max-memory") if args.max_memory else None
     # A capped run goes to a worker process, which reports no progress.
-    with _RunProgress(sys.stdout.isatty() and max_memory is None) as progress:
+    with RunProgress(sys.stdout.isatty() and max_memory is None) as progress:
         result = wavecc.run(args.scenario, cca=args.cca, seed=args.seed, overrides=args.set,
                             transport=args.transport, stack=args.stack,
                             progress=progress.callback,
@@ -83,50 +83,6 @@ def handle(args: argparse.Namespace) -> int:
     _print_summary(result.summary)
     print(f"wrote {out}: {', '.join(sorted(p.name for p in out.iterdir()))}")
     return 0
-
-
-class _RunProgress:
-    """A progress bar on a terminal (simulated time of the duration, wall time, time
-    left), shown once a run has taken more than `DELAY_S`: short runs print as before.
-    Off a terminal `callback` is None and the core reports nothing."""
-
-    DELAY_S = 1.0
-
-    def __init__(self, tty: bool):
-        self.callback = self._update if tty else None
-        self.started = time.monotonic()
-        self.bar = None
-        self.task = None
-
-    def __enter__(self) -> _RunProgress:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-
-    def _update(self, sim_time_s: float, duration_s: float) -> None:
-        wall_s = time.monotonic() - self.started
-        shown = {"completed": sim_time_s, "wall": f"{wall_s:.0f} s"}
-        if self.bar is not None:
-            self.bar.update(self.task, **shown)
-        elif wall_s >= self.DELAY_S:
-            self.bar = _run_bar()
-            self.task = self.bar.add_task("run", total=duration_s, **shown)
-            self.bar.start()
-
-
-def _run_bar():
-    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
-
-    return Progress(
-        TextColumn("simulated"),
-        BarColumn(),
-        TextColumn("{task.completed:.1f} of {task.total:g} s, wall {task.fields[wall]},"),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-        transient=True,
-    )
 
 
 def _scenario_name(args: argparse.Namespace) -> str:

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from .._core import ConfigError
 from . import stack_help
+from .progress import SweepProgress
 
 
 _SWEEP_FILE_KEYS = ("scenario", "seeds", "jobs", "cluster", "max_memory", "out", "grid", "set")
@@ -69,11 +70,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    import importlib
     import tomllib
 
-    # The module, not the function of the same name that `from . import sweep` may give.
-    sweeping = importlib.import_module("wavecc.sweep")
+    from .. import sweeps as sweeping
     from ..config import apply_overrides, load_scenario
 
     spec: dict = {}
@@ -134,7 +133,7 @@ def handle(args: argparse.Namespace) -> int:
     if max_memory is not None:
         max_memory = sweeping.parse_size(max_memory, "--max-memory")
 
-    with _SweepProgress(sys.stdout.isatty(), out) as progress:
+    with SweepProgress(sys.stdout.isatty(), out) as progress:
         results = sweeping.sweep(base, grid, seeds=seeds, jobs=jobs, out=out, progress=progress,
                                  cluster=cluster, stack=args.stack,
                                  max_memory=max_memory)  # fmt: skip
@@ -148,66 +147,6 @@ def handle(args: argparse.Namespace) -> int:
             print(f"  {run['key']}  {values} seed={run['seed']}: {run['error']}")
         return 1
     return 0
-
-
-class _SweepProgress:
-    """A rich progress bar on a terminal; one line per finished run otherwise."""
-
-    def __init__(self, tty: bool, out: Path):
-        self.tty = tty
-        self.out = out
-        self.bar = None
-        self.task = None
-
-    def __enter__(self) -> _SweepProgress:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        if self.bar is not None:
-            self.bar.stop()
-
-    def __call__(self, p) -> None:  # p: wavecc.sweep.Progress
-        if p.point is None:
-            self._start(p)
-        elif self.tty:
-            self.bar.update(self.task, completed=p.done + p.failed, failed=p.failed,
-                            remaining=p.remaining, done=p.done)  # fmt: skip
-        else:
-            took = (
-                ""
-                if p.wall_time_s is None or p.wall_time_s != p.wall_time_s
-                else (f" in {p.wall_time_s:.2f} s")
-            )
-            error = f": {' '.join(str(p.error).split())}" if p.error else ""
-            print(f"[{p.done + p.failed}/{p.total}] {p.status} {p.point.label()} "
-                  f"({p.point.key}){took}{error}", flush=True)  # fmt: skip
-
-    def _start(self, p) -> None:
-        skipped = f", {p.skipped} already in {self.out}" if p.skipped else ""
-        print(f"sweep: {p.total} run(s){skipped}", flush=True)
-        if not self.tty:
-            return
-        from rich.progress import (
-            BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
-            TimeRemainingColumn,
-        )  # fmt: skip
-
-        self.bar = Progress(
-            TextColumn("runs"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn(
-                "{task.fields[done]} ok, {task.fields[failed]} failed, "
-                "{task.fields[remaining]} remaining"
-            ),  # fmt: skip
-            TimeElapsedColumn(),
-            TextColumn("ETA"),
-            TimeRemainingColumn(),
-        )
-        self.bar.start()
-        self.task = self.bar.add_task(
-            "sweep", total=p.total, completed=p.done, done=p.done, failed=0, remaining=p.remaining
-        )
 
 
 def _print_sweep_summary(summary, swept: list[str]) -> None:

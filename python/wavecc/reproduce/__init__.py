@@ -4,7 +4,10 @@ Each experiment runs its grid through the sweep machinery (resumable, local pool
 Dask), writes its tables in the seed's layout as `DIR/tables/NAME.csv` (long form, one
 row per cell, the published value next to ours and the difference) and draws the
 seed's figures into `DIR/figures/`. `--quick` uses one seed and shorter runs, for a
-smoke test; the full run uses the seeds' durations and 3 repetitions.
+smoke test; the full run uses the seeds' durations and 3 repetitions. Every case runs
+in the TCP stack nearest to the seed's simulator and in Linux's (`stack` column of the
+tables; figures of the first stack in `DIR/figures/`, of the others in
+`DIR/figures/<stack>/`), or in the one stack asked for.
 
     wavecc.reproduce.run("fbtcp", "out/fbtcp", quick=True)
     wavecc.reproduce.EXPERIMENTS["urban"].title
@@ -20,11 +23,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pandas as pd
+
 from .. import __version__, outdir
 from ..atomic import atomic_file
 from ..config import ConfigError, check_stack
 from . import seed000, seed001, seed002, seed003, seed004
-from .core import Experiment, Runs, run_experiment, write_tables
+from .core import Experiment, Runs, run_experiment, stack_tables, write_tables
 
 EXPERIMENTS: dict[str, Experiment] = {
     e.id: e
@@ -56,7 +61,8 @@ class Reproduction:
 
     experiment: Experiment
     directory: Path
-    runs: Runs
+    runs: dict[str, Runs]  # by stack
+    summary: pd.DataFrame  # every stack's runs, one above the other
     tables: dict[str, Path]
     figures: list[Path]
     # Wall seconds of this call, reported but not written into reproduction.json, so
@@ -86,11 +92,12 @@ def run(
 ) -> Reproduction:
     """Runs (or resumes) one reproduction into `out` and writes its tables and (unless
     `figures` is false) its figures. `out` must be new, empty or this experiment's
-    reproduction (`outdir`). `stack` runs every case in that TCP stack (`tcp.stack`;
-    default: each scenario's)."""
+    reproduction (`outdir`). `stack` runs every case in that TCP stack only (`tcp.stack`;
+    default: the experiment's own and Linux's)."""
     experiment = get(experiment_id)
     if stack is not None:
         check_stack(stack)  # before the directory is made
+    stacks = experiment.stacks(stack)
     directory = Path(out)
     outdir.open_resumable(directory, outdir.reproduction(experiment.id), OUTPUTS)
     started = time.monotonic()
@@ -101,22 +108,20 @@ def run(
         jobs=jobs,
         cluster=cluster,
         progress=progress,
-        stack=stack,
+        stacks=stacks,
     )
-    tables = experiment.tables(runs)
-    paths = write_tables(tables, directory / "tables")
-    drawn = experiment.figures(runs, directory / "figures") if figures else []
+    paths = write_tables(stack_tables(experiment, runs), directory / "tables")
+    drawn = _figures(experiment, runs, directory / "figures") if figures else []
+    summary = pd.concat([r.summary for r in runs.values()], ignore_index=True)
     manifest = {
         "experiment": experiment.id,
         "seed": experiment.seed,
         "title": experiment.title,
         "quick": quick,
-        "stack": stack,
+        "stacks": stacks,
         "repetitions": experiment.seeds(quick),
-        "runs": len(runs.summary),
-        "failed": int((runs.summary.get("status") == "failed").sum())
-        if "status" in runs.summary
-        else 0,
+        "runs": len(summary),
+        "failed": int((summary["status"] == "failed").sum()) if "status" in summary else 0,
         "tables": [p.name for p in paths],
         "figures": [str(p.relative_to(directory)) for p in drawn],
         "wavecc": __version__,
@@ -124,4 +129,12 @@ def run(
     with atomic_file(directory / MANIFEST) as tmp:
         tmp.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     wall_time_s = round(time.monotonic() - started, 1)
-    return Reproduction(experiment, directory, runs, {p.stem: p for p in paths}, drawn, wall_time_s)
+    return Reproduction(experiment, directory, runs, summary, {p.stem: p for p in paths}, drawn, wall_time_s)
+
+
+def _figures(experiment: Experiment, runs: dict[str, Runs], directory: Path) -> list[Path]:
+    """The first stack's figures in `directory`, each other stack's in `directory/<stack>`."""
+    drawn = []
+    for i, (stack, stack_runs) in enumerate(runs.items()):
+        drawn += experiment.figures(stack_runs, directory if i == 0 else directory / stack)
+    return drawn

@@ -1,7 +1,8 @@
 """The machinery shared by every reproduction: an experiment is a list of cases (one
 sweep each: a base config, a grid, labels that place its runs in the source paper's
 tables), a function that turns the runs into tables, and one that draws the paper's
-figures.
+figures. Every case runs in each TCP stack asked for (by default the stack nearest to
+the paper's simulator, then Linux's), and every table row names its `stack`.
 
 Tables are written in long form, one row per cell, with the paper's published value
 (from `published.csv`, transcribed once from the five source papers: docs/reproduction.md,
@@ -26,7 +27,7 @@ from .. import analysis
 from ..atomic import atomic_file
 from ..config import Config, load_scenario, with_transport
 from ..result import Result
-from ..sweep import ResultSet, apply_values, sweep
+from ..sweeps import ResultSet, apply_values, sweep
 
 # Simulated seconds per wall second per worker process, overheads included, that turn
 # an experiment's simulated seconds into the run time `--list` shows. mmWave: the full
@@ -38,7 +39,7 @@ WIRED_SIM_S_PER_S = 90.0
 
 # The long-form table's columns, in order.
 TABLE_COLUMNS = [
-    "table", "scenario", "setting", "per_byte", "cca", "metric", "unit",
+    "table", "stack", "scenario", "setting", "per_byte", "cca", "metric", "unit",
     "published", "ours", "ours_ci", "n", "difference", "difference_pct",
 ]  # fmt: skip
 
@@ -62,8 +63,9 @@ class Case:
 
 @dataclass(frozen=True)
 class Runs:
-    """An experiment's finished sweeps: the combined summary (every case's rows with
-    its labels and a `case` column) and each case's ResultSet for its traces."""
+    """An experiment's finished sweeps in one TCP stack: the combined summary (every
+    case's rows with its labels, a `stack` and a `case` column) and each case's
+    ResultSet for its traces."""
 
     summary: pd.DataFrame
     sets: dict[str, ResultSet]
@@ -92,7 +94,8 @@ class Runs:
 class Experiment:
     """A reproduction: `cases(quick)` gives the sweeps, `tables(runs)` the long-form
     table rows by table name (without the published columns, which are attached
-    here), `figures(runs, directory)` draws the paper's figures."""
+    here), `figures(runs, directory)` draws the paper's figures; both read the runs of
+    one stack at a time."""
 
     id: str
     seed: str
@@ -101,6 +104,8 @@ class Experiment:
     cases: Callable[[bool], list[Case]]
     tables: Callable[[Runs], dict[str, list[dict[str, Any]]]]
     figures: Callable[[Runs, Path], list[Path]]
+    # The TCP stack (`tcp.stack`) nearest to the simulator the paper ran.
+    stack: str
     repetitions: int = 3
     notes: str = ""
     # Published rows of these (seed, table) pairs are matched into the tables.
@@ -109,21 +114,28 @@ class Experiment:
     def seeds(self, quick: bool) -> int:
         return 1 if quick else self.repetitions
 
+    def stacks(self, chosen: str | None = None) -> list[str]:
+        """The stacks a reproduction runs in: `chosen`, or the paper's own and Linux's."""
+        if chosen is not None:
+            return [chosen]
+        return list(dict.fromkeys([self.stack, LINUX]))
+
     def expected_wall_s(self, quick: bool, jobs: int) -> float:
         """Estimated wall time from the simulated seconds and the measured speeds."""
         total = 0.0
         for case in self.cases(quick):
             speed = WIRED_SIM_S_PER_S if case.wired else MMWAVE_SIM_S_PER_S
             total += case.simulated_s(self.seeds(quick)) / speed
-        return total / max(jobs, 1)
+        return total * len(self.stacks()) / max(jobs, 1)
 
 
 # --- building cases ----------------------------------------------------------------------
 
 
 # Quick runs are cut to this many seconds unless an experiment needs longer; the
-# columns that place a run in a seed's table.
+# columns that place a run in a paper's table.
 QUICK_S = 10.0
+LINUX = "linux"
 TABLE_KEYS = ["scenario", "setting", "per_byte", "cca"]
 
 
@@ -170,27 +182,53 @@ def run_experiment(
     jobs: int | None,
     cluster: Any,
     progress: Callable[[str, Any], None] | None,
-    stack: str | None = None,
-) -> Runs:
-    """Runs every case into `out/runs/<case>` (resumable stores) and combines them;
-    with `stack`, in that TCP stack."""
-    frames, sets = [], {}
-    for case in experiment.cases(quick):
-        report = (lambda p, name=case.name: progress(name, p)) if progress else None
-        rs = sweep(case.config, dict(case.grid), seeds=experiment.seeds(quick), jobs=jobs,
-                   out=out / "runs" / case.name, progress=report, cluster=cluster, stack=stack)  # fmt: skip
-        frame = rs.summary.copy()
-        if "per_byte" not in case.labels:
-            swept = "path.loss.per_byte" in frame.columns
-            loss = case.config.get("path", {}).get("loss", {}).get("per_byte", 0.0)
-            frame["per_byte"] = frame["path.loss.per_byte"] if swept else float(loss)
-        frame.insert(0, "case", case.name)
-        for i, (column, value) in enumerate(case.labels.items()):
-            frame.insert(1 + i, column, value)
-        frames.append(frame)
-        sets[case.name] = rs
-    summary = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-    return Runs(summary=summary, sets=sets, quick=quick)
+    stacks: Sequence[str],
+) -> dict[str, Runs]:
+    """Runs every case in every stack of `stacks` into `out/runs/<stack>/<case>`
+    (resumable stores) and combines each stack's."""
+    runs = {}
+    for stack in stacks:
+        frames, sets = [], {}
+        for case in experiment.cases(quick):
+            name = store_name(stack, case.name)
+            report = (lambda p, name=name: progress(name, p)) if progress else None
+            rs = sweep(case.config, dict(case.grid), seeds=experiment.seeds(quick), jobs=jobs,
+                       out=out / "runs" / name, progress=report, cluster=cluster, stack=stack)  # fmt: skip
+            frames.append(_labelled(rs.summary, case, stack))
+            sets[case.name] = rs
+        summary = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+        runs[stack] = Runs(summary=summary, sets=sets, quick=quick)
+    return runs
+
+
+def store_name(stack: str, case: str) -> str:
+    """Where a case's runs in `stack` are kept, under the reproduction's `runs/`."""
+    return f"{stack}/{case}"
+
+
+def _labelled(summary: pd.DataFrame, case: Case, stack: str) -> pd.DataFrame:
+    """A sweep's summary with the columns that place its rows: stack, case, the case's
+    labels and the error rate."""
+    frame = summary.copy()
+    if "per_byte" not in case.labels:
+        swept = "path.loss.per_byte" in frame.columns
+        loss = case.config.get("path", {}).get("loss", {}).get("per_byte", 0.0)
+        frame["per_byte"] = frame["path.loss.per_byte"] if swept else float(loss)
+    frame.insert(0, "stack", stack)
+    frame.insert(1, "case", case.name)
+    for i, (column, value) in enumerate(case.labels.items()):
+        frame.insert(2 + i, column, value)
+    return frame
+
+
+def stack_tables(experiment: Experiment, runs: Mapping[str, Runs]) -> dict[str, pd.DataFrame]:
+    """The experiment's tables for each stack, one above the other, each row naming
+    its stack."""
+    parts: dict[str, list[pd.DataFrame]] = {}
+    for stack, stack_runs in runs.items():
+        for name, frame in experiment.tables(stack_runs).items():
+            parts.setdefault(name, []).append(frame.assign(stack=stack)[TABLE_COLUMNS])
+    return {name: pd.concat(frames, ignore_index=True) for name, frames in parts.items()}
 
 
 # --- tables --------------------------------------------------------------------------------
@@ -345,7 +383,7 @@ def attach_published(
             frame[column] = (
                 math.nan
                 if column
-                not in ("table", "scenario", "setting", "cca", "metric", "unit")
+                not in ("table", "stack", "scenario", "setting", "cca", "metric", "unit")
                 else ""
             )
     pub = published()

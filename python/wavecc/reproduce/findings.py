@@ -3,7 +3,8 @@
 Each finding reads the long-form tables one or more experiments wrote
 (`DIR/<experiment>/tables/*.csv`) and says whether it holds, with the numbers that
 decide it. `wavecc reproduce` checks the findings of the experiment it ran;
-`evaluate(root)` checks all of them over a directory of reproductions.
+`evaluate(root)` checks all of them over a directory of reproductions. Tables with
+a `stack` column are checked once per stack they all hold.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ class Verdict:
     finding: Finding
     holds: bool | None  # None: the experiment's tables are not there
     evidence: str
+    stack: str | None = None  # the TCP stack of the tables checked (None: tables without one)
 
 
 def _ours(table: pd.DataFrame, **where: object) -> float:
@@ -213,13 +215,33 @@ def evaluate(
                 Verdict(finding, None, f"not run here: {', '.join(missing)}")
             )
             continue
-        holds, evidence = finding.check(tables)
-        verdicts.append(Verdict(finding, bool(holds), evidence))
+        for stack in table_stacks(tables):
+            holds, evidence = finding.check(in_stack(tables, stack))
+            verdicts.append(Verdict(finding, bool(holds), evidence, stack))
     return verdicts
+
+
+def table_stacks(tables: Tables) -> list[str | None]:
+    """The stacks every table has rows of, in the order the first table lists them;
+    [None] when the tables name no stack (reproductions older than stacks)."""
+    frames = [t for by_name in tables.values() for t in by_name.values()]
+    if not frames or any("stack" not in t.columns for t in frames):
+        return [None]
+    common = set.intersection(*(set(t["stack"].dropna()) for t in frames))
+    return [s for s in dict.fromkeys(frames[0]["stack"]) if s in common]
+
+
+def in_stack(tables: Tables, stack: str | None) -> Tables:
+    """The tables' rows of `stack` (all rows for None)."""
+    if stack is None:
+        return tables
+    return {e: {name: t[t["stack"] == stack] for name, t in by_name.items()}
+            for e, by_name in tables.items()}  # fmt: skip
 
 
 def describe(verdicts: list[Verdict]) -> str:
     word = {True: "holds", False: "DOES NOT HOLD", None: "not checked"}
     return "\n".join(
-        f"[{word[v.holds]}] {v.finding.text}: {v.evidence}" for v in verdicts
+        f"[{word[v.holds]}]{f' ({v.stack})' if v.stack else ''} {v.finding.text}: {v.evidence}"
+        for v in verdicts
     )

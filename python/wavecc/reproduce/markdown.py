@@ -5,7 +5,8 @@
 prints, per experiment under ROOT (ROOT/<ID>/tables/*.csv), each table as a
 Markdown table: the cell's keys, published, ours (with its 95% interval when there
 are repetitions) and the difference (percent, or percentage points for cells that
-are themselves percentages).
+are themselves percentages), then, per TCP stack, the share of cells with a published
+number that are within 10% and within 25% of it.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-KEYS = ["scenario", "setting", "per_byte", "cca", "metric"]
+KEYS = ["stack", "scenario", "setting", "per_byte", "cca", "metric"]
 
 
 def table_markdown(frame: pd.DataFrame) -> str:
@@ -38,10 +39,25 @@ def table_markdown(frame: pd.DataFrame) -> str:
     return "\n".join(lines)
 
 
+def agreement(frame: pd.DataFrame) -> dict[str, tuple[int, int, int]]:
+    """Per stack: (cells with a published number and ours, within 10%, within 25%)."""
+    compared = frame.dropna(subset=["difference_pct"])
+    stacks = compared.groupby("stack", sort=False) if "stack" in frame.columns else [("-", compared)]
+    return {stack: (len(g), int((g["difference_pct"].abs() <= 10).sum()),
+                    int((g["difference_pct"].abs() <= 25).sum())) for stack, g in stacks}  # fmt: skip
+
+
+def agreement_line(frame: pd.DataFrame) -> str:
+    shares = [f"{stack} {w10}/{n} within 10%, {w25}/{n} within 25%"
+              for stack, (n, w10, w25) in agreement(frame).items() if n]  # fmt: skip
+    return "Cells with a published number: " + "; ".join(shares) + "." if shares else ""
+
+
 def experiment_markdown(directory: Path) -> str:
     parts = []
     for path in sorted((directory / "tables").glob("*.csv")):
-        parts.append(f"**{path.stem}**\n\n" + table_markdown(pd.read_csv(path)))
+        frame = pd.read_csv(path)
+        parts.append(f"**{path.stem}**\n\n{table_markdown(frame)}\n\n{agreement_line(frame)}".rstrip())
     return "\n\n".join(parts)
 
 

@@ -30,7 +30,7 @@ from . import run as run_reproduction
 MANIFEST = "reproduction.json"
 FINDINGS = "findings.json"
 # The columns that name a table row in messages.
-ROW_KEYS = ["scenario", "setting", "per_byte", "cca", "metric"]
+ROW_KEYS = ["stack", "scenario", "setting", "per_byte", "cca", "metric"]
 # Differing rows listed per table; the rest are counted.
 SHOWN_ROWS = 10
 
@@ -52,7 +52,7 @@ def generate(
             done = run_reproduction(experiment, out, quick=True, jobs=jobs, figures=False)
             _replace_outputs(out, root / experiment)
         walls[experiment] = done.wall_time_s
-        log(f"{experiment}: {len(done.runs.summary)} runs, wall time {done.wall_time_s:.1f} s")
+        log(f"{experiment}: {len(done.summary)} runs, wall time {done.wall_time_s:.1f} s")
     write_findings(root)
     return walls
 
@@ -68,12 +68,18 @@ def _replace_outputs(scratch: Path, target: Path) -> None:
 
 
 def write_findings(root: Path) -> None:
-    """`root/findings.json`: the verdict and evidence of every finding whose experiments
-    are all in `root`."""
-    verdicts = findings.evaluate(root)
-    checked = {v.finding.id: {"holds": v.holds, "evidence": v.evidence}
-               for v in verdicts if v.holds is not None}  # fmt: skip
-    (root / FINDINGS).write_text(json.dumps(checked, indent=2) + "\n", encoding="utf-8")
+    """`root/findings.json`: per stack, the verdict and evidence of every finding whose
+    experiments are all in `root`."""
+    (root / FINDINGS).write_text(json.dumps(verdicts_by_stack(root), indent=2) + "\n", encoding="utf-8")
+
+
+def verdicts_by_stack(root: Path) -> dict[str, dict[str, dict]]:
+    """{stack: {finding: {"holds", "evidence"}}} of the findings checked over `root`."""
+    checked: dict[str, dict[str, dict]] = {}
+    for v in findings.evaluate(root):
+        if v.holds is not None:
+            checked.setdefault(str(v.stack), {})[v.finding.id] = {"holds": v.holds, "evidence": v.evidence}
+    return checked
 
 
 def differences(fresh: Path, committed: Path) -> list[str]:
@@ -134,8 +140,9 @@ def manifest_differences(fresh: Path, committed: Path) -> list[str]:
 def _finding_differences(fresh: Path, committed: Path) -> list[str]:
     new = json.loads(fresh.read_text(encoding="utf-8")) if fresh.is_file() else {}
     old = json.loads(committed.read_text(encoding="utf-8")) if committed.is_file() else {}
-    return [f"{FINDINGS}: {finding}: committed {old.get(finding)}, fresh {verdict}"
-            for finding, verdict in new.items() if old.get(finding) != verdict]  # fmt: skip
+    return [f"{FINDINGS}: {stack}: {finding}: committed {old.get(stack, {}).get(finding)}, fresh {verdict}"
+            for stack, verdicts in new.items() for finding, verdict in verdicts.items()
+            if old.get(stack, {}).get(finding) != verdict]  # fmt: skip
 
 
 def _same(a: object, b: object) -> bool:

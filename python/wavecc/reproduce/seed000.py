@@ -129,7 +129,11 @@ def draw(runs: Runs, directory: Path) -> list[Path]:
     return paths
 
 
+# The FB-TCP paper ran ns3-mmwave on ns-3.29-dev: its TCP is the ns3-3.29 stack.
+STACK = "ns3-3.29"
+
 EXPERIMENT = Experiment(
+    stack=STACK,
     id="fbtcp",
     seed="000",
     title="FB-TCP: scenarios 1-4 x BER zero/small/moderate/large",

@@ -84,7 +84,11 @@ def draw(runs: Runs, directory: Path) -> list[Path]:
     return paths
 
 
+# The urban study ran ns3-mmwave (the FB-TCP paper's authors, the same era): ns3-3.29.
+STACK = "ns3-3.29"
+
 EXPERIMENT = Experiment(
+    stack=STACK,
     id="urban", seed="002",
     title="Urban deployment: RLC 20/2.5/0.25 MiB, MSS 14000, remote server",
     outputs="throughput, RTT, UDP saturated; bars and HighSpeed vs BBR time series with NLoS shaded",

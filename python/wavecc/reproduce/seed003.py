@@ -63,7 +63,11 @@ def mmwave_figures(runs: Runs, directory: Path) -> list[Path]:
     return paths
 
 
+# The D-TCP paper ran ns3-mmwave and ns-3 LTE-A of 2019-2020: ns3-3.29 is the nearest stack.
+STACK = "ns3-3.29"
+
 MMWAVE_EXPERIMENT = Experiment(
+    stack=STACK,
     id="dtcp-mmwave", seed="003",
     title="D-TCP in mmWave: small building, large building, high speed; D-TCP, BBR, BIC, CUBIC, NewReno",
     outputs="throughput, RTT; time series per scenario, goodput bars",
@@ -117,6 +121,7 @@ def bottleneck_figures(runs: Runs, directory: Path) -> list[Path]:
 
 
 BOTTLENECK = Experiment(
+    stack=STACK,
     id="dtcp-bottleneck", seed="003",
     title="LTE-A-like bottleneck: 1 and 5 Mb/s, 40 ms RTT, packet loss 0.01 / 1e-4 / 1e-6",
     outputs="goodput per cell, Fig. 13's maximum goodput; bars",
@@ -175,6 +180,7 @@ def fairness_figures(runs: Runs, directory: Path) -> list[Path]:
 
 
 FAIRNESS = Experiment(
+    stack=STACK,
     id="dtcp-fairness", seed="003",
     title="Fairness on 5 Mb/s: five staggered D-TCP flows; D-TCP, CUBIC, Reno, Westwood+, Tahoe",
     outputs="Jain's index over the last 20 s, goodput per flow; time series",

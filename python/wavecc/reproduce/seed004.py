@@ -93,7 +93,11 @@ def blockage_figures(runs: Runs, directory: Path) -> list[Path]:
     return paths
 
 
+# The Mateo study ran ns3-mmwave of 2018-2019: ns3-3.29 is the nearest stack.
+STACK = "ns3-3.29"
+
 BLOCKAGE = Experiment(
+    stack=STACK,
     id="mateo-blockage", seed="004",
     title="Three blockage types x default / RLC 7 MB / RLC 7 MB + 200 ms min RTO x six algorithms",
     outputs="throughput, RTT; throughput-RTT 2-sigma ellipses; CUBIC time series per setting",
@@ -143,6 +147,7 @@ def handover_figures(runs: Runs, directory: Path) -> list[Path]:
 
 
 HANDOVER = Experiment(
+    stack=STACK,
     id="mateo-handover", seed="004",
     title="Handover street: three APs 20 m apart, lampposts, a truck; CUBIC and YeAH",
     outputs="throughput, RTT, handovers; throughput and SINR (serving cell) over time",
@@ -218,6 +223,7 @@ def multiuser_figures(runs: Runs, directory: Path) -> list[Path]:
 
 
 MULTIUSER = Experiment(
+    stack=STACK,
     id="mateo-multiuser", seed="004",
     title="Ten UEs, four APs, Table I's applications, with and without UE0; CUBIC and YeAH",
     outputs="packets transmitted per AP, packets received per UE; SINR and RLC occupancy",

@@ -26,13 +26,10 @@ import functools
 import itertools
 import json
 import os
-import re
 import signal
-import sys
 import tempfile
 import time
 import traceback
-import types
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -41,7 +38,7 @@ from typing import Any
 import pandas as pd
 
 from . import _core
-from .config import ConfigError, ConfigSource, _assign, load_scenario, resolve, to_json
+from .config import ConfigError, ConfigSource, load_scenario, parse_value, resolve, set_cca, set_key, split_key, to_json
 from .result import Result
 from .store import MANIFEST, Store, config_key, flow_metrics, write_json_atomic
 from .workers import (
@@ -482,17 +479,13 @@ def apply_values(config: dict[str, Any], values: Mapping[str, Any]) -> dict[str,
     result = copy.deepcopy(config)
     for key, value in values.items():
         if key == CCA:
-            flows = result.get("flows")
-            for flow in flows if isinstance(flows, list) else []:
-                if isinstance(flow, dict):
-                    flow["cca"] = value
+            set_cca(result, value)
             continue
-        dotted = re.sub(r"\[(\d+)\]", r".\1", key)
-        parts = [part.strip() for part in dotted.split(".")]
-        if not all(parts):
+        parts = split_key(key)
+        if parts is None:
             raise ConfigError(f"grid key '{key}': expected a dotted.key")
         try:
-            _assign(result, parts, copy.deepcopy(value), f"{key}={_show(value)}")
+            set_key(result, parts, copy.deepcopy(value), f"{key}={_show(value)}")
         except ConfigError as e:
             raise ConfigError(f"grid key '{key}': {e}") from None
     return result
@@ -528,13 +521,11 @@ def _show(value: Any) -> str:
 def parse_grid_arg(text: str) -> tuple[str, list[Any]]:
     """`KEY=V1,V2,...` -> (KEY, [values]); each value is read like a `--set` value (a TOML
     value, else a bare string). Commas inside brackets, braces or quotes do not split."""
-    from .config import _parse_value
-
     key, sep, raw = text.partition("=")
     key = key.strip()
     if not sep or not key:
         raise ConfigError(f"bad --grid '{text}': expected KEY=V1,V2,...")
-    values = [_parse_value(part) for part in _split_top_level(raw)]
+    values = [parse_value(part) for part in _split_top_level(raw)]
     if not values or any(v == "" for v in values):
         raise ConfigError(f"bad --grid '{text}': empty value")
     return key, values
@@ -571,16 +562,3 @@ def flatten(table: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
         else:
             flat[dotted] = value
     return flat
-
-
-class _CallableModule(types.ModuleType):
-    """`wavecc.sweep` names both this module and its `sweep` function; once the module
-    has been imported (by the CLI, or by a worker process unpickling `execute`) the
-    import system sets the package attribute to the module. Calling the module calls
-    the function, so `wavecc.sweep(...)` works either way."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> ResultSet:
-        return sweep(*args, **kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule

@@ -72,7 +72,7 @@ pub struct Ns3MmwaveParams {
 }
 
 /// The ns3-mmwave profile's beamforming + fading gain model.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Deserialize, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Ns3Channel {
     /// One wideband gain per redraw; TBs see a flat channel.

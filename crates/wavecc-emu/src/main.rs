@@ -1,0 +1,2 @@
+mod link;
+fn main() {}

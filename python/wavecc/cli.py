@@ -1,6 +1,6 @@
 """The `wavecc` command line: a dispatcher over one module per command
 (`wavecc.commands.run`, `scenarios`, `bench`, `validate`, `sweep`, `reproduce`,
-`report`).
+`report`, `kernel`, `emulate`).
 
 Every failure the user can cause (a bad scenario, a missing file, a bad override or
 argument, an unwritable output directory) is reported as one line,
@@ -21,16 +21,18 @@ from collections.abc import Sequence
 
 import wavecc
 
-from . import bench, validate
+from . import bench, emulate, validate
 from ._core import ConfigError
 from .commands import EXIT_ERROR
 from .commands import bench as bench_command
+from .commands import emulate as emulate_command
 from .commands import kernel, report, reproduce, run, scenarios, sweep
 from .commands import validate as validate_command
 from .workers import RunFailed
 
 # The commands in the order `wavecc --help` lists them.
-COMMANDS = (run, scenarios, bench_command, validate_command, sweep, reproduce, report, kernel)
+COMMANDS = (run, scenarios, bench_command, validate_command, sweep, reproduce, report, kernel,
+            emulate_command)  # fmt: skip
 
 
 EXIT_INTERRUPTED = 128 + signal.SIGINT
@@ -77,6 +79,7 @@ def _dispatch(argv: Sequence[str] | None) -> int:
         bench.CaseFailed,
         validate.Ns3Missing,
         validate.Ns3Failed,
+        emulate.EmulationFailed,
     ) as e:
         sys.stderr.write(_error_line(_describe(e)))
         return EXIT_ERROR

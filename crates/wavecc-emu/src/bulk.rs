@@ -102,6 +102,7 @@ fn counters(stats: &Stats) -> Value {
         "delivered_bytes": stats.delivered_bytes.load(Ordering::Relaxed),
         "overflow": stats.overflow.load(Ordering::Relaxed),
         "lost": stats.lost.load(Ordering::Relaxed),
+        "max_bytes": stats.max_bytes.load(Ordering::Relaxed),
     })
 }
 

@@ -23,6 +23,7 @@ pub struct Stats {
     pub delivered_bytes: AtomicU64,
     pub overflow: AtomicU64,
     pub lost: AtomicU64,
+    pub max_bytes: AtomicU64,
 }
 
 /// Forwards from `input` to `output` through `link` until `until()` holds or a signal.
@@ -69,6 +70,7 @@ fn publish(link: &mut Link, stats: &Stats) {
     stats.offered.store(link.counters.offered, Ordering::Relaxed);
     stats.overflow.store(link.counters.overflow, Ordering::Relaxed);
     stats.lost.store(link.counters.lost, Ordering::Relaxed);
+    stats.max_bytes.store(link.counters.max_bytes, Ordering::Relaxed);
 }
 
 /// The two directions' forwarding threads; `stop` (or drop) ends and joins them.

@@ -69,6 +69,8 @@ pub struct Counters {
     pub delivered: u64,
     pub overflow: u64,
     pub lost: u64,
+    /// The most bytes the buffer held.
+    pub max_bytes: u64,
 }
 
 const NO_SLOT: u64 = u64::MAX;
@@ -115,6 +117,7 @@ impl Link {
         let departure = self.serve(now_ns, len);
         self.queue.push_back((departure, len));
         self.queued_bytes += len;
+        self.counters.max_bytes = self.counters.max_bytes.max(self.queued_bytes);
         if self.uniform() < self.params.loss.probability(len as usize) {
             self.counters.lost += 1;
             return Verdict::Lost;
@@ -226,7 +229,7 @@ mod tests {
         assert_eq!(l.offer(MS - 1, 1), Verdict::Overflow, "3000 bytes still queued");
         assert_eq!(l.backlog(MS), (1500, 1));
         assert_eq!(at(l.offer(MS, 1500)), 3 * MS);
-        assert_eq!(l.counters, Counters { offered: 5, delivered: 3, overflow: 2, lost: 0 });
+        assert_eq!(l.counters, Counters { offered: 5, delivered: 3, overflow: 2, lost: 0, max_bytes: 3000 });
     }
 
     #[test]

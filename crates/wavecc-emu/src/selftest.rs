@@ -24,7 +24,7 @@ const PAYLOAD: usize = 1472;
 const PACKET: u64 = 1500;
 const DELAY_NS: u64 = 10_000_000;
 const LOSS: f64 = 0.01;
-/// Arrivals before this much of a phase are the start-up, left out of the rate.
+/// Deliveries before this much of a phase are the start-up, left out of the rate.
 const WARMUP_NS: u64 = 300_000_000;
 
 pub struct Case {
@@ -56,6 +56,7 @@ pub fn run(ns: &Namespaces, tuns: &(Arc<std::os::fd::OwnedFd>, Arc<std::os::fd::
         emit(json!({"case": case.name,
             "configured_rate_mbps": case.mean_rate_bps / 1e6,
             "offered_rate_mbps": rate.offered_bps / 1e6,
+            "expected_rate_mbps": rate.expected_bps / 1e6,
             "delivered_rate_mbps": rate.delivered_bps / 1e6,
             "delay_error_median_ms": quantile(&errors, 0.5),
             "delay_error_p99_ms": quantile(&errors, 0.99),
@@ -69,6 +70,8 @@ pub fn run(ns: &Namespaces, tuns: &(Arc<std::os::fd::OwnedFd>, Arc<std::os::fd::
 
 struct Phase {
     offered_bps: f64,
+    /// What the link model delivers of the datagrams as they were sent.
+    expected_bps: f64,
     delivered_bps: f64,
     errors_ns: Vec<i64>,
     loss: f64,
@@ -80,7 +83,8 @@ fn phase(ns: &Namespaces, tuns: &(Arc<std::os::fd::OwnedFd>, Arc<std::os::fd::Ow
     let params = LinkParams {
         capacity: case.capacity.clone(),
         delay_ns: DELAY_NS,
-        buffer_bytes: Some((case.mean_rate_bps * 0.005 / 8.0) as u64),
+        // 20 ms: keeps the link busy through the sender's scheduling gaps.
+        buffer_bytes: Some((case.mean_rate_bps * 0.020 / 8.0) as u64),
         loss,
     };
     let reverse = LinkParams { capacity: Capacity::Unlimited, delay_ns: DELAY_NS, buffer_bytes: None, loss: Loss::default() };
@@ -96,9 +100,12 @@ fn phase(ns: &Namespaces, tuns: &(Arc<std::os::fd::OwnedFd>, Arc<std::os::fd::Ow
         return Err("stopped by a signal".into());
     }
     let expected = expected_deliveries(&sends, LinkParams { loss: Loss::default(), ..params });
-    let errors_ns = arrivals.iter().filter_map(|&(seq, at)| expected.get(seq as usize).map(|e| at as i64 - *e as i64)).collect();
+    let mut accepted: Vec<u64> = expected.iter().copied().filter(|at| *at != REFUSED).collect();
+    accepted.sort_unstable();
+    let errors_ns = arrivals.iter().filter_map(|&(seq, at)| expected.get(seq as usize).filter(|e| **e != REFUSED).map(|e| at as i64 - *e as i64)).collect();
     Ok(Phase {
         offered_bps: rate_bps(&sends, 0),
+        expected_bps: rate_bps(&accepted, WARMUP_NS),
         delivered_bps: rate_bps(&arrivals.iter().map(|a| a.1).collect::<Vec<_>>(), WARMUP_NS),
         errors_ns,
         loss: 1.0 - arrivals.len() as f64 / sends.len().max(1) as f64,
@@ -106,12 +113,15 @@ fn phase(ns: &Namespaces, tuns: &(Arc<std::os::fd::OwnedFd>, Arc<std::os::fd::Ow
     })
 }
 
+/// The delivery time of a packet the model refuses: its arrival is not compared.
+const REFUSED: u64 = u64::MAX;
+
 /// When the link model would deliver packets sent at `sends` (no random loss).
 fn expected_deliveries(sends: &[u64], params: LinkParams) -> Vec<u64> {
     let mut model = Link::new(params, 0);
     sends.iter().map(|&t| match model.offer(t, PACKET as usize) {
         crate::link::Verdict::Deliver { at_ns } => at_ns,
-        _ => u64::MAX / 2, // refused by the replica: its arrival is not compared
+        _ => REFUSED,
     }).collect()
 }
 

@@ -1,0 +1,279 @@
+"""Real kernels over a scenario's link (docs/emulation.md): drives `wavecc-emu`, the
+emulator crate's binary, and turns what it reports into a `Result` with the same
+summary keys and trace columns as a simulated run, so that `Result.save`, the figures
+and the analysis read both alike.
+
+The binary is found, in order: `$WAVECC_EMU`; `wavecc-emu` on PATH; the `target/release`
+of the source checkout this package runs from (built there with cargo on first use)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import _core, result
+from ._core import ConfigError
+from .config import resolve, to_json
+
+BINARY = "wavecc-emu"
+INTERVAL_S = 0.1
+# The traces a run has but an emulated one does not fill (no simulator internals, no
+# radio): written empty, with the columns `wavecc run` gives them.
+_EMPTY_TABLES = {
+    "cc": ["t_s", "flow", "var", "value"],
+    "events": ["t_s", "flow", "kind", "detail", "seq"],
+    "ues": ["t_s", "ue", "x_m", "y_m", "cell", "sinr_db", "mcs", "los", "rlc_bytes",
+            "rlc_packets", "rlc_drops", "harq_retx"],  # fmt: skip
+    "radio_events": ["t_s", "ue", "kind", "cell", "from_cell"],
+}
+_QUEUES = {"forward": "bottleneck", "reverse": "bottleneck-reverse"}
+
+
+class EmulationFailed(Exception):
+    """The emulator could not run here (not root, no namespaces, no such kernel
+    algorithm, no binary); the message says why in one line."""
+
+
+def emulate(scenario: str, cca: str, duration_s: float | None = None,
+            seed: int | None = None, overrides: list[str] | None = None) -> result.Result:  # fmt: skip
+    """Runs one bulk TCP flow with the kernel's `cca` across SCENARIO's path, emulated,
+    for `duration_s` (default: the scenario's); returns it as a Result."""
+    config = effective_config(scenario, seed=seed, overrides=overrides)
+    spec = {**link_spec(config), "cca": cca, "seed": int(config.get("seed", 1))}
+    spec["duration_s"] = float(duration_s if duration_s is not None else config["duration_s"])
+    if spec["duration_s"] < INTERVAL_S:
+        raise ConfigError(f"--duration must be at least {INTERVAL_S} s, got {spec['duration_s']}")
+    _check_can_emulate()
+    started = time.monotonic()
+    lines = list(_run_binary(["bulk"], json.dumps(spec)))
+    samples = [line["sample"] for line in lines if "sample" in line]
+    totals = next(line["summary"] for line in lines if "summary" in line)
+    config = {**config, "duration_s": spec["duration_s"], "emulated": {"cca": cca}}
+    return _result(config, cca, samples, totals, time.monotonic() - started)
+
+
+def effective_config(scenario: str, seed: int | None = None,
+                     overrides: list[str] | None = None) -> dict[str, Any]:  # fmt: skip
+    """SCENARIO with its overrides, checked by the core, every default filled in."""
+    config = resolve(scenario, seed=seed, overrides=overrides or [])
+    return json.loads(_core.validate(to_json(config)))
+
+
+def selftest(phase_s: float = 1.5) -> list[dict[str, Any]]:
+    """The emulator's accuracy cases (100 Mb/s, 500 Mb/s, 1 Gb/s, a 125 us slot trace),
+    one dict per case, with the load average of this machine when they ran."""
+    _check_can_emulate()
+    load = os.getloadavg()[0]
+    rows = list(_run_binary(["selftest", str(phase_s)], ""))
+    return [{**row, "load_average": load} for row in rows]
+
+
+def link_spec(config: dict[str, Any]) -> dict[str, Any]:
+    """The two directions of a wired scenario's `path` as the binary takes them."""
+    if config.get("radio") is not None:
+        raise ConfigError(
+            f"scenario {config.get('name')!r} has a radio path: emulating it needs its link "
+            "trace, which 'wavecc trace export' will write (not yet available); wired "
+            "scenarios (path.rate_bps) can be emulated now"
+        )
+    _check_flows(config["flows"])
+    path = config["path"]
+    loss = path["loss"]
+    if loss.get("gilbert_elliott") is not None:
+        raise ConfigError("path.loss.gilbert_elliott cannot be emulated yet; use "
+                          "path.loss.per_packet or path.loss.per_byte")  # fmt: skip
+    buffer = path["buffer_bytes"] or path["buffer_packets"] * path["mtu_bytes"] or None
+    random = {"loss_per_packet": loss["per_packet"], "loss_per_byte": loss["per_byte"]}
+    none = {"loss_per_packet": 0.0, "loss_per_byte": 0.0}
+    direction = loss["direction"]
+
+    def side(rate_bps: float, lossy: bool) -> dict[str, Any]:
+        return {"rate_bps": rate_bps, "delay_s": path["one_way_delay_s"],
+                "buffer_bytes": buffer, **(random if lossy else none)}  # fmt: skip
+
+    return {
+        "forward": side(path["rate_bps"], direction in ("data", "both")),
+        "reverse": side(path["reverse_rate_bps"] or path["rate_bps"], direction in ("ack", "both")),
+    }
+
+
+def _check_flows(flows: list[dict[str, Any]]) -> None:
+    """The emulator runs one bulk flow from the start, with no access link of its own."""
+    if len(flows) != 1:
+        raise ConfigError(f"wavecc emulate runs one bulk flow; the scenario has {len(flows)} "
+                          "flows (set flows to one bulk flow)")  # fmt: skip
+    flow = flows[0]
+    for key, plain in (("app", "bulk"), ("start_s", 0.0), ("access_delay_s", 0.0),
+                       ("access_rate_bps", None), ("stop_s", None)):  # fmt: skip
+        if flow.get(key) != plain:
+            raise ConfigError(f"flows[0].{key} = {flow.get(key)!r} cannot be emulated yet "
+                              f"(only {plain!r})")  # fmt: skip
+
+
+def _check_can_emulate() -> None:
+    if os.geteuid() != 0:
+        raise EmulationFailed("wavecc emulate needs root: it creates network namespaces and "
+                              "TUN devices (run it with sudo)")  # fmt: skip
+    if shutil.which("ip") is None or not Path("/dev/net/tun").exists():
+        raise EmulationFailed("wavecc emulate needs network namespaces and TUN devices: "
+                              "'ip' (iproute2) and /dev/net/tun")  # fmt: skip
+
+
+def find_binary() -> Path:
+    """The emulator binary (see the module's doc), built from the checkout if needed."""
+    named = os.environ.get("WAVECC_EMU")
+    if named:
+        if not Path(named).is_file():
+            raise EmulationFailed(f"WAVECC_EMU={named} is not a file")
+        return Path(named)
+    on_path = shutil.which(BINARY)
+    if on_path:
+        return Path(on_path)
+    checkout = Path(__file__).resolve().parents[2]
+    if not (checkout / "crates" / "wavecc-emu" / "Cargo.toml").is_file():
+        raise EmulationFailed(f"{BINARY} not found: build it in a wavecc checkout with "
+                              f"'cargo build --release -p wavecc-emu' and set WAVECC_EMU")  # fmt: skip
+    built = checkout / "target" / "release" / BINARY
+    if not built.is_file():
+        _build(checkout)
+    return built
+
+
+def _build(checkout: Path) -> None:
+    sys.stderr.write(f"building {BINARY} (once) with cargo in {checkout}\n")
+    done = subprocess.run(["cargo", "build", "--release", "-q", "-p", "wavecc-emu"],
+                          cwd=checkout, capture_output=True, text=True)  # fmt: skip
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["cargo failed"])[-1]
+        raise EmulationFailed(f"building {BINARY} failed: {last}")
+
+
+def _run_binary(args: list[str], stdin: str) -> Iterator[dict[str, Any]]:
+    """Runs the binary, yielding its JSON lines. An interrupted or terminated CLI stops
+    the binary with SIGTERM, which removes its namespaces before it exits."""
+    process = subprocess.Popen([str(find_binary()), *args], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        process.stdin.write(stdin)
+        process.stdin.close()
+        for line in process.stdout:
+            yield json.loads(line)
+        error = process.stderr.read()
+        if process.wait() != 0:
+            message = error.strip().splitlines()[-1] if error.strip() else f"exit {process.returncode}"
+            raise EmulationFailed(message.removeprefix(f"{BINARY}: error: "))
+    finally:
+        if process.poll() is None:
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def _result(config: dict[str, Any], cca: str, samples: list[dict[str, Any]],
+            totals: dict[str, Any], wall_s: float) -> result.Result:  # fmt: skip
+    flows = _flows_frame(samples)
+    frames = {name: result._frame({column: [] for column in columns})
+              for name, columns in _EMPTY_TABLES.items()}  # fmt: skip
+    return result.Result(
+        summary=_summary(config, cca, flows, totals, wall_s),
+        config=config,
+        flows=flows,
+        queues=_queues_frame(samples),
+        **frames,
+    )
+
+
+def _flows_frame(samples: list[dict[str, Any]]) -> pd.DataFrame:
+    """`flows.parquet` from TCP_INFO. The kernel keeps no per-interval RTT samples:
+    `rtt_mean_ms` is its srtt at the end of the interval, `rtt_samples` is 1 (one
+    reading), 0 before the first RTT."""
+    columns: dict[str, list[Any]] = {name: [] for name in (
+        "t_s", "flow", "goodput_mbps", "cwnd_segments", "ssthresh_segments", "inflight_bytes",
+        "srtt_ms", "min_rtt_ms", "rtt_samples", "rtt_mean_ms", "pacing_rate_mbps", "ca_state",
+        "retransmits")}  # fmt: skip
+    for sample in samples:
+        tcp = sample["tcp"]
+        measured = tcp["srtt_ms"] > 0
+        row = {"t_s": sample["t_s"], "flow": 0, "goodput_mbps": sample["goodput_mbps"],
+               "rtt_samples": int(measured), "rtt_mean_ms": tcp["srtt_ms"] if measured else None,
+               **{k: tcp[k] for k in ("cwnd_segments", "ssthresh_segments", "inflight_bytes",
+                                      "srtt_ms", "min_rtt_ms", "pacing_rate_mbps", "ca_state",
+                                      "retransmits")}}  # fmt: skip
+        for name, values in columns.items():
+            values.append(row[name])
+    return result._frame(columns)
+
+
+def _queues_frame(samples: list[dict[str, Any]]) -> pd.DataFrame:
+    """`queues.parquet`: the emulated buffers every interval, drops per interval."""
+    columns: dict[str, list[Any]] = {n: [] for n in ("t_s", "queue", "bytes", "packets",
+                                                     "drops_overflow", "drops_random")}  # fmt: skip
+    last = {side: {"overflow": 0, "lost": 0} for side in _QUEUES}
+    for sample in samples:
+        for side, queue in _QUEUES.items():
+            link = sample[side]
+            for name, value in (("t_s", sample["t_s"]), ("queue", queue),
+                                ("bytes", link["queue_bytes"]), ("packets", link["queue_packets"]),
+                                ("drops_overflow", link["overflow"] - last[side]["overflow"]),
+                                ("drops_random", link["lost"] - last[side]["lost"])):  # fmt: skip
+                columns[name].append(value)
+            last[side] = link
+    return result._frame(columns)
+
+
+def _summary(config: dict[str, Any], cca: str, flows: pd.DataFrame, totals: dict[str, Any],
+             wall_s: float) -> dict[str, Any]:  # fmt: skip
+    duration = config["duration_s"]
+    rtts = flows["rtt_mean_ms"].dropna().to_numpy()
+    forward = totals["forward"]
+    losses = {cause: n for cause, n in (("overflow", forward["overflow"]),
+                                        ("random", forward["lost"])) if n}  # fmt: skip
+    flow = {
+        "flow": 0, "cca": cca, "app": "bulk", "transport": "tcp",
+        "goodput_mbps": totals["bytes_delivered"] * 8 / duration / 1e6,
+        "bytes_delivered": totals["bytes_delivered"],
+        "mean_rtt_ms": _stat(np.mean, rtts),
+        "p50_rtt_ms": _stat(lambda r: np.percentile(r, 50), rtts),
+        "p95_rtt_ms": _stat(lambda r: np.percentile(r, 95), rtts),
+        "min_rtt_ms": _stat(np.min, flows["min_rtt_ms"].dropna().to_numpy()),
+        "rtt_samples": len(rtts),
+        **{key: totals[key] for key in ("segments_sent", "retransmitted_segments", "rto_events",
+                                        "fast_recovery_episodes", "spurious_retransmissions")},
+        "losses": losses,
+    }  # fmt: skip
+    return {
+        "name": config.get("name", "unnamed"),
+        "seed": config.get("seed"),
+        "sim_time_s": duration,
+        "wall_time_s": wall_s,
+        "events": 0,
+        "flows": [flow],
+        "queues": [_queue_summary(name, totals[side]) for side, name in _QUEUES.items()],
+        "ues": [],
+        "cells": [],
+        "emulated": {"kernel": os.uname().release, "load_average": os.getloadavg()[0]},
+    }
+
+
+def _queue_summary(name: str, link: dict[str, Any]) -> dict[str, Any]:
+    return {"queue": name, "enqueued": link["offered"] - link["overflow"],
+            "dequeued": link["offered"] - link["overflow"] - link["queue_packets"],
+            "dropped_overflow": link["overflow"], "dropped_random": link["lost"],
+            "max_bytes": link["max_bytes"]}  # fmt: skip
+
+
+def _stat(function: Any, values: np.ndarray) -> float | None:
+    return float(function(values)) if len(values) else None

@@ -33,14 +33,15 @@ pub fn run(ns: &Namespaces, links: &Forwarders, flow: &Flow, emit: &mut dyn FnMu
     let receiver = spawn_receiver(&ns.receiver, received.clone(), done.clone())?;
     let socket = connect(&ns.sender, &flow.cca)?;
     let sender = spawn_sender(socket.try_clone().map_err(|e| e.to_string())?, done.clone());
-    let result = sample(&socket, &received, links, flow, emit);
+    // On a signal the threads are not joined: one may be blocked on a link that no
+    // longer forwards, and leaving at once lets the namespaces go; exit ends them.
+    sample(&socket, &received, links, flow, emit)?;
     done.store(true, Ordering::Relaxed);
     let info = tcp_info(&socket);
     unsafe { libc::shutdown(socket.as_raw_fd(), libc::SHUT_RDWR) };
     let _ = sender.join();
     let _ = receiver.join();
     let recoveries = netstat_in(&ns.sender, &["TCPSackRecovery", "TCPRenoRecovery"]);
-    result?;
     emit(json!({"summary": {
         "bytes_delivered": received.load(Ordering::Relaxed),
         "segments_sent": info.tcpi_data_segs_out,
@@ -135,34 +136,46 @@ fn spawn_receiver(ns: &str, received: Arc<AtomicU64>, done: Arc<AtomicBool>) -> 
 /// A TCP socket in the sender namespace with congestion control `cca`, connected.
 fn connect(ns: &str, cca: &str) -> Result<TcpStream, String> {
     let (ns, cca) = (ns.to_string(), cca.to_string());
-    std::thread::spawn(move || -> Result<TcpStream, String> {
-        netns::enter(&ns)?;
-        let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
-        if fd < 0 {
-            return Err(format!("socket: {}", std::io::Error::last_os_error()));
+    let (result, connected) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = result.send(connect_in(&ns, &cca));
+    });
+    // Waited for in steps, so that a signal is not held up by a connect in progress.
+    loop {
+        match connected.recv_timeout(Duration::from_millis(50)) {
+            Ok(stream) => return stream,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) if !stopped() => {}
+            Err(_) => return Err("stopped by a signal".into()),
         }
-        let stream = unsafe { TcpStream::from_raw_fd(fd) };
-        let rc = unsafe {
-            libc::setsockopt(fd, libc::IPPROTO_TCP, libc::TCP_CONGESTION, cca.as_ptr().cast(), cca.len() as libc::socklen_t)
-        };
-        if rc != 0 {
-            return Err(format!("congestion control '{cca}' is not available in this kernel (net.ipv4.tcp_available_congestion_control): {}", std::io::Error::last_os_error()));
-        }
-        let ip: std::net::Ipv4Addr = RECEIVER_ADDR.parse().expect("a literal address");
-        let address = libc::sockaddr_in {
-            sin_family: libc::AF_INET as libc::sa_family_t,
-            sin_port: PORT.to_be(),
-            sin_addr: libc::in_addr { s_addr: u32::from(ip).to_be() },
-            sin_zero: [0; 8],
-        };
-        let size = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
-        if unsafe { libc::connect(fd, (&address as *const libc::sockaddr_in).cast(), size) } != 0 {
-            return Err(format!("connect {RECEIVER_ADDR}:{PORT}: {}", std::io::Error::last_os_error()));
-        }
-        Ok(stream)
-    })
-    .join()
-    .map_err(|_| "the sender thread panicked".to_string())?
+    }
+}
+
+/// Runs in its own thread: it moves into the sender namespace.
+fn connect_in(ns: &str, cca: &str) -> Result<TcpStream, String> {
+    netns::enter(ns)?;
+    let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0) };
+    if fd < 0 {
+        return Err(format!("socket: {}", std::io::Error::last_os_error()));
+    }
+    let stream = unsafe { TcpStream::from_raw_fd(fd) };
+    let rc = unsafe {
+        libc::setsockopt(fd, libc::IPPROTO_TCP, libc::TCP_CONGESTION, cca.as_ptr().cast(), cca.len() as libc::socklen_t)
+    };
+    if rc != 0 {
+        return Err(format!("congestion control '{cca}' is not available in this kernel (net.ipv4.tcp_available_congestion_control): {}", std::io::Error::last_os_error()));
+    }
+    let ip: std::net::Ipv4Addr = RECEIVER_ADDR.parse().expect("a literal address");
+    let address = libc::sockaddr_in {
+        sin_family: libc::AF_INET as libc::sa_family_t,
+        sin_port: PORT.to_be(),
+        sin_addr: libc::in_addr { s_addr: u32::from(ip).to_be() },
+        sin_zero: [0; 8],
+    };
+    let size = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
+    if unsafe { libc::connect(fd, (&address as *const libc::sockaddr_in).cast(), size) } != 0 {
+        return Err(format!("connect {RECEIVER_ADDR}:{PORT}: {}", std::io::Error::last_os_error()));
+    }
+    Ok(stream)
 }
 
 fn spawn_sender(mut stream: TcpStream, done: Arc<AtomicBool>) -> std::thread::JoinHandle<()> {

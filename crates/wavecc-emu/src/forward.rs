@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::link::{Link, Verdict};
-use crate::sys::{now_ns, precise_timers, stopped, wait_readable};
+use crate::sys::{now_ns, precise_timers, real_time, stopped, wait_readable};
 
 /// The longest the loop sleeps, so that it sees the stop flag.
 const MAX_WAIT_NS: u64 = 10_000_000;
@@ -29,6 +29,7 @@ pub struct Stats {
 /// Forwards from `input` to `output` through `link` until `until()` holds or a signal.
 pub fn run(input: Arc<OwnedFd>, output: Arc<OwnedFd>, mut link: Link, stats: Arc<Stats>, until: impl Fn() -> bool) {
     precise_timers();
+    if std::env::var_os("WAVECC_EMU_RT").is_some() { real_time(); }
     let mut line: VecDeque<(u64, Vec<u8>)> = VecDeque::new();
     let mut buffer = vec![0u8; MAX_PACKET];
     while !stopped() && !until() {

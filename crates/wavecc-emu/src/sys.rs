@@ -55,3 +55,11 @@ pub fn wait_readable(fd: libc::c_int, timeout_ns: u64) {
     };
     unsafe { libc::ppoll(&mut pollfd, 1, &ts, std::ptr::null()) };
 }
+
+/// Puts the calling thread in the real-time class (SCHED_FIFO), so that a busy
+/// machine's other work does not delay its packets; false if the kernel refuses.
+/// The thread sleeps whenever it has nothing due, so it cannot starve the machine.
+pub fn real_time() -> bool {
+    let param = libc::sched_param { sched_priority: 50 };
+    unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) == 0 }
+}

@@ -181,12 +181,15 @@ fn spawn_receiver(ns: &str, done: Arc<AtomicBool>) -> Result<std::thread::JoinHa
         };
         let size: libc::c_int = 32 << 20;
         unsafe { libc::setsockopt(socket.as_raw_fd(), libc::SOL_SOCKET, libc::SO_RCVBUFFORCE, (&size as *const libc::c_int).cast(), 4) };
+        let on: libc::c_int = 1;
+        unsafe { libc::setsockopt(socket.as_raw_fd(), libc::SOL_SOCKET, libc::SO_TIMESTAMPNS, (&on as *const libc::c_int).cast(), 4) };
         let _ = socket.set_read_timeout(Some(Duration::from_millis(20)));
+        let realtime_offset = realtime_ns() as i64 - now_ns() as i64;
         let mut arrivals = Vec::new();
         let mut payload = [0u8; PAYLOAD];
         while !done.load(Ordering::Relaxed) {
-            if let Ok(n) = socket.recv(&mut payload) && n >= 8 {
-                let at = now_ns();
+            if let Some((n, at)) = receive(&socket, &mut payload) && n >= 8 {
+                let at = at.map_or_else(now_ns, |realtime| (realtime as i64 - realtime_offset) as u64);
                 arrivals.push((u64::from_le_bytes(payload[..8].try_into().unwrap()), at));
             }
         }
@@ -194,6 +197,39 @@ fn spawn_receiver(ns: &str, done: Arc<AtomicBool>) -> Result<std::thread::JoinHa
     });
     bound.recv().map_err(|_| "the receiver died".to_string())??;
     Ok(thread)
+}
+
+/// One datagram and the kernel's receive time (CLOCK_REALTIME, SO_TIMESTAMPNS): when
+/// the emulator handed the packet over, not when this thread woke up to read it.
+fn receive(socket: &UdpSocket, payload: &mut [u8]) -> Option<(usize, Option<u64>)> {
+    let mut iov = libc::iovec { iov_base: payload.as_mut_ptr().cast(), iov_len: payload.len() };
+    let mut control = [0u64; 16];
+    let mut message: libc::msghdr = unsafe { std::mem::zeroed() };
+    message.msg_iov = &mut iov;
+    message.msg_iovlen = 1;
+    message.msg_control = control.as_mut_ptr().cast();
+    message.msg_controllen = std::mem::size_of_val(&control) as _;
+    let n = unsafe { libc::recvmsg(socket.as_raw_fd(), &mut message, 0) };
+    if n < 0 {
+        return None;
+    }
+    let mut at = None;
+    let mut header = unsafe { libc::CMSG_FIRSTHDR(&message) };
+    while !header.is_null() {
+        let h = unsafe { &*header };
+        if h.cmsg_level == libc::SOL_SOCKET && h.cmsg_type == libc::SCM_TIMESTAMPNS {
+            let ts: libc::timespec = unsafe { std::ptr::read_unaligned(libc::CMSG_DATA(header).cast()) };
+            at = Some(ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64);
+        }
+        header = unsafe { libc::CMSG_NXTHDR(&message, header) };
+    }
+    Some((n as usize, at))
+}
+
+fn realtime_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
 
 #[cfg(test)]

@@ -45,11 +45,18 @@ class EmulationFailed(Exception):
 
 
 def emulate(scenario: str, cca: str, duration_s: float | None = None,
-            seed: int | None = None, overrides: list[str] | None = None) -> result.Result:  # fmt: skip
+            seed: int | None = None, overrides: list[str] | None = None,
+            trace: Path | None = None) -> result.Result:  # fmt: skip
     """Runs one bulk TCP flow with the kernel's `cca` across SCENARIO's path, emulated,
-    for `duration_s` (default: the scenario's); returns it as a Result."""
+    for `duration_s` (default: the scenario's); returns it as a Result. A `trace` (a
+    wavecc link trace, docs/emulation.md) replaces the scenario's path."""
     config = effective_config(scenario, seed=seed, overrides=overrides)
-    spec = {**link_spec(config), "cca": cca, "seed": int(config.get("seed", 1))}
+    if trace is None:
+        path = link_spec(config)
+    else:
+        _check_flows(config["flows"])
+        path = {"trace": str(Path(trace).resolve())}
+    spec = {**path, "cca": cca, "seed": int(config.get("seed", 1))}
     spec["duration_s"] = float(duration_s if duration_s is not None else config["duration_s"])
     if spec["duration_s"] < INTERVAL_S:
         raise ConfigError(f"--duration must be at least {INTERVAL_S} s, got {spec['duration_s']}")
@@ -58,7 +65,8 @@ def emulate(scenario: str, cca: str, duration_s: float | None = None,
     lines = list(_run_binary(["bulk"], json.dumps(spec)))
     samples = [line["sample"] for line in lines if "sample" in line]
     totals = next(line["summary"] for line in lines if "summary" in line)
-    config = {**config, "duration_s": spec["duration_s"], "emulated": {"cca": cca}}
+    emulated = {"cca": cca, **({"trace": path["trace"]} if trace is not None else {})}
+    config = {**config, "duration_s": spec["duration_s"], "emulated": emulated}
     return _result(config, cca, samples, totals, time.monotonic() - started)
 
 
@@ -83,8 +91,8 @@ def link_spec(config: dict[str, Any]) -> dict[str, Any]:
     if config.get("radio") is not None:
         raise ConfigError(
             f"scenario {config.get('name')!r} has a radio path: emulating it needs its link "
-            "trace, which 'wavecc trace export' will write (not yet available); wired "
-            "scenarios (path.rate_bps) can be emulated now"
+            "trace (--trace FILE), which 'wavecc trace export' will write (not yet "
+            "available); wired scenarios (path.rate_bps) can be emulated now"
         )
     _check_flows(config["flows"])
     path = config["path"]

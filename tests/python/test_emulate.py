@@ -212,3 +212,39 @@ def test_the_selftest_delivers_what_the_link_model_says(emu_env):
     assert 0.002 < slow["measured_loss"] < 0.03
     assert 0 < slow["delay_error_median_ms"] < 5
     assert _ours() == before
+
+
+TRACE = """# wavecc link trace 1
+# slot_s = 0.000125
+# forward_delay_s = 0.005
+# reverse_delay_s = 0.005
+# buffer_bytes = 100000
+t_s,bytes
+0.000000,2500
+0.000125,0
+"""
+
+
+@needs_namespaces
+def test_a_link_trace_replaces_the_scenarios_path(emu_env, tmp_path):
+    trace = tmp_path / "link.csv"
+    trace.write_text(TRACE)  # 2500 bytes per 250 us: 80 Mb/s
+    out = tmp_path / "traced"
+    done = _cli(emu_env, tmp_path, "emulate", "dumbbell-1g", "--cca", "reno", "--duration", "1.5",
+                "--trace", str(trace), "--out", str(out), "--no-figure")  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    summary = json.loads((out / "summary.json").read_text())
+    assert 40 < summary["flows"][0]["goodput_mbps"] < 80 * 1448 / 1500
+    assert 10 <= summary["flows"][0]["min_rtt_ms"] < 12
+    assert json.loads((out / "config.json").read_text())["emulated"]["trace"] == str(trace)
+
+
+@needs_namespaces
+def test_a_bad_trace_is_one_line_naming_the_line(emu_env, tmp_path):
+    trace = tmp_path / "link.csv"
+    trace.write_text(TRACE.replace("0.000125,0", "0.000125,lots"))
+    done = _cli(emu_env, tmp_path, "emulate", "dumbbell-1g", "--cca", "reno", "--trace", str(trace),
+                "--out", str(tmp_path / "never"))  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr == f"wavecc: error: {trace}: line 8: bytes 'lots' is not a whole number\n"
+    assert not (tmp_path / "never").exists()

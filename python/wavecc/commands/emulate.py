@@ -21,7 +21,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "files as 'wavecc run'. --selftest measures the emulator's accuracy instead.",
     )
     parser.add_argument("scenario", nargs="?", metavar="SCENARIO",
-                        help="a TOML file or a built-in id with a wired path")  # fmt: skip
+                        help="a TOML file or a built-in id with a wired path (any path "
+                        "with --trace)")  # fmt: skip
     parser.add_argument("--cca", metavar="KERNEL_CCA",
                         help="the kernel's congestion control (see "
                         "net.ipv4.tcp_available_congestion_control), e.g. cubic, reno, bbr")  # fmt: skip
@@ -30,6 +31,9 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                         help="override a config value (repeatable), as for 'wavecc run'")  # fmt: skip
     parser.add_argument("--seed", type=int, help="seed of the random loss")
+    parser.add_argument("--trace", type=Path, metavar="FILE",
+                        help="a wavecc link trace (docs/emulation.md) to use instead of the "
+                        "scenario's path")  # fmt: skip
     parser.add_argument("--out", type=Path, metavar="DIR",
                         help="output directory (default: out/<scenario name>-emulated)")  # fmt: skip
     parser.add_argument("--force", action="store_true",
@@ -54,7 +58,7 @@ def handle(args: argparse.Namespace) -> int:
     # Refused before the run rather than after it; `save` checks again.
     outdir.check(out, outdir.RUN, force=args.force)
     result = emulate.emulate(args.scenario, args.cca, duration_s=args.duration, seed=args.seed,
-                             overrides=args.set)  # fmt: skip
+                             overrides=args.set, trace=args.trace)  # fmt: skip
     result.save(out, figure=not args.no_figure, force=args.force)
     _print_flows(result.summary)
     print(f"wrote {out}: {', '.join(sorted(p.name for p in out.iterdir()))}")

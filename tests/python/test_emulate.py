@@ -169,19 +169,27 @@ def test_emulate_writes_a_run_and_leaves_no_namespace(emu_env, tmp_path):
 
 
 @needs_namespaces
-def test_sigterm_removes_the_namespaces_and_writes_nothing(emu_env, tmp_path):
+@pytest.mark.parametrize("signum, group, code, line", [
+    (signal.SIGTERM, False, 143, "wavecc: terminated"),  # to the CLI alone
+    (signal.SIGINT, True, 130, "wavecc: interrupted"),  # Ctrl-C: the whole process group
+])  # fmt: skip
+def test_a_signal_removes_the_namespaces_and_writes_nothing(emu_env, tmp_path, signum, group,
+                                                            code, line):  # fmt: skip
     before = _ours()
     out = tmp_path / "never"
     process = subprocess.Popen([sys.executable, "-m", "wavecc", "emulate", "dumbbell-1g", "--cca",
                                 "reno", "--duration", "30", "--out", str(out)], env=emu_env,
-                               stderr=subprocess.PIPE, text=True)  # fmt: skip
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
     deadline = time.monotonic() + 20
     while len(_ours()) < len(before) + 2 and time.monotonic() < deadline:
         time.sleep(0.05)
     assert len(_ours()) == len(before) + 2, "the run never created its namespaces"
-    process.send_signal(signal.SIGTERM)
-    assert process.wait(timeout=20) == 143
-    assert process.stderr.read().strip() == "wavecc: terminated"
+    if group:
+        os.killpg(process.pid, signum)
+    else:
+        process.send_signal(signum)
+    assert process.wait(timeout=20) == code
+    assert process.stderr.read().strip() == line
     assert _ours() == before and not out.exists()
 
 

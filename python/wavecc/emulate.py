@@ -33,9 +33,9 @@ _EMPTY_TABLES = {
     "cc": ["t_s", "flow", "var", "value"],
     "events": ["t_s", "flow", "kind", "detail", "seq"],
     "ues": ["t_s", "ue", "x_m", "y_m", "cell", "sinr_db", "mcs", "los", "rlc_bytes",
-            "rlc_packets", "rlc_drops", "harq_retx"],  # fmt: skip
+            "rlc_packets", "rlc_drops", "harq_retx"],
     "radio_events": ["t_s", "ue", "kind", "cell", "from_cell"],
-}
+}  # fmt: skip
 _QUEUES = {"forward": "bottleneck", "reverse": "bottleneck-reverse"}
 
 
@@ -160,7 +160,7 @@ def find_binary() -> Path:
 def _build(checkout: Path) -> None:
     sys.stderr.write(f"building {BINARY} (once) with cargo in {checkout}\n")
     done = subprocess.run(["cargo", "build", "--release", "-q", "-p", "wavecc-emu"],
-                          cwd=checkout, capture_output=True, text=True)  # fmt: skip
+                          cwd=checkout, capture_output=True, text=True, check=False)  # fmt: skip
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["cargo failed"])[-1]
         raise EmulationFailed(f"building {BINARY} failed: {last}")

@@ -30,9 +30,9 @@ def _namespaces_unavailable() -> str | None:
     if shutil.which("ip") is None or not Path("/dev/net/tun").exists():
         return "needs iproute2 and /dev/net/tun"
     probe = f"wavecc-probe-{os.getpid()}"
-    if subprocess.run(["ip", "netns", "add", probe], capture_output=True).returncode != 0:
+    if subprocess.run(["ip", "netns", "add", probe], capture_output=True, check=False).returncode != 0:
         return "network namespaces are unavailable (ip netns add failed)"
-    subprocess.run(["ip", "netns", "del", probe], capture_output=True)
+    subprocess.run(["ip", "netns", "del", probe], capture_output=True, check=False)
     return None
 
 
@@ -42,7 +42,8 @@ needs_namespaces = pytest.mark.skipif(UNAVAILABLE is not None, reason=str(UNAVAI
 
 def _ours() -> list[str]:
     """The emulator's namespaces that exist now."""
-    listing = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True).stdout
+    listing = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True,
+                             check=True).stdout  # fmt: skip
     return [line.split()[0] for line in listing.splitlines() if line.startswith("wavecc-")]
 
 
@@ -58,7 +59,7 @@ def emu_env() -> dict[str, str]:
 
 def _cli(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "wavecc", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=120)  # fmt: skip
+                          capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
 
 
 # The translation of a scenario's path ------------------------------------------------
@@ -204,7 +205,7 @@ def test_a_killed_runs_namespaces_are_removed_by_the_next_start(emu_env):
         assert dead not in _ours() and live in _ours()
     finally:
         for name in (dead, live):
-            subprocess.run(["ip", "netns", "del", name], capture_output=True)
+            subprocess.run(["ip", "netns", "del", name], capture_output=True, check=False)
 
 
 @needs_namespaces

@@ -4,7 +4,8 @@ summary keys and trace columns as a simulated run, so that `Result.save`, the fi
 and the analysis read both alike.
 
 The binary is found, in order: `$WAVECC_EMU`; `wavecc-emu` on PATH; the `target/release`
-of the source checkout this package runs from (built there with cargo on first use)."""
+of the source checkout this package runs from (an editable install), which cargo builds
+or brings up to date first."""
 
 from __future__ import annotations
 
@@ -152,13 +153,14 @@ def find_binary() -> Path:
         raise EmulationFailed(f"{BINARY} not found: build it in a wavecc checkout with "
                               f"'cargo build --release -p wavecc-emu' and set WAVECC_EMU")  # fmt: skip
     built = checkout / "target" / "release" / BINARY
-    if not built.is_file():
-        _build(checkout)
+    if shutil.which("cargo") is not None or not built.is_file():
+        _build(checkout, first=not built.is_file())  # a no-op when it is up to date
     return built
 
 
-def _build(checkout: Path) -> None:
-    sys.stderr.write(f"building {BINARY} (once) with cargo in {checkout}\n")
+def _build(checkout: Path, first: bool) -> None:
+    if first:
+        sys.stderr.write(f"building {BINARY} with cargo in {checkout}\n")
     done = subprocess.run(["cargo", "build", "--release", "-q", "-p", "wavecc-emu"],
                           cwd=checkout, capture_output=True, text=True, check=False)  # fmt: skip
     if done.returncode != 0:

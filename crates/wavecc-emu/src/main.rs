@@ -135,3 +135,27 @@ fn root() -> Result<(), String> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(path: &str) -> BulkSpec {
+        serde_json::from_str(&format!(r#"{{{path} "cca": "cubic", "duration_s": 1}}"#)).unwrap()
+    }
+
+    #[test]
+    fn a_spec_names_its_path_one_way() {
+        let side = r#"{"rate_bps": 1e8, "delay_s": 0.01, "buffer_bytes": 3000, "loss_per_byte": 1e-6}"#;
+        let (forward, reverse) = spec(&format!(r#""forward": {side}, "reverse": {side},"#)).links().unwrap();
+        assert_eq!(forward.capacity, Capacity::Rate { bps: 1e8 });
+        assert_eq!((forward.delay_ns, forward.buffer_bytes), (10_000_000, Some(3000)));
+        assert_eq!(reverse.loss, Loss { per_packet: 0.0, per_byte: 1e-6 });
+        let unlimited = r#"{"rate_bps": null, "delay_s": 0, "buffer_bytes": null}"#;
+        let (forward, _) = spec(&format!(r#""forward": {unlimited}, "reverse": {unlimited},"#)).links().unwrap();
+        assert_eq!((forward.capacity, forward.buffer_bytes), (Capacity::Unlimited, None));
+        for path in ["", &format!(r#""forward": {side},"#), &format!(r#""trace": "x.csv", "forward": {side}, "reverse": {side},"#)] {
+            assert!(spec(path).links().unwrap_err().contains("either 'trace' or both"), "{path}");
+        }
+    }
+}

@@ -69,7 +69,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _dispatch(argv: Sequence[str] | None) -> int:
-    args = _parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # What follows `--` is a command to run (`wavecc emulate ... -- COMMAND ...`), which
+    # argparse cannot take after an optional positional argument.
+    tail = argv[argv.index("--") + 1 :] if "--" in argv else None
+    args = _parser().parse_args(argv if tail is None else argv[: argv.index("--")])
+    if tail is not None:
+        if "run_command" not in args:
+            sys.stderr.write(_error_line(f"{args.command} takes no '-- COMMAND'"))
+            return EXIT_ERROR
+        args.run_command = tail
     try:
         return args.handler(args)
     except (

@@ -51,6 +51,47 @@ def emulate(scenario: str, cca: str, duration_s: float | None = None,
     """Runs one bulk TCP flow with the kernel's `cca` across SCENARIO's path, emulated,
     for `duration_s` (default: the scenario's); returns it as a Result. A `trace` (a
     wavecc link trace, docs/emulation.md) replaces the scenario's path."""
+    config, spec = _prepare(scenario, cca, duration_s, seed, overrides, trace)
+    started = time.monotonic()
+    lines = list(_run_binary(["bulk"], json.dumps(spec)))
+    samples = [line["sample"] for line in lines if "sample" in line]
+    totals = next(line["summary"] for line in lines if "summary" in line)
+    return _result(config, cca, samples, totals, time.monotonic() - started)
+
+
+def emulate_command(scenario: str, cca: str, command: list[str], duration_s: float | None = None,
+                    seed: int | None = None, overrides: list[str] | None = None,
+                    trace: Path | None = None) -> result.Result:  # fmt: skip
+    """Runs `command` in the sender namespace, with the kernel's `cca` as the default
+    congestion control there, across SCENARIO's emulated path, until it exits or
+    `duration_s` passes (then it gets SIGTERM). Its environment names the receiver:
+    WAVECC_RECEIVER_ADDR, and WAVECC_RECEIVER_NS for `ip netns exec` (to start a server).
+    Each TCP connection it opens towards the receiver is a flow, sampled with `ss`."""
+    config, spec = _prepare(scenario, cca, duration_s, seed, overrides, trace)
+    started = time.monotonic()
+    link = subprocess.Popen([str(find_binary()), "link"], stdin=subprocess.PIPE,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    try:
+        link.stdin.write(json.dumps(spec) + "\n")
+        link.stdin.flush()
+        ready = _reply(link)["ready"]
+        env = {**os.environ, "WAVECC_RECEIVER_ADDR": ready["receiver_addr"],
+               "WAVECC_RECEIVER_NS": ready["receiver_ns"]}  # fmt: skip
+        child = subprocess.Popen(["ip", "netns", "exec", ready["sender_ns"], *command], env=env)
+        try:
+            samples = _sample_command(link, child, ready, spec["duration_s"])
+        finally:
+            _end(child)
+    finally:
+        _end(link)
+    config = {**config, "duration_s": samples[-1]["t_s"] if samples else INTERVAL_S}
+    config["emulated"]["command"] = command
+    return _command_result(config, samples, time.monotonic() - started)
+
+
+def _prepare(scenario: str, cca: str, duration_s: float | None, seed: int | None,
+             overrides: list[str] | None, trace: Path | None) -> tuple[dict, dict]:  # fmt: skip
+    """The effective config (with what was emulated) and the binary's spec."""
     config = effective_config(scenario, seed=seed, overrides=overrides)
     if trace is None:
         path = link_spec(config)
@@ -62,13 +103,8 @@ def emulate(scenario: str, cca: str, duration_s: float | None = None,
     if spec["duration_s"] < INTERVAL_S:
         raise ConfigError(f"--duration must be at least {INTERVAL_S} s, got {spec['duration_s']}")
     _check_can_emulate()
-    started = time.monotonic()
-    lines = list(_run_binary(["bulk"], json.dumps(spec)))
-    samples = [line["sample"] for line in lines if "sample" in line]
-    totals = next(line["summary"] for line in lines if "summary" in line)
     emulated = {"cca": cca, **({"trace": path["trace"]} if trace is not None else {})}
-    config = {**config, "duration_s": spec["duration_s"], "emulated": emulated}
-    return _result(config, cca, samples, totals, time.monotonic() - started)
+    return {**config, "duration_s": spec["duration_s"], "emulated": emulated}, spec
 
 
 def effective_config(scenario: str, seed: int | None = None,
@@ -246,35 +282,49 @@ def _queues_frame(samples: list[dict[str, Any]]) -> pd.DataFrame:
 
 def _summary(config: dict[str, Any], cca: str, flows: pd.DataFrame, totals: dict[str, Any],
              wall_s: float) -> dict[str, Any]:  # fmt: skip
-    duration = config["duration_s"]
     rtts = flows["rtt_mean_ms"].dropna().to_numpy()
     forward = totals["forward"]
     losses = {cause: n for cause, n in (("overflow", forward["overflow"]),
                                         ("random", forward["lost"])) if n}  # fmt: skip
     flow = {
         "flow": 0, "cca": cca, "app": "bulk", "transport": "tcp",
-        "goodput_mbps": totals["bytes_delivered"] * 8 / duration / 1e6,
+        "goodput_mbps": totals["bytes_delivered"] * 8 / config["duration_s"] / 1e6,
         "bytes_delivered": totals["bytes_delivered"],
-        "mean_rtt_ms": _stat(np.mean, rtts),
-        "p50_rtt_ms": _stat(lambda r: np.percentile(r, 50), rtts),
-        "p95_rtt_ms": _stat(lambda r: np.percentile(r, 95), rtts),
+        **_rtt_stats(rtts),
         "min_rtt_ms": _stat(np.min, flows["min_rtt_ms"].dropna().to_numpy()),
         "rtt_samples": len(rtts),
         **{key: totals[key] for key in ("segments_sent", "retransmitted_segments", "rto_events",
                                         "fast_recovery_episodes", "spurious_retransmissions")},
         "losses": losses,
     }  # fmt: skip
+    return {**_summary_base(config, wall_s, totals), "flows": [flow]}
+
+
+def _summary_base(config: dict[str, Any], wall_s: float,
+                  links: dict[str, Any] | None) -> dict[str, Any]:  # fmt: skip
+    """The summary's keys but the flows; `links` holds the last counters of both
+    directions (`forward`, `reverse`), None when nothing was sampled."""
+    queues = [] if links is None else [_queue_summary(name, links[side])
+                                       for side, name in _QUEUES.items()]  # fmt: skip
     return {
         "name": config.get("name", "unnamed"),
         "seed": config.get("seed"),
-        "sim_time_s": duration,
+        "sim_time_s": config["duration_s"],
         "wall_time_s": wall_s,
         "events": 0,
-        "flows": [flow],
-        "queues": [_queue_summary(name, totals[side]) for side, name in _QUEUES.items()],
+        "flows": [],
+        "queues": queues,
         "ues": [],
         "cells": [],
         "emulated": {"kernel": os.uname().release, "load_average": os.getloadavg()[0]},
+    }
+
+
+def _rtt_stats(rtts: np.ndarray) -> dict[str, float | None]:
+    return {
+        "mean_rtt_ms": _stat(np.mean, rtts),
+        "p50_rtt_ms": _stat(lambda r: np.percentile(r, 50), rtts),
+        "p95_rtt_ms": _stat(lambda r: np.percentile(r, 95), rtts),
     }
 
 
@@ -287,3 +337,149 @@ def _queue_summary(name: str, link: dict[str, Any]) -> dict[str, Any]:
 
 def _stat(function: Any, values: np.ndarray) -> float | None:
     return float(function(values)) if len(values) else None
+
+
+# A command's flows -------------------------------------------------------------------
+
+_RATE_UNITS = {"bps": 1.0, "Kbps": 1e3, "Mbps": 1e6, "Gbps": 1e9}
+
+
+def parse_ss(text: str) -> list[dict[str, Any]]:
+    """The sockets of `ss -tinH` output: per socket its `key` (local and peer address),
+    `cca`, and the numbers of its TCP_INFO line (`cwnd`, `ssthresh`, `rtt` (srtt, ms),
+    `minrtt`, `mss`, `unacked`, `bytes_acked`, `data_segs_out`, `retrans` (total),
+    `pacing_rate` (b/s)); a number ss leaves out is absent."""
+    sockets: list[dict[str, Any]] = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        if not line[0].isspace():
+            fields = line.split()
+            sockets.append({"key": f"{fields[-2]}>{fields[-1]}"})
+        elif sockets:
+            sockets[-1].update(_ss_info(line.split()))
+    return sockets
+
+
+def _ss_info(tokens: list[str]) -> dict[str, Any]:
+    info: dict[str, Any] = {}
+    if tokens and ":" not in tokens[0]:
+        info["cca"] = tokens[0]
+    for token, following in zip(tokens, [*tokens[1:], ""]):
+        key, _, value = token.partition(":")
+        if token == "pacing_rate":
+            info["pacing_rate"] = _rate(following)
+        elif key in ("rtt",):
+            info["rtt"] = float(value.split("/")[0])
+        elif key == "retrans":
+            info["retrans"] = int(value.split("/")[1])
+        elif key in ("cwnd", "ssthresh", "mss", "unacked", "bytes_acked", "data_segs_out"):
+            info[key] = int(value)
+        elif key == "minrtt":
+            info["minrtt"] = float(value)
+    return info
+
+
+def _rate(text: str) -> float:
+    for unit in sorted(_RATE_UNITS, key=len, reverse=True):
+        if text.endswith(unit):
+            return float(text.removesuffix(unit)) * _RATE_UNITS[unit]
+    return float("nan")
+
+
+def _reply(link: subprocess.Popen) -> dict[str, Any]:
+    line = link.stdout.readline()
+    if not line:
+        link.wait()
+        error = link.stderr.read().strip().splitlines()
+        raise EmulationFailed((error[-1] if error else f"{BINARY} ended").removeprefix(
+            f"{BINARY}: error: "))  # fmt: skip
+    return json.loads(line)
+
+
+def _end(process: subprocess.Popen) -> None:
+    """Ends `process` (SIGTERM; the emulator removes its namespaces), and waits."""
+    if process.stdin is not None and not process.stdin.closed:
+        process.stdin.close()  # the emulator's `link` ends at the end of its input
+    try:
+        process.wait(timeout=2)
+    except subprocess.TimeoutExpired:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def _sample_command(link: subprocess.Popen, child: subprocess.Popen, ready: dict[str, Any],
+                    duration_s: float) -> list[dict[str, Any]]:  # fmt: skip
+    samples = []
+    start = time.monotonic()
+    for k in range(1, round(duration_s / INTERVAL_S) + 1):
+        time.sleep(max(0.0, start + k * INTERVAL_S - time.monotonic()))
+        ss = subprocess.run(["ip", "netns", "exec", ready["sender_ns"], "ss", "-tinH", "state",
+                             "established", "dst", ready["receiver_addr"]],
+                            capture_output=True, text=True, check=False)  # fmt: skip
+        link.stdin.write("\n")
+        link.stdin.flush()
+        samples.append({"t_s": k * INTERVAL_S, "sockets": parse_ss(ss.stdout),
+                        **_reply(link)["link"]})  # fmt: skip
+        if child.poll() is not None:
+            break
+    return samples
+
+
+def _command_result(config: dict[str, Any], samples: list[dict[str, Any]],
+                    wall_s: float) -> result.Result:  # fmt: skip
+    ids: dict[str, int] = {}
+    for sample in samples:
+        for socket in sample["sockets"]:
+            ids.setdefault(socket["key"], len(ids))
+    rows: list[dict[str, Any]] = []
+    acked = {key: 0 for key in ids}
+    retrans = {key: 0 for key in ids}
+    for sample in samples:
+        for socket in sample["sockets"]:
+            key = socket["key"]
+            srtt = socket.get("rtt")
+            rows.append({
+                "t_s": sample["t_s"], "flow": ids[key],
+                "goodput_mbps": (socket.get("bytes_acked", 0) - acked[key]) * 8 / INTERVAL_S / 1e6,
+                "cwnd_segments": socket.get("cwnd"), "ssthresh_segments": socket.get("ssthresh"),
+                "inflight_bytes": socket.get("unacked", 0) * socket.get("mss", 0),
+                "srtt_ms": srtt, "min_rtt_ms": socket.get("minrtt"),
+                "rtt_samples": int(srtt is not None), "rtt_mean_ms": srtt,
+                "pacing_rate_mbps": socket["pacing_rate"] / 1e6 if "pacing_rate" in socket else None,
+                "ca_state": "unknown", "retransmits": socket.get("retrans", 0) - retrans[key],
+            })  # fmt: skip
+            acked[key] = socket.get("bytes_acked", 0)
+            retrans[key] = socket.get("retrans", 0)
+    columns = ("t_s", "flow", "goodput_mbps", "cwnd_segments", "ssthresh_segments",
+               "inflight_bytes", "srtt_ms", "min_rtt_ms", "rtt_samples", "rtt_mean_ms",
+               "pacing_rate_mbps", "ca_state", "retransmits")  # fmt: skip
+    flows = result._frame({c: [row[c] for row in rows] for c in columns})
+    last = {socket["key"]: socket for sample in samples for socket in sample["sockets"]}
+    summary = _summary_base(config, wall_s, samples[-1] if samples else None)
+    summary["flows"] = [_command_flow(ids[key], last[key], flows[flows["flow"] == ids[key]],
+                                      config["duration_s"]) for key in ids]  # fmt: skip
+    frames = {name: result._frame({column: [] for column in columns})
+              for name, columns in _EMPTY_TABLES.items()}  # fmt: skip
+    return result.Result(summary=summary, config=config, flows=flows,
+                         queues=_queues_frame(samples), **frames)  # fmt: skip
+
+
+def _command_flow(flow: int, last: dict[str, Any], rows: pd.DataFrame,
+                  duration_s: float) -> dict[str, Any]:  # fmt: skip
+    """A command's flow in the summary; what ss does not show is None."""
+    rtts = rows["rtt_mean_ms"].dropna().to_numpy()
+    return {
+        "flow": flow, "cca": last.get("cca", "unknown"), "app": "command", "transport": "tcp",
+        "goodput_mbps": last.get("bytes_acked", 0) * 8 / duration_s / 1e6,
+        "bytes_delivered": last.get("bytes_acked", 0),
+        **_rtt_stats(rtts), "min_rtt_ms": last.get("minrtt"), "rtt_samples": len(rtts),
+        "segments_sent": last.get("data_segs_out"),
+        "retransmitted_segments": last.get("retrans", 0),
+        "rto_events": None, "fast_recovery_episodes": None, "spurious_retransmissions": None,
+        "losses": {},
+    }  # fmt: skip

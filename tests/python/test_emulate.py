@@ -257,3 +257,50 @@ def test_a_bad_trace_is_one_line_naming_the_line(emu_env, tmp_path):
     assert done.returncode == 2
     assert done.stderr == f"wavecc: error: {trace}: line 8: bytes 'lots' is not a whole number\n"
     assert not (tmp_path / "never").exists()
+
+
+# A command's flows ---------------------------------------------------------------------
+
+SS = """0      0       10.77.0.1:35824 10.77.0.2:5201
+\t bbr wscale:10,10 rto:224 rtt:20.179/5.705 ato:40 mss:1448 pmtu:1500 rcvmss:536 advmss:1448 cwnd:13 bytes_sent:164 bytes_acked:165 bytes_received:4 segs_out:8 segs_in:7 data_segs_out:3 data_segs_in:4 bbr:(bw:1150304bps,mrtt:20.108,pacing_gain:2.88672,cwnd_gain:2.88672) send 7462808bps lastsnd:1464 lastrcv:1404 lastack:1404 pacing_rate 16393616bps delivery_rate 1150744bps delivered:4 app_limited busy:40ms rcv_space:14480 rcv_ssthresh:64088 minrtt:20.108 snd_wnd:65536
+0      3362752 10.77.0.1:35834 10.77.0.2:5201
+\t cubic wscale:10,10 rto:224 rtt:22.896/0.31 mss:1448 pmtu:1500 rcvmss:536 advmss:1448 cwnd:364 ssthresh:238 bytes_sent:16827245 bytes_retrans:647256 bytes_acked:15904870 segs_out:11624 segs_in:7238 data_segs_out:11622 send 184162124bps lastrcv:1424 pacing_rate 1.5Gbps delivery_rate 93854160bps delivered:10986 busy:1424ms unacked:190 retrans:0/447 rcv_space:14480 minrtt:20 snd_wnd:10273792
+"""  # two sockets as `ss -tinH` shows them (Linux 6.18, iproute2), the second edited
+
+
+def test_ss_output_becomes_one_flow_per_connection():
+    control, data = emulate.parse_ss(SS)
+    assert control["key"] == "10.77.0.1:35824>10.77.0.2:5201"
+    assert (control["cca"], control["cwnd"], control["rtt"]) == ("bbr", 13, 20.179)
+    assert "ssthresh" not in control and "retrans" not in control
+    assert control["pacing_rate"] == 16393616
+    assert (data["cca"], data["ssthresh"], data["unacked"], data["mss"]) == ("cubic", 238, 190, 1448)
+    assert (data["bytes_acked"], data["retrans"], data["minrtt"]) == (15904870, 447, 20.0)
+    assert data["pacing_rate"] == 1.5e9 and data["data_segs_out"] == 11622
+
+
+def test_only_emulate_takes_a_command(cli):
+    done = cli("run", "dumbbell-1g", "--", "ls")
+    assert (done.returncode, done.stderr) == (2, "wavecc: error: run takes no '-- COMMAND'\n")
+
+
+@needs_namespaces
+@pytest.mark.skipif(shutil.which("iperf3") is None, reason="needs iperf3")
+def test_a_command_runs_in_the_sender_namespace_and_its_connections_are_flows(emu_env, tmp_path):
+    before = _ours()
+    out = tmp_path / "iperf"
+    command = ["sh", "-c", "ip netns exec $WAVECC_RECEIVER_NS iperf3 -s -1 -D && sleep 0.3 && "
+               "iperf3 -c $WAVECC_RECEIVER_ADDR -t 1.5 >/dev/null"]  # fmt: skip
+    done = _cli(emu_env, tmp_path, "emulate", "dumbbell-1g", "--cca", "bbr", "--duration", "5",
+                "--set", "path.rate_bps=1e8", "--out", str(out), "--no-figure", "--", *command)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert _ours() == before
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["sim_time_s"] < 4, "the run ends with the command"
+    data = max(summary["flows"], key=lambda f: f["bytes_delivered"])
+    assert data["cca"] == "bbr" and data["app"] == "command"
+    # iperf3 sends for 1.5 s over 100 Mb/s (96.5 Mb/s of TCP payload).
+    assert 50 < data["bytes_delivered"] * 8 / 1.5 / 1e6 < 100
+    flows = pd.read_parquet(out / "flows.parquet")
+    assert set(flows["flow"]) == {f["flow"] for f in summary["flows"]}
+    assert json.loads((out / "config.json").read_text())["emulated"]["command"] == command

@@ -95,6 +95,11 @@ fn tcp_sample(info: &libc::tcp_info, retransmits: u32) -> Value {
     })
 }
 
+/// Both directions' counters, as the samples report them.
+pub fn link_counters(links: &Forwarders) -> Value {
+    json!({"forward": counters(&links.forward), "reverse": counters(&links.reverse)})
+}
+
 fn counters(stats: &Stats) -> Value {
     json!({
         "queue_bytes": stats.queue_bytes.load(Ordering::Relaxed),

@@ -1,6 +1,7 @@
 //! wavecc-emu: the link emulator behind `wavecc emulate` (docs/emulation.md).
 //!
 //!   wavecc-emu bulk        < SPEC.json   a bulk TCP flow across the emulated path
+//!   wavecc-emu link        < SPEC, LINES the path alone, for a command run beside it
 //!   wavecc-emu selftest [PHASE_S]        the accuracy table
 //!   wavecc-emu cleanup                   removes namespaces killed runs left
 //!
@@ -90,9 +91,10 @@ fn main() {
     };
     let result = match args.first().map(String::as_str) {
         Some("bulk") => bulk_command(&mut emit),
+        Some("link") => link_command(&mut emit),
         Some("selftest") => selftest_command(args.get(1), &mut emit),
         Some("cleanup") => root().map(|_| netns::remove_stale()),
-        _ => Err("usage: wavecc-emu bulk < SPEC.json | selftest [PHASE_S] | cleanup".into()),
+        _ => Err("usage: wavecc-emu bulk < SPEC.json | link | selftest [PHASE_S] | cleanup".into()),
     };
     if let Err(message) = result {
         eprintln!("wavecc-emu: error: {message}");
@@ -115,6 +117,34 @@ fn bulk_command(emit: &mut dyn FnMut(Value)) -> Result<(), String> {
     let links = forward::Forwarders::start(&sender, &receiver, Link::new(forward, spec.seed), Link::new(reverse, spec.seed ^ 0x5eed));
     let flow = bulk::Flow { cca: spec.cca, duration_s: spec.duration_s, interval_s: spec.interval_s };
     bulk::run(&ns, &links, &flow, emit)
+}
+
+/// The path without a flow: `cca` becomes both namespaces' default congestion control,
+/// a `ready` line names the namespaces, then every line read on stdin is answered with
+/// the link's counters; it ends at the end of stdin or on a signal. The spec is the
+/// first line, as for `bulk` (its duration is the caller's business).
+fn link_command(emit: &mut dyn FnMut(Value)) -> Result<(), String> {
+    let mut lines = std::io::stdin().lines();
+    let first = lines.next().unwrap_or(Ok(String::new())).map_err(|e| format!("stdin: {e}"))?;
+    let spec: BulkSpec = serde_json::from_str(&first).map_err(|e| format!("the spec: {e}"))?;
+    let (forward, reverse) = spec.links()?;
+    root()?;
+    let ns = netns::Namespaces::create()?;
+    ns.default_congestion_control(&spec.cca)?;
+    let (sender, receiver) = ns.tun_pair()?;
+    let (sender, receiver) = (Arc::new(sender), Arc::new(receiver));
+    let links = forward::Forwarders::start(&sender, &receiver, Link::new(forward, spec.seed), Link::new(reverse, spec.seed ^ 0x5eed));
+    emit(serde_json::json!({"ready": {
+        "sender_ns": ns.sender, "receiver_ns": ns.receiver,
+        "sender_addr": netns::SENDER_ADDR, "receiver_addr": netns::RECEIVER_ADDR,
+    }}));
+    while sys::wait_readable_or_stop(0) {
+        match lines.next() {
+            Some(Ok(_)) => emit(serde_json::json!({"link": bulk::link_counters(&links)})),
+            _ => break,
+        }
+    }
+    Ok(())
 }
 
 fn selftest_command(phase_s: Option<&String>, emit: &mut dyn FnMut(Value)) -> Result<(), String> {

@@ -34,6 +34,18 @@ impl Namespaces {
         Ok(ns)
     }
 
+    /// Makes `cca` the congestion control of new TCP sockets in both namespaces (a
+    /// per-namespace setting), for commands that do not choose their own.
+    pub fn default_congestion_control(&self, cca: &str) -> Result<(), String> {
+        for name in [&self.sender, &self.receiver] {
+            let setting = format!("net.ipv4.tcp_congestion_control={cca}");
+            ip(&["netns", "exec", name, "sysctl", "-q", "-w", &setting]).map_err(|_| {
+                format!("congestion control '{cca}' is not available in this kernel (net.ipv4.tcp_available_congestion_control)")
+            })?;
+        }
+        Ok(())
+    }
+
     /// Opens a TUN device in each namespace and addresses it (sender, receiver).
     pub fn tun_pair(&self) -> Result<(OwnedFd, OwnedFd), String> {
         let sender = self.tun(&self.sender, SENDER_ADDR, RECEIVER_ADDR)?;

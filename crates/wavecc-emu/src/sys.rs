@@ -63,3 +63,14 @@ pub fn real_time() -> bool {
     let param = libc::sched_param { sched_priority: 50 };
     unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) == 0 }
 }
+
+/// Waits until `fd` is readable (true) or a signal stopped the run (false).
+pub fn wait_readable_or_stop(fd: libc::c_int) -> bool {
+    while !stopped() {
+        let mut pollfd = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+        if unsafe { libc::poll(&mut pollfd, 1, 50) } > 0 {
+            return true;
+        }
+    }
+    false
+}

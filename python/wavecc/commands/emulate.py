@@ -42,7 +42,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     parser.add_argument("--selftest", action="store_true",
                         help="measure the emulator: delivered rate, delay error and loss at "
                         "100 Mb/s, 500 Mb/s, 1 Gb/s and a 125 us slot trace")  # fmt: skip
-    parser.set_defaults(handler=handle)
+    parser.epilog = ("-- COMMAND ...: run COMMAND in the sender namespace instead of the bulk "
+                     "flow ($WAVECC_RECEIVER_ADDR is the receiver, $WAVECC_RECEIVER_NS its "
+                     "namespace); each TCP connection it opens is a flow")  # fmt: skip
+    parser.set_defaults(handler=handle, run_command=[])
 
 
 def handle(args: argparse.Namespace) -> int:
@@ -57,8 +60,12 @@ def handle(args: argparse.Namespace) -> int:
         out = _default_out(f"{config.get('name', 'unnamed')}-emulated")
     # Refused before the run rather than after it; `save` checks again.
     outdir.check(out, outdir.RUN, force=args.force)
-    result = emulate.emulate(args.scenario, args.cca, duration_s=args.duration, seed=args.seed,
-                             overrides=args.set, trace=args.trace)  # fmt: skip
+    options = {"duration_s": args.duration, "seed": args.seed, "overrides": args.set,
+               "trace": args.trace}  # fmt: skip
+    if args.run_command:
+        result = emulate.emulate_command(args.scenario, args.cca, args.run_command, **options)
+    else:
+        result = emulate.emulate(args.scenario, args.cca, **options)
     result.save(out, figure=not args.no_figure, force=args.force)
     _print_flows(result.summary)
     print(f"wrote {out}: {', '.join(sorted(p.name for p in out.iterdir()))}")

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -77,11 +78,13 @@ def emulate_command(scenario: str, cca: str, command: list[str], duration_s: flo
         ready = _reply(link)["ready"]
         env = {**os.environ, "WAVECC_RECEIVER_ADDR": ready["receiver_addr"],
                "WAVECC_RECEIVER_NS": ready["receiver_ns"]}  # fmt: skip
-        child = subprocess.Popen(["ip", "netns", "exec", ready["sender_ns"], *command], env=env)
+        # A process group of its own, so that ending it ends what it started too.
+        child = subprocess.Popen(["ip", "netns", "exec", ready["sender_ns"], *command], env=env,
+                                 start_new_session=True)  # fmt: skip
         try:
             samples = _sample_command(link, child, ready, spec["duration_s"])
         finally:
-            _end(child)
+            _end_group(child)
     finally:
         _end(link)
     config = {**config, "duration_s": samples[-1]["t_s"] if samples else INTERVAL_S}
@@ -397,19 +400,35 @@ def _reply(link: subprocess.Popen) -> dict[str, Any]:
     return json.loads(line)
 
 
-def _end(process: subprocess.Popen) -> None:
-    """Ends `process` (SIGTERM; the emulator removes its namespaces), and waits."""
-    if process.stdin is not None and not process.stdin.closed:
-        process.stdin.close()  # the emulator's `link` ends at the end of its input
+def _end(link: subprocess.Popen) -> None:
+    """Ends the emulator's `link` mode: it stops at the end of its input and removes its
+    namespaces; SIGTERM if it does not, SIGKILL as the last resort."""
+    link.stdin.close()
     try:
-        process.wait(timeout=2)
+        link.wait(timeout=5)
     except subprocess.TimeoutExpired:
-        process.terminate()
+        link.terminate()
         try:
-            process.wait(timeout=10)
+            link.wait(timeout=10)
         except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+            link.kill()
+            link.wait()
+
+
+def _end_group(child: subprocess.Popen) -> None:
+    """Ends the command and whatever it started (its process group) with SIGTERM, then
+    SIGKILL if it is still there after 5 s."""
+    for signum in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(child.pid, signum)
+        except ProcessLookupError:
+            break
+        try:
+            child.wait(timeout=5)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    child.wait()
 
 
 def _sample_command(link: subprocess.Popen, child: subprocess.Popen, ready: dict[str, Any],

@@ -304,3 +304,16 @@ def test_a_command_runs_in_the_sender_namespace_and_its_connections_are_flows(em
     flows = pd.read_parquet(out / "flows.parquet")
     assert set(flows["flow"]) == {f["flow"] for f in summary["flows"]}
     assert json.loads((out / "config.json").read_text())["emulated"]["command"] == command
+
+
+@needs_namespaces
+def test_an_algorithm_the_kernel_lacks_is_one_line(emu_env, tmp_path):
+    before = _ours()
+    for extra in ([], ["--", "true"]):  # set on the socket; as the namespace's default
+        done = _cli(emu_env, tmp_path, "emulate", "dumbbell-1g", "--cca", "nosuchcc", "--out",
+                    str(tmp_path / "never"), *extra)  # fmt: skip
+        assert done.returncode == 2
+        assert done.stderr.startswith("wavecc: error: congestion control 'nosuchcc' is not "
+                                      "available in this kernel")  # fmt: skip
+        assert done.stderr.count("\n") == 1 and not (tmp_path / "never").exists()
+    assert _ours() == before

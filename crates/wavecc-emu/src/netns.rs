@@ -35,13 +35,13 @@ impl Namespaces {
     }
 
     /// Makes `cca` the congestion control of new TCP sockets in both namespaces (a
-    /// per-namespace setting), for commands that do not choose their own.
+    /// per-namespace setting), for commands that do not choose their own. Linux lets a
+    /// namespace other than the host's default only to an algorithm of
+    /// net.ipv4.tcp_allowed_congestion_control.
     pub fn default_congestion_control(&self, cca: &str) -> Result<(), String> {
         for name in [&self.sender, &self.receiver] {
             let setting = format!("net.ipv4.tcp_congestion_control={cca}");
-            ip(&["netns", "exec", name, "sysctl", "-q", "-w", &setting]).map_err(|_| {
-                format!("congestion control '{cca}' is not available in this kernel (net.ipv4.tcp_available_congestion_control)")
-            })?;
+            ip(&["netns", "exec", name, "sysctl", "-q", "-w", &setting]).map_err(|_| refused_default(cca))?;
         }
         Ok(())
     }
@@ -75,6 +75,19 @@ impl Drop for Namespaces {
             let _ = ip(&["netns", "del", name]);
         }
     }
+}
+
+fn refused_default(cca: &str) -> String {
+    let read = |key: &str| std::fs::read_to_string(format!("/proc/sys/net/ipv4/{key}")).unwrap_or_default().trim().to_string();
+    let (available, allowed) = (read("tcp_available_congestion_control"), read("tcp_allowed_congestion_control"));
+    if !available.split_whitespace().any(|a| a == cca) {
+        return format!("congestion control '{cca}' is not available in this kernel (available: {available})");
+    }
+    format!(
+        "congestion control '{cca}' cannot be a namespace's default: it is not in \
+         net.ipv4.tcp_allowed_congestion_control ({allowed}); add it there, or let the command \
+         choose it (e.g. iperf3 -C {cca})"
+    )
 }
 
 /// Moves the calling thread into namespace `name` (sockets it opens then live there).

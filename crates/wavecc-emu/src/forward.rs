@@ -13,6 +13,9 @@ use crate::sys::{now_ns, precise_timers, real_time, stopped, wait_readable};
 /// The longest the loop sleeps, so that it sees the stop flag.
 const MAX_WAIT_NS: u64 = 10_000_000;
 const MAX_PACKET: usize = 65_536;
+/// The most packets read before the delay line is looked at again, so that a flood
+/// in cannot hold up the packets due out.
+const MAX_BATCH: usize = 64;
 
 /// What the sampler reads of one direction while it runs.
 #[derive(Default)]
@@ -43,7 +46,8 @@ pub fn run(input: Arc<OwnedFd>, output: Arc<OwnedFd>, mut link: Link, stats: Arc
         if wait > 0 {
             wait_readable(input.as_raw_fd(), wait);
         }
-        while let Some(len) = read_packet(input.as_raw_fd(), &mut buffer) {
+        for _ in 0..MAX_BATCH {
+            let Some(len) = read_packet(input.as_raw_fd(), &mut buffer) else { break };
             if let Verdict::Deliver { at_ns } = link.offer(now_ns(), len) {
                 line.push_back((at_ns, buffer[..len].to_vec()));
             }

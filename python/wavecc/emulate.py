@@ -94,7 +94,8 @@ def emulate_command(scenario: str, cca: str, command: list[str], duration_s: flo
 
 def _prepare(scenario: str, cca: str, duration_s: float | None, seed: int | None,
              overrides: list[str] | None, trace: Path | None) -> tuple[dict, dict]:  # fmt: skip
-    """The effective config (with what was emulated) and the binary's spec."""
+    """The effective config, with what is emulated under `emulated` (which goes to the
+    summary, so that config.json stays a scenario `wavecc run` takes), and the spec."""
     config = effective_config(scenario, seed=seed, overrides=overrides)
     if trace is None:
         path = link_spec(config)
@@ -233,11 +234,12 @@ def _run_binary(args: list[str], stdin: str) -> Iterator[dict[str, Any]]:
 
 def _result(config: dict[str, Any], cca: str, samples: list[dict[str, Any]],
             totals: dict[str, Any], wall_s: float) -> result.Result:  # fmt: skip
+    config, emulated = _split(config)
     flows = _flows_frame(samples)
     frames = {name: result._frame({column: [] for column in columns})
               for name, columns in _EMPTY_TABLES.items()}  # fmt: skip
     return result.Result(
-        summary=_summary(config, cca, flows, totals, wall_s),
+        summary=_summary(config, emulated, cca, flows, totals, wall_s),
         config=config,
         flows=flows,
         queues=_queues_frame(samples),
@@ -283,8 +285,14 @@ def _queues_frame(samples: list[dict[str, Any]]) -> pd.DataFrame:
     return result._frame(columns)
 
 
-def _summary(config: dict[str, Any], cca: str, flows: pd.DataFrame, totals: dict[str, Any],
-             wall_s: float) -> dict[str, Any]:  # fmt: skip
+def _split(config: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The scenario's config and what was emulated (see `_prepare`)."""
+    config = dict(config)
+    return config, config.pop("emulated", {})
+
+
+def _summary(config: dict[str, Any], emulated: dict[str, Any], cca: str, flows: pd.DataFrame,
+             totals: dict[str, Any], wall_s: float) -> dict[str, Any]:  # fmt: skip
     rtts = flows["rtt_mean_ms"].dropna().to_numpy()
     forward = totals["forward"]
     losses = {cause: n for cause, n in (("overflow", forward["overflow"]),
@@ -300,13 +308,14 @@ def _summary(config: dict[str, Any], cca: str, flows: pd.DataFrame, totals: dict
                                         "fast_recovery_episodes", "spurious_retransmissions")},
         "losses": losses,
     }  # fmt: skip
-    return {**_summary_base(config, wall_s, totals), "flows": [flow]}
+    return {**_summary_base(config, emulated, wall_s, totals), "flows": [flow]}
 
 
-def _summary_base(config: dict[str, Any], wall_s: float,
+def _summary_base(config: dict[str, Any], emulated: dict[str, Any], wall_s: float,
                   links: dict[str, Any] | None) -> dict[str, Any]:  # fmt: skip
     """The summary's keys but the flows; `links` holds the last counters of both
-    directions (`forward`, `reverse`), None when nothing was sampled."""
+    directions (`forward`, `reverse`), None when nothing was sampled; `emulated` (the
+    kernel's algorithm, the trace or command) gains the kernel release and the load."""
     queues = [] if links is None else [_queue_summary(name, links[side])
                                        for side, name in _QUEUES.items()]  # fmt: skip
     return {
@@ -319,8 +328,13 @@ def _summary_base(config: dict[str, Any], wall_s: float,
         "queues": queues,
         "ues": [],
         "cells": [],
-        "emulated": {"kernel": os.uname().release, "load_average": os.getloadavg()[0]},
+        "emulated": {**emulated, **_machine()},
     }
+
+
+def _machine() -> dict[str, Any]:
+    """What the numbers of an emulated run depend on: the kernel and the machine's load."""
+    return {"kernel": os.uname().release, "load_average": os.getloadavg()[0]}
 
 
 def _rtt_stats(rtts: np.ndarray) -> dict[str, float | None]:
@@ -451,6 +465,7 @@ def _sample_command(link: subprocess.Popen, child: subprocess.Popen, ready: dict
 
 def _command_result(config: dict[str, Any], samples: list[dict[str, Any]],
                     wall_s: float) -> result.Result:  # fmt: skip
+    config, emulated = _split(config)
     ids: dict[str, int] = {}
     for sample in samples:
         for socket in sample["sockets"]:
@@ -479,7 +494,7 @@ def _command_result(config: dict[str, Any], samples: list[dict[str, Any]],
                "pacing_rate_mbps", "ca_state", "retransmits")  # fmt: skip
     flows = result._frame({c: [row[c] for row in rows] for c in columns})
     last = {socket["key"]: socket for sample in samples for socket in sample["sockets"]}
-    summary = _summary_base(config, wall_s, samples[-1] if samples else None)
+    summary = _summary_base(config, emulated, wall_s, samples[-1] if samples else None)
     summary["flows"] = [_command_flow(ids[key], last[key], flows[flows["flow"] == ids[key]],
                                       config["duration_s"]) for key in ids]  # fmt: skip
     frames = {name: result._frame({column: [] for column in columns})

@@ -164,6 +164,11 @@ def test_emulate_writes_a_run_and_leaves_no_namespace(emu_env, tmp_path):
     assert 20 <= flow["min_rtt_ms"] < 22, "two 10 ms one-way delays"
     flows = pd.read_parquet(out / "flows.parquet")
     assert len(flows) == 20 and flows["cwnd_segments"].max() > 10
+    # config.json is the effective scenario, as a simulated run's; the emulation's own
+    # keys are in the summary.
+    config = json.loads((out / "config.json").read_text())
+    assert config["duration_s"] == 2 and config["path"]["rate_bps"] == 1e8
+    assert "emulated" not in config and summary["emulated"]["cca"] == "cubic"
     # Saved like a run: the same kind of output directory, refused without --force.
     again = _cli(emu_env, tmp_path, "emulate", "dumbbell-1g", "--cca", "cubic", "--out", str(out))
     assert again.returncode == 2 and "--force" in again.stderr
@@ -245,7 +250,7 @@ def test_a_link_trace_replaces_the_scenarios_path(emu_env, tmp_path):
     summary = json.loads((out / "summary.json").read_text())
     assert 40 < summary["flows"][0]["goodput_mbps"] < 80 * 1448 / 1500
     assert 10 <= summary["flows"][0]["min_rtt_ms"] < 12
-    assert json.loads((out / "config.json").read_text())["emulated"]["trace"] == str(trace)
+    assert summary["emulated"]["trace"] == str(trace)
 
 
 @needs_namespaces
@@ -289,8 +294,9 @@ def test_only_emulate_takes_a_command(cli):
 def test_a_command_runs_in_the_sender_namespace_and_its_connections_are_flows(emu_env, tmp_path):
     before = _ours()
     out = tmp_path / "iperf"
-    command = ["sh", "-c", "ip netns exec $WAVECC_RECEIVER_NS iperf3 -s -1 -D && sleep 0.3 && "
-               "iperf3 -c $WAVECC_RECEIVER_ADDR -t 1.5 >/dev/null"]  # fmt: skip
+    script = ("ip netns exec $WAVECC_RECEIVER_NS iperf3 -s -1 -D && sleep 0.3 && "
+              "iperf3 -c $WAVECC_RECEIVER_ADDR -t 1.5 >/dev/null")
+    command = ["sh", "-c", script]
     done = _cli(emu_env, tmp_path, "emulate", "dumbbell-1g", "--cca", "bbr", "--duration", "5",
                 "--set", "path.rate_bps=1e8", "--out", str(out), "--no-figure", "--", *command)  # fmt: skip
     assert done.returncode == 0, done.stderr
@@ -303,7 +309,7 @@ def test_a_command_runs_in_the_sender_namespace_and_its_connections_are_flows(em
     assert 50 < data["bytes_delivered"] * 8 / 1.5 / 1e6 < 100
     flows = pd.read_parquet(out / "flows.parquet")
     assert set(flows["flow"]) == {f["flow"] for f in summary["flows"]}
-    assert json.loads((out / "config.json").read_text())["emulated"]["command"] == command
+    assert summary["emulated"]["command"] == command
 
 
 @needs_namespaces

@@ -13,6 +13,8 @@ command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v clang >/dev/null 2>&1 || missing+=(clang llvm)
 [ -f /usr/include/bpf/bpf_helpers.h ] || missing+=(libbpf-dev)
 command -v bpftool >/dev/null 2>&1 || missing+=(bpftool)
+# `wavecc emulate` creates network namespaces with ip (tests/python/test_emulate.py).
+command -v ip >/dev/null 2>&1 || missing+=(iproute2)
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then
         apt-get update -qq
@@ -24,4 +26,9 @@ fi
 
 python3 -m pip install ".[test]"
 cargo test -p wavecc-core --release
+# The emulator behind `wavecc emulate`: its link model's tests, then the binary the
+# Python tests drive (their end-to-end part needs root, as on CI).
+cargo test -p wavecc-emu --release
+cargo build -p wavecc-emu --release
+export WAVECC_EMU="$PWD/target/release/wavecc-emu"
 python3 -m pytest tests/python -q

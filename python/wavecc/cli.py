@@ -1,6 +1,6 @@
 """The `wavecc` command line: a dispatcher over one module per command
 (`wavecc.commands.run`, `scenarios`, `bench`, `validate`, `sweep`, `reproduce`,
-`report`).
+`report`, `kernel`, `emulate`).
 
 Every failure the user can cause (a bad scenario, a missing file, a bad override or
 argument, an unwritable output directory) is reported as one line,
@@ -21,16 +21,18 @@ from collections.abc import Sequence
 
 import wavecc
 
-from . import bench, validate
+from . import bench, emulate, validate
 from ._core import ConfigError
 from .commands import EXIT_ERROR
 from .commands import bench as bench_command
+from .commands import emulate as emulate_command
 from .commands import kernel, report, reproduce, run, scenarios, sweep
 from .commands import validate as validate_command
 from .workers import RunFailed
 
 # The commands in the order `wavecc --help` lists them.
-COMMANDS = (run, scenarios, bench_command, validate_command, sweep, reproduce, report, kernel)
+COMMANDS = (run, scenarios, bench_command, validate_command, sweep, reproduce, report, kernel,
+            emulate_command)  # fmt: skip
 
 
 EXIT_INTERRUPTED = 128 + signal.SIGINT
@@ -67,7 +69,16 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _dispatch(argv: Sequence[str] | None) -> int:
-    args = _parser().parse_args(argv)
+    argv = list(sys.argv[1:] if argv is None else argv)
+    # What follows `--` is a command to run (`wavecc emulate ... -- COMMAND ...`), which
+    # argparse cannot take after an optional positional argument.
+    tail = argv[argv.index("--") + 1 :] if "--" in argv else None
+    args = _parser().parse_args(argv if tail is None else argv[: argv.index("--")])
+    if tail is not None:
+        if "run_command" not in args:
+            sys.stderr.write(_error_line(f"{args.command} takes no '-- COMMAND'"))
+            return EXIT_ERROR
+        args.run_command = tail
     try:
         return args.handler(args)
     except (
@@ -77,6 +88,7 @@ def _dispatch(argv: Sequence[str] | None) -> int:
         bench.CaseFailed,
         validate.Ns3Missing,
         validate.Ns3Failed,
+        emulate.EmulationFailed,
     ) as e:
         sys.stderr.write(_error_line(_describe(e)))
         return EXIT_ERROR

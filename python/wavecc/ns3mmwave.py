@@ -4,8 +4,8 @@ A *run directory* is what one run of a scenario script leaves in its working dir
 (see validation/ns3mmwave/README.md): `command.txt` (the command line), `commit.txt`
 (ns3-mmwave's commit), `stdout.txt`, `stderr.txt` (GNU `time -v`'s report and the
 script's drop messages), `wall_s.txt`, and the script's traces `RxPacketTrace.txt`,
-`DlPdcpStats.txt`, `cwnd.txt`, `rtt.txt` (TCP runs only). `convert` reads one and writes a *reference
-directory* small enough to commit:
+`DlPdcpStats.txt`, `cwnd.txt`, `rtt.txt` (TCP runs only). `convert` reads one and writes
+a *reference directory* small enough to commit:
 
 - `summary.json`: the case (from the command line), the run's identity and the
   statistics below;

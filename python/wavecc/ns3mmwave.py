@@ -4,8 +4,8 @@ A *run directory* is what one run of a scenario script leaves in its working dir
 (see validation/ns3mmwave/README.md): `command.txt` (the command line), `commit.txt`
 (ns3-mmwave's commit), `stdout.txt`, `stderr.txt` (GNU `time -v`'s report and the
 script's drop messages), `wall_s.txt`, and the script's traces `RxPacketTrace.txt`,
-`cwnd.txt`, `rtt.txt` (TCP runs only). `convert` reads one and writes a *reference
-directory* small enough to commit:
+`DlPdcpStats.txt`, `cwnd.txt`, `rtt.txt` (TCP runs only). `convert` reads one and writes
+a *reference directory* small enough to commit:
 
 - `summary.json`: the case (from the command line), the run's identity and the
   statistics below;
@@ -33,6 +33,33 @@ Definitions (all times in simulated seconds):
   mean over blocks is biased low in TCP runs, whose blocked periods carry many small
   blocks).
 - `rxdrop_events`: the script's "RxDrop at" messages in `stderr.txt`.
+- `rlc_drops`: the downlink data SDUs the eNB's RLC AM discarded at its buffer limit
+  (`--rlcBuffer`). ns3-mmwave traces no such discard (`LteRlcAm::DoTransmitPdcpPdu` only
+  logs it), so it is counted from `DlPdcpStats.txt`, data bearers only (LCID 3 and up;
+  1 and 2 are the signalling bearers): a "Tx" line is an SDU the eNB's PDCP hands to its
+  RLC, an "Rx" line one the UE's PDCP receives, with its delay since that hand-over. The
+  RLC AM delivers every SDU it accepts, in order (no discard timer, no retransmission
+  limit), so an SDU handed over before the last one received and never received itself
+  was discarded: `rlc_drops` = (Tx lines at or before T) - (Rx lines), T the last Rx
+  line's time minus its delay. The times are printed with 6 significant digits, so Tx
+  lines up to T plus one unit of the last digit (0.1 ms from 10 s on) are counted: this
+  takes in the last SDU received for sure, and at most the few sent within that 0.1 ms
+  after it (about 10 at these rates). SDUs handed over after T may still have been in
+  the RLC at the end and are not counted. Null without any Rx line.
+- `rto_events` (TCP only; null for UDP): the retransmission timeouts, from `cwnd.txt`
+  (cwnd in whole segments of 1,400 bytes): the lines where cwnd falls from 2 or more
+  segments to 1. ns-3.29's `TcpSocketBase::ReTxTimeout` sets cwnd to one segment, and
+  nothing else takes it below two (recovery keeps it at ssthresh >= 2 segments; the
+  first line, 0 -> 1, is the initial window). A timeout that fires again before cwnd
+  grew (a backed-off retransmission of the same segment) changes nothing in the trace
+  and is not counted: these are timeout episodes.
+- `retransmitted_segments`: always null. No trace records the segments the server
+  sends: the scripts' packet capture is commented out (`p2ph.EnablePcapAll`),
+  `drop.pcap` holds only the Internet link's receive drops (its error model's), and
+  `dropue0.pcap`, `serverdrop.pcap` stay empty (their callbacks write into `drop.pcap`,
+  and the UE's is connected to a node, which has no `PhyRxDrop`); `congestionstate.txt`
+  stays empty (its callback's write is commented out); the server's queue disc totals in
+  `stdout.txt` count new and resent segments together.
 - `wall_s` (`wall_s.txt`), `cpu_s` (user + system time) and `peak_rss_mb` from GNU
   time's report; null when it is absent.
 
@@ -80,6 +107,8 @@ SCRIPT_DEFAULTS = {"s3": {"errorRate": "0.0000001"}}
 _GOODPUT_LINE = re.compile(r"^(?P<t>\S+)s: \t(?P<mbps>\S+) Mbit/s$")
 _AVERAGE_LINE = re.compile(r"^\s*Average Goodput For NewProtocol: (?P<mbps>\S+) Mbit/s$")
 _RX_BYTES_LINE = re.compile(r"^\s*Rx Bytes: (?P<bytes>\d+)$")
+FIRST_DATA_LCID = 3  # LCIDs 1 and 2 are the signalling bearers SRB1 and SRB2
+_PDCP_FIELDS = {"Tx": 6, "Rx": 7}  # kind, time, cell, rnti, lcid, size (+ delay, ns)
 _TB_FIELDS = 15  # direction, time, frame, subframe, 1st symbol, symbols, cell, rnti, cc,
 # tbSize, mcs, rv, SINR, corrupt, TBler; the DL lines' extra blank field splits away
 
@@ -116,6 +145,7 @@ class Traces:
     rtt_t: np.ndarray  # smoothed RTT updates (empty for UDP)
     srtt_ms: np.ndarray
     cwnd_t: np.ndarray  # cwnd updates, segments (empty for UDP)
+    cwnd_old_segments: np.ndarray
     cwnd_segments: np.ndarray
 
 
@@ -246,8 +276,50 @@ def read_traces(run_dir: Path, case: Case, goodput_t: np.ndarray,
         tb_t=tbs[:, 0], tb_bytes=tbs[:, 1], tb_mcs=tbs[:, 2], tb_sinr_db=tbs[:, 3],
         tb_corrupt=tbs[:, 4],
         rtt_t=rtt[:, 0], srtt_ms=rtt[:, 2] * 1000.0,
-        cwnd_t=cwnd[:, 0], cwnd_segments=cwnd[:, 2],
+        cwnd_t=cwnd[:, 0], cwnd_old_segments=cwnd[:, 1], cwnd_segments=cwnd[:, 2],
     )
+
+
+def read_rlc_drops(path: Path) -> int | None:
+    """`rlc_drops` from DlPdcpStats.txt (see the module's docstring): SDUs handed to
+    the RLC before the last one the UE received, less those received."""
+    sent: list[float] = []
+    received = 0
+    last: tuple[float, float] | None = None  # the last Rx line's time and delay, s
+    for number, line in _lines(path):
+        fields = line.split()
+        if not fields:
+            continue
+        where = f"{path}:{number}"
+        if _PDCP_FIELDS.get(fields[0]) != len(fields):
+            raise RunError(f"{where}: expected 'Tx TIME CELL RNTI LCID SIZE' or "
+                           f"'Rx TIME CELL RNTI LCID SIZE DELAY_NS', got {line!r}")
+        values = _floats(where, fields[1:])
+        if values[3] < FIRST_DATA_LCID:
+            continue
+        if fields[0] == "Tx":
+            sent.append(values[0])
+        else:
+            received += 1
+            last = (values[0], values[5] / 1e9)
+    if last is None:
+        return None
+    latest = last[0] - last[1] + _last_digit(last[0])
+    drops = int(np.count_nonzero(np.array(sent) <= latest)) - received
+    if drops < 0:
+        raise RunError(f"{path}: {received} SDUs received but fewer handed to the RLC "
+                       f"by {latest:.6f} s")
+    return drops
+
+
+def _last_digit(t: float) -> float:
+    """One unit of the last digit of `t` printed with C++'s default 6 significant digits."""
+    return 10.0 ** (math.floor(math.log10(t)) - 5) if t > 0 else 1e-9
+
+
+def rto_count(traces: Traces) -> int:
+    """`rto_events` (see the module's docstring): cwnd falling from 2+ segments to 1."""
+    return int(np.count_nonzero((traces.cwnd_old_segments >= 2) & (traces.cwnd_segments == 1)))
 
 
 def read_resources(run_dir: Path) -> dict:
@@ -332,7 +404,8 @@ def tb_statistics(traces: Traces, bins: int) -> dict:
     }
 
 
-def summarize(case: Case, rx_bytes: int, average: float, traces: Traces) -> dict:
+def summarize(case: Case, rx_bytes: int, average: float, traces: Traces,
+              rlc_drops: int | None) -> dict:
     """The statistics of `summary.json` (case and identity apart)."""
     goodput = rx_bytes * 8 / case.sim_time_s / 1e6
     if not math.isclose(goodput, average, rel_tol=1e-5, abs_tol=1e-3):
@@ -345,6 +418,9 @@ def summarize(case: Case, rx_bytes: int, average: float, traces: Traces) -> dict
         "script_avg_goodput_mbps": average,
         **srtt_statistics(traces.rtt_t, traces.srtt_ms, case.sim_time_s),
         **tb_statistics(traces, bin_count(case.sim_time_s)),
+        "rlc_drops": rlc_drops,
+        "retransmitted_segments": None,  # no trace records the sent segments
+        "rto_events": rto_count(traces) if case.transport == "tcp" else None,
     }
 
 
@@ -402,11 +478,12 @@ def reference(run_dir: Path) -> tuple[dict, list[dict]]:
     rx_bytes, average, goodput_t, goodput = read_stdout(run_dir / "stdout.txt")
     resources = read_resources(run_dir)
     traces = read_traces(run_dir, case, goodput_t, goodput)
+    rlc_drops = read_rlc_drops(run_dir / "DlPdcpStats.txt")
     summary = {
         "case": case.__dict__,
         "ns3mmwave_commit": commit,
         "command": command,
-        **summarize(case, rx_bytes, average, traces),
+        **summarize(case, rx_bytes, average, traces, rlc_drops),
         **resources,
         "sim_s_per_wall_s": case.sim_time_s / resources["wall_s"] if resources["wall_s"] else None,
     }

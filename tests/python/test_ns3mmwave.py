@@ -43,7 +43,23 @@ TB_LINES = [
     "DL\t0.18\t180\t0\t1\t4\t1\t1\t0\t400\t25\t0\t40\t \t0\t0\n",
 ]
 RTT = "0.12\t0\t0.02\n0.15\t0.02\t0.03\n0.25\t0.03\t0.04\n"
-CWND = "0.12\t0\t1\n0.15\t1\t2\n0.18\t2\t3\n0.25\t3\t4\n"
+# Two timeouts (4 -> 1, 2 -> 1); 0 -> 1 is the initial window, 1 -> 1 a change within
+# the first segment.
+CWND = ("0.12\t0\t1\n0.15\t1\t2\n0.18\t2\t3\n0.25\t3\t4\n"
+        "0.26\t4\t1\n0.265\t1\t1\n0.27\t1\t2\n0.28\t2\t1\n")
+# Data SDUs (LCID 3) handed to the RLC at 0.111, 0.1112, 0.1114, 0.1121 s; the UE receives
+# those of 0.111 and 0.1114 (receive time - delay), so the one of 0.1112 was dropped and
+# the one of 0.1121, after the last received, is not counted. LCID 1 lines are signalling.
+PDCP = (
+    "Tx 0.0328043 1 1 1 32 \n"
+    "Tx 0.111 1 1 3 1454 \n"
+    "Tx 0.1112 1 1 3 1454 \n"
+    "Rx 0.111412 1 1 1 32 412000\n"
+    "Tx 0.1114 1 1 3 1454 \n"
+    "Rx 0.1115 1 1 3 1454 500000\n"
+    "Rx 0.112 1 1 3 1454 600000\n"
+    "Tx 0.1121 1 1 3 1454 \n"
+)
 STDERR = (
     "RxDrop at 0.2\n"
     "\tCommand being timed: \"s1\"\n"
@@ -64,6 +80,7 @@ def write_run(directory: Path, *, command: str = TCP_COMMAND, stdout: str = STDO
         "stderr.txt": STDERR,
         "wall_s.txt": "4\n",
         "RxPacketTrace.txt": TB_HEADER + "".join(tb_lines),
+        "DlPdcpStats.txt": PDCP,
     }
     if tcp_traces:
         files.update({"rtt.txt": RTT, "cwnd.txt": CWND})
@@ -110,6 +127,9 @@ def test_tcp_summary_fields(tmp_path: Path) -> None:
     assert summary["dl_sinr_timeavg_db"] == pytest.approx((20 + 80 / 3) / 2)  # bins 0, 1
     assert summary["dl_mean_mcs"] == pytest.approx(20.5)
     assert summary["rxdrop_events"] == 1
+    assert summary["rlc_drops"] == 1
+    assert summary["retransmitted_segments"] is None
+    assert summary["rto_events"] == 2
     assert summary["wall_s"] == 4.0
     assert summary["cpu_s"] == pytest.approx(2.0)
     assert summary["peak_rss_mb"] == pytest.approx(2.0)
@@ -125,7 +145,7 @@ def test_tcp_timeseries(tmp_path: Path) -> None:
         {"t_s": "0.2", "sink_goodput_mbps": "1.5", "srtt_mean_ms": "25.00",
          "cwnd_segments_last": "3", "dl_sinr_mean_db": "26.67", "dl_tb_count": "3",
          "dl_tb_errors": "1", "dl_tb_bytes": "900"},
-        {"t_s": "0.3", "sink_goodput_mbps": "", "srtt_mean_ms": "40.00", "cwnd_segments_last": "4",
+        {"t_s": "0.3", "sink_goodput_mbps": "", "srtt_mean_ms": "40.00", "cwnd_segments_last": "1",
          "dl_sinr_mean_db": "", "dl_tb_count": "0", "dl_tb_errors": "0", "dl_tb_bytes": "0"},
     ]
     assert (out / ".wavecc-output.json").is_file()
@@ -144,10 +164,27 @@ def test_udp_run_has_no_socket_fields(tmp_path: Path) -> None:
                   "srtt_min_ms", "srtt_p95_ms"):
         assert summary[field] is None
     assert summary["dl_tbs"] == 4
+    assert (summary["rlc_drops"], summary["retransmitted_segments"], summary["rto_events"]) == (
+        1, None, None)
     rows = read_rows(out)
     assert [r["srtt_mean_ms"] for r in rows] == ["", "", ""]
     assert [r["cwnd_segments_last"] for r in rows] == ["", "", ""]
     assert [r["dl_tb_count"] for r in rows] == ["1", "3", "0"]
+
+
+@pytest.mark.parametrize(("lines", "drops"), [
+    # The last SDU received was handed over at 0.1113996 s, printed 0.1114: one unit of
+    # the last digit (1e-6 s below 1 s) takes it in, not the one at 0.111402.
+    (["Tx 0.111 1 1 3 1454 ", "Tx 0.1114 1 1 3 1454 ", "Tx 0.111402 1 1 3 1454 ",
+      "Rx 0.112 1 1 3 1454 600400"], 1),
+    (["Tx 0.111 1 1 3 1454 ", "Rx 0.112 1 1 3 1454 1000000"], 0),
+    (["Tx 0.111 1 1 3 1454 ", "Rx 0.112 1 1 1 32 1000000"], None),  # no data SDU received
+])
+def test_rlc_drops_count_sdus_handed_over_before_the_last_received(
+        tmp_path: Path, lines: list[str], drops: int | None) -> None:
+    path = tmp_path / "DlPdcpStats.txt"
+    path.write_text("\n".join(lines) + "\n")
+    assert ns3mmwave.read_rlc_drops(path) == drops
 
 
 def test_script_defaults_fill_options_left_out() -> None:
@@ -186,6 +223,11 @@ def test_run_without_wall_time_is_refused(tmp_path: Path) -> None:
     ("RxPacketTrace.txt", TB_HEADER + TB_LINES[0].replace("DL", "XX"), "RxPacketTrace.txt:2"),
     ("rtt.txt", "0.12\t0\t0.02\n0.15\t0.02\tnan\n", "rtt.txt:2"),
     ("cwnd.txt", "0.12\t0\t1\n0.10\t1\t2\n", "cwnd.txt:2"),
+    ("DlPdcpStats.txt", PDCP + "Rx 0.2 1 1 3 1454\n", "DlPdcpStats.txt:9"),
+    ("DlPdcpStats.txt", "Tx 0.1 1 1 3 x \n", "DlPdcpStats.txt:1"),
+    ("DlPdcpStats.txt",  # received twice, the last one handed over at 0.05 s, before any
+     "Tx 0.1 1 1 3 1454 \nRx 0.2 1 1 3 1454 1000\nRx 0.3 1 1 3 1454 250000000\n",
+     "fewer handed to the RLC"),
     ("stdout.txt", STDOUT.replace("1.5 Mbit/s", "1.5 Mbps"), "stdout.txt:4"),
 ])
 def test_malformed_line_is_refused(tmp_path: Path, name: str, text: str, where: str) -> None:

@@ -25,7 +25,7 @@ import pandas as pd
 
 from . import _core, result
 from ._core import ConfigError
-from .config import resolve, to_json
+from .config import check_minimum, resolve, to_json
 
 BINARY = "wavecc-emu"
 INTERVAL_S = 0.1
@@ -104,8 +104,7 @@ def _prepare(scenario: str, cca: str, duration_s: float | None, seed: int | None
         path = {"trace": str(Path(trace).resolve())}
     spec = {**path, "cca": cca, "seed": int(config.get("seed", 1))}
     spec["duration_s"] = float(duration_s if duration_s is not None else config["duration_s"])
-    if spec["duration_s"] < INTERVAL_S:
-        raise ConfigError(f"--duration must be at least {INTERVAL_S} s, got {spec['duration_s']}")
+    check_minimum("--duration", spec["duration_s"], INTERVAL_S, note=" s")
     _check_can_emulate()
     emulated = {"cca": cca, **({"trace": path["trace"]} if trace is not None else {})}
     return {**config, "duration_s": spec["duration_s"], "emulated": emulated}, spec

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from . import _core
 from ._core import ConfigError
-from .config import resolve, to_json
+from .config import check_minimum, resolve, to_json
 
 
 class CaseFailed(RuntimeError):
@@ -183,8 +183,7 @@ def measure(case: Case, duration_s: float | None = None) -> Measurement:
 
 
 def check_runs(runs: int) -> None:
-    if runs < 1:
-        raise ConfigError(f"--repeat must be at least 1, got {runs}")
+    check_minimum("--repeat", runs, 1)
 
 
 def measure_repeated(case: Case, runs: int, duration_s: float | None = None) -> Repeated:

@@ -176,6 +176,16 @@ def set_cca(config: Config, cca: Any) -> None:
             flow["cca"] = cca
 
 
+def check_minimum(option: str, value: float, minimum: float, *, exclusive: bool = False,
+                  note: str = "") -> None:  # fmt: skip
+    """Refuses an option's value below `minimum` (or at it, if `exclusive`), with the one
+    message every option check shares: "--jobs must be at least 1, not 0". `note` follows
+    the limit: a unit, or what a special value means."""
+    if not (value > minimum if exclusive else value >= minimum):  # NaN is refused too
+        bound = "more than" if exclusive else "at least"
+        raise ConfigError(f"{option} must be {bound} {minimum:g}{note}, not {value:g}")
+
+
 def stacks() -> dict[str, dict[str, Any]]:
     """The TCP stacks `tcp.stack` can name, from the core, the default ("linux") first:
     name -> {"name", "summary", "tcp": {key: value}, "cc": {algorithm: {key: value}}},

@@ -25,7 +25,7 @@ import pandas as pd
 
 from . import _core, result
 from ._core import ConfigError
-from .config import resolve, to_json
+from .config import check_minimum, resolve, to_json
 
 BINARY = "wavecc-emu"
 INTERVAL_S = 0.1
@@ -104,8 +104,7 @@ def _prepare(scenario: str, cca: str, duration_s: float | None, seed: int | None
         path = {"trace": str(Path(trace).resolve())}
     spec = {**path, "cca": cca, "seed": int(config.get("seed", 1))}
     spec["duration_s"] = float(duration_s if duration_s is not None else config["duration_s"])
-    if spec["duration_s"] < INTERVAL_S:
-        raise ConfigError(f"--duration must be at least {INTERVAL_S} s, got {spec['duration_s']}")
+    check_minimum("--duration", spec["duration_s"], INTERVAL_S, note=" s")
     _check_can_emulate()
     emulated = {"cca": cca, **({"trace": path["trace"]} if trace is not None else {})}
     return {**config, "duration_s": spec["duration_s"], "emulated": emulated}, spec
@@ -236,7 +235,7 @@ def _result(config: dict[str, Any], cca: str, samples: list[dict[str, Any]],
             totals: dict[str, Any], wall_s: float) -> result.Result:  # fmt: skip
     config, emulated = _split(config)
     flows = _flows_frame(samples)
-    frames = {name: result._frame({column: [] for column in columns})
+    frames = {name: result.trace_frame({column: [] for column in columns})
               for name, columns in _EMPTY_TABLES.items()}  # fmt: skip
     return result.Result(
         summary=_summary(config, emulated, cca, flows, totals, wall_s),
@@ -265,7 +264,7 @@ def _flows_frame(samples: list[dict[str, Any]]) -> pd.DataFrame:
                                       "retransmits")}}  # fmt: skip
         for name, values in columns.items():
             values.append(row[name])
-    return result._frame(columns)
+    return result.trace_frame(columns)
 
 
 def _queues_frame(samples: list[dict[str, Any]]) -> pd.DataFrame:
@@ -282,7 +281,7 @@ def _queues_frame(samples: list[dict[str, Any]]) -> pd.DataFrame:
                                 ("drops_random", link["lost"] - last[side]["lost"])):  # fmt: skip
                 columns[name].append(value)
             last[side] = link
-    return result._frame(columns)
+    return result.trace_frame(columns)
 
 
 def _split(config: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -492,12 +491,12 @@ def _command_result(config: dict[str, Any], samples: list[dict[str, Any]],
     columns = ("t_s", "flow", "goodput_mbps", "cwnd_segments", "ssthresh_segments",
                "inflight_bytes", "srtt_ms", "min_rtt_ms", "rtt_samples", "rtt_mean_ms",
                "pacing_rate_mbps", "ca_state", "retransmits")  # fmt: skip
-    flows = result._frame({c: [row[c] for row in rows] for c in columns})
+    flows = result.trace_frame({c: [row[c] for row in rows] for c in columns})
     last = {socket["key"]: socket for sample in samples for socket in sample["sockets"]}
     summary = _summary_base(config, emulated, wall_s, samples[-1] if samples else None)
     summary["flows"] = [_command_flow(ids[key], last[key], flows[flows["flow"] == ids[key]],
                                       config["duration_s"]) for key in ids]  # fmt: skip
-    frames = {name: result._frame({column: [] for column in columns})
+    frames = {name: result.trace_frame({column: [] for column in columns})
               for name, columns in _EMPTY_TABLES.items()}  # fmt: skip
     return result.Result(summary=summary, config=config, flows=flows,
                          queues=_queues_frame(samples), **frames)  # fmt: skip

@@ -82,7 +82,8 @@ def color(algorithm: str) -> str:
 
 
 @contextmanager
-def _paper():
+def paper_style():
+    """Draws inside it in the style of every wavecc figure (fonts, sizes, grid)."""
     with matplotlib.rc_context(_PAPER_RC):
         yield
 
@@ -102,7 +103,7 @@ def save(
     stem = path.with_suffix("") if path.suffix.lower() in {".png", ".svg", ".pdf"} else path
     stem.parent.mkdir(parents=True, exist_ok=True)
     written = []
-    with _paper():
+    with paper_style():
         for fmt in formats:
             target = stem.with_name(f"{stem.name}.{fmt}")
             fig.savefig(target, format=fmt)
@@ -175,7 +176,7 @@ def time_series(
     spans = nlos_intervals(result.summary) if nlos is None else list(nlos)
     udp_mbps = _udp_mbps(udp)
     cca = {flow["flow"]: flow["cca"] for flow in result.summary["flows"]}
-    with _paper():
+    with paper_style():
         fig = _figure(DOUBLE_COLUMN_IN, 5.2)
         goodput, rtt, cwnd = fig.subplots(3, 1, sharex=True)
         seen: dict[str, int] = {}
@@ -238,7 +239,7 @@ def bars(
     algorithms = list(dict.fromkeys(table[cca]))
     groups = list(dict.fromkeys(table[x]))
     width = 0.8 / max(len(algorithms), 1)
-    with _paper():
+    with paper_style():
         fig = _figure(DOUBLE_COLUMN_IN, 2.8)
         ax = fig.subplots()
         for i, name in enumerate(algorithms):
@@ -263,7 +264,7 @@ def bars(
 
 def cdf_plot(cdfs: Mapping[str, pd.DataFrame], *, xlabel: str, title: str | None = None) -> Figure:
     """Step CDFs, one per algorithm (`analysis.cdfs`: algorithm -> ECDF frame)."""
-    with _paper():
+    with paper_style():
         fig = _figure(SINGLE_COLUMN_IN, 2.6)
         ax = fig.subplots()
         for name, cdf in cdfs.items():
@@ -300,7 +301,7 @@ def ellipse_plot(
     As in the seed the RTT axis is inverted (lower RTT to the right), so the best
     performers sit top right."""
     scenarios = list(dict.fromkeys(table[scenario])) if scenario else [None]
-    with _paper():
+    with paper_style():
         fig = _figure(SINGLE_COLUMN_IN * 1.4, 3.4)
         ax = fig.subplots()
         for _, row in table.iterrows():
@@ -356,7 +357,7 @@ def radio_traces(
         occupancy = ues.assign(_t=_time(ues), _bytes=ues["rlc_bytes"])
     if occupancy is not None:
         panels.append("rlc")
-    with _paper():
+    with paper_style():
         fig = _figure(DOUBLE_COLUMN_IN, 1.2 + 1.6 * max(len(panels), 1))
         if not panels:
             ax = fig.subplots()
@@ -430,7 +431,7 @@ def scenario_map(config: Mapping[str, Any], ues: pd.DataFrame | None = None) -> 
     when given (where the UE really went in the run), else the one its config
     describes (`ue_paths`). A wired config gets a figure that says so."""
     radio = config.get("radio") or {}
-    with _paper():
+    with paper_style():
         fig = _figure(SINGLE_COLUMN_IN * 1.6, 3.4)
         ax = fig.subplots()
         if not radio:

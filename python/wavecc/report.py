@@ -121,7 +121,7 @@ class _Page:
 
     def figure(self, fig: Any, caption: str) -> None:
         buffer = io.BytesIO()
-        with figures._paper():
+        with figures.paper_style():
             fig.savefig(buffer, format="png", dpi=110)
         data = base64.b64encode(buffer.getvalue()).decode("ascii")
         self.figures += 1

@@ -41,7 +41,7 @@ class Result:
     def from_core(cls, output_json: str, config: dict[str, Any]) -> Result:
         """Builds a Result from the JSON text `_core.run` returns."""
         output = json.loads(output_json)
-        frames = {table: _frame(output[table]) for table in TABLES}
+        frames = {table: trace_frame(output[table]) for table in TABLES}
         return cls(summary=output["summary"], config=config, **frames)
 
     @property
@@ -107,7 +107,9 @@ _STRING_COLUMNS = frozenset({"ca_state", "queue", "var", "kind", "detail"})
 _BOOL_COLUMNS = frozenset({"los"})
 
 
-def _frame(columns: dict[str, list[Any]]) -> pd.DataFrame:
+def trace_frame(columns: dict[str, list[Any]]) -> pd.DataFrame:
+    """A trace table from its columns, each typed as the core's traces type it (also
+    for traces that come from elsewhere, such as `wavecc emulate`'s)."""
     return pd.DataFrame({name: _column(name, values) for name, values in columns.items()})
 
 

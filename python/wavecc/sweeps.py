@@ -38,7 +38,8 @@ from typing import Any
 import pandas as pd
 
 from . import _core
-from .config import ConfigError, ConfigSource, load_scenario, parse_value, resolve, set_cca, set_key, split_key, to_json
+from .config import (ConfigError, ConfigSource, check_minimum, load_scenario, parse_value, resolve,
+                     set_cca, set_key, split_key, to_json)  # fmt: skip
 from .result import Result
 from .store import MANIFEST, Store, config_key, flow_metrics, write_json_atomic
 from .workers import (
@@ -164,8 +165,9 @@ def sweep(
         )
     if jobs is None:
         jobs = os.cpu_count() or 1
-    if not isinstance(jobs, int) or jobs < 0:
-        raise ConfigError(f"jobs must be a whole number of at least 0, not {jobs!r}")
+    if not isinstance(jobs, int):
+        raise ConfigError(f"jobs must be a whole number, not {jobs!r}")
+    check_minimum("jobs", jobs, 0, note=" (0: in this process)")
     if max_memory is not None:
         max_memory = parse_size(max_memory, "max_memory")
         if cluster is not None or jobs == 0:
@@ -441,8 +443,9 @@ def _finish(store: Store, points: list[Point], swept: list[str]) -> ResultSet:
 def expand(base: ConfigSource, grid: Mapping[str, Sequence[Any]], *, seeds: int = 1) -> list[Point]:
     """The points of a sweep, each validated by the core; raises `ConfigError` naming the
     grid key at the first bad key or value, before anything runs."""
-    if not isinstance(seeds, int) or isinstance(seeds, bool) or seeds < 1:
-        raise ConfigError(f"seeds must be a whole number of at least 1, not {seeds!r}")
+    if not isinstance(seeds, int) or isinstance(seeds, bool):
+        raise ConfigError(f"seeds must be a whole number, not {seeds!r}")
+    check_minimum("seeds", seeds, 1)
     config = copy.deepcopy(base) if isinstance(base, dict) else load_scenario(base)
     keys = list(grid)
     if "seed" in keys:

@@ -96,7 +96,7 @@ def test_repeated_runs_report_the_median_run_the_range_and_the_highest_peak():
 def test_repeat_below_one_is_rejected_before_anything_runs(cli):
     proc = cli("bench", "--cases", "newreno-1g-20ms-60s", "--repeat", "0")
     assert proc.returncode != 0
-    assert "--repeat must be at least 1, got 0" in proc.stderr
+    assert "--repeat must be at least 1, not 0" in proc.stderr
     assert proc.stdout == ""
 
 

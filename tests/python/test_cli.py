@@ -8,7 +8,8 @@ from importlib.metadata import entry_points
 
 import pytest
 
-from wavecc import _core, load_scenario
+from wavecc import ConfigError, _core, load_scenario
+from wavecc.config import check_minimum
 from wavecc.outdir import MARKER
 
 FILES = {
@@ -162,3 +163,24 @@ def test_scenarios_schema_describes_every_builtin(cli):
 def test_the_console_script_is_installed():
     [script] = entry_points(group="console_scripts", name="wavecc")
     assert script.value == "wavecc.cli:main"
+
+
+@pytest.mark.parametrize(
+    ("value", "minimum", "options", "message"),
+    [
+        (0, 1, {}, "--n must be at least 1, not 0"),
+        (0, 0, {"exclusive": True}, "--n must be more than 0, not 0"),
+        (-1, 0, {"note": " (0: none)"}, "--n must be at least 0 (0: none), not -1"),
+        (0.05, 0.1, {"note": " s"}, "--n must be at least 0.1 s, not 0.05"),
+        (float("nan"), 0, {}, "--n must be at least 0, not nan"),
+    ],
+)
+def test_check_minimum_refuses_in_one_wording(value, minimum, options, message):
+    with pytest.raises(ConfigError) as refused:
+        check_minimum("--n", value, minimum, **options)
+    assert str(refused.value) == message
+
+
+@pytest.mark.parametrize(("value", "minimum", "options"), [(1, 1, {}), (0.1, 0, {"exclusive": True})])
+def test_check_minimum_accepts_the_limit_and_above(value, minimum, options):
+    check_minimum("--n", value, minimum, **options)

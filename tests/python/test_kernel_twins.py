@@ -80,7 +80,7 @@ def test_comparison_arithmetic():
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--duration", "0"], "--duration 0: must be > 0"),
+        (["--duration", "0"], "--duration must be more than 0, not 0"),
         (["--seeds", "1,x"], "--seeds 1,x: must be integers"),
         (["--cca", "cubic"], "--cca cubic: valid: fbtcp, rttv, mss, mrvhs, dtcp"),
         (["--scenarios", "nowhere"], "unknown scenario 'nowhere'"),

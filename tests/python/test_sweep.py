@@ -79,6 +79,22 @@ def test_a_bad_key_or_value_fails_before_any_run(base, tmp_path, grid, named):
     assert not out.exists()
 
 
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"jobs": "4"}, "jobs must be a whole number, not '4'"),
+        ({"jobs": -1}, r"jobs must be at least 0 \(0: in this process\), not -1"),
+        ({"seeds": True}, "seeds must be a whole number, not True"),
+        ({"seeds": 0}, "seeds must be at least 1, not 0"),
+    ],
+)
+def test_bad_jobs_or_seeds_are_refused_before_any_run(base, tmp_path, options, message):
+    out = tmp_path / "store"
+    with pytest.raises(ConfigError, match=f"^{message}$"):
+        wavecc.sweep(base, {"cca": ["cubic"]}, out=out, **{"jobs": 0, **options})
+    assert not out.exists()
+
+
 def test_a_bad_last_value_stops_the_sweep_before_the_first_run(base, tmp_path, monkeypatch):
     calls = []
     monkeypatch.setattr(sweeping, "_core_run", lambda text: calls.append(text))
@@ -278,7 +294,8 @@ def test_cli_sweep_file(cli, tmp_path):
         (["--grid", "path.nope=1,2"], "grid key 'path.nope'"),
         (["--grid", "cca=cubic,nosuch"], "unknown algorithm 'nosuch'"),
         (["--grid", "cca"], "bad --grid 'cca'"),
-        (["--seeds", "0"], "seeds must be"),
+        (["--seeds", "0"], "seeds must be at least 1, not 0"),
+        (["--jobs", "-1"], "jobs must be at least 0 (0: in this process), not -1"),
         (["--set", "path.nope=1"], "path.nope"),
     ],
 )

@@ -455,7 +455,7 @@ def test_regenerate_without_ns3_says_how_to_install_it(tmp_path, work, missing):
     [
         (["--cases", "nosuch"], "unknown validation case 'nosuch'"),
         (["--regenerate", "--duration", "1"], "--duration cannot be used with --regenerate"),
-        (["--jobs", "0"], "--jobs must be at least 1"),
+        (["--jobs", "0"], "--jobs must be at least 1, not 0"),
         (["--seeds", "0"], "--seeds must be at least 1"),
         (["--ns3-seeds", "0"], "--ns3-seeds must be at least 1"),
         (["--ns3-seeds", "3"], "--ns3-seeds applies only with --regenerate"),

@@ -237,8 +237,8 @@ def test_out_is_replaced_only_when_it_is_an_earlier_comparison(tmp_path, work):
     [
         (["--cases", "s9-*"], "unknown ns3-mmwave case 's9-*' (ns3-mmwave cases: s1-"),
         (["--stack", "bsd"], "tcp.stack: unknown stack 'bsd'"),
-        (["--seeds", "0"], "--seeds must be at least 1"),
-        (["--duration", "0"], "--duration must be positive"),
+        (["--seeds", "0"], "--seeds must be at least 1, not 0"),
+        (["--duration", "0"], "--duration must be more than 0, not 0"),
         (["--reference-dir", "nowhere"], "--reference-dir nowhere: not a directory"),
     ],
 )

@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from pathlib import Path
+
+from .._core import ConfigError
+from ..table import Column, Table
 
 EXIT_ERROR = 2
 
@@ -35,3 +39,33 @@ def print_pairs(pairs: Sequence[tuple[str, str]]) -> None:
     width = max((len(name) for name, _ in pairs), default=0)
     for name, description in pairs:
         print(f"{name:<{width}}  {description}")
+
+
+def default_out(name: str) -> Path:
+    """out/<name>. A name that is not a single plain path component would put the
+    result elsewhere, or even replace out/ itself, so it is refused."""
+    if name in ("", ".", "..") or Path(name).name != name:
+        raise ConfigError(f"scenario name {name!r} is not a directory name; give --out DIR")
+    return Path("out") / name
+
+
+_FLOW_TABLE = Table(
+    [
+        Column("flow", 4),
+        Column("cca", 8),
+        Column("goodput Mb/s", 12, ".2f"),
+        Column("mean RTT ms", 11, ".2f"),
+        Column("p95 RTT ms", 10, ".2f"),
+        Column("retrans", 8, "d"),
+        Column("RTOs", 5, "d"),
+    ]
+)
+
+
+def print_flows(flows: Sequence[dict]) -> None:
+    """A run's flows as `wavecc run` and `wavecc emulate` print them: one row each."""
+    print(_FLOW_TABLE.header())
+    for flow in flows:
+        print(_FLOW_TABLE.row([flow["flow"], flow["cca"], flow["goodput_mbps"], flow["mean_rtt_ms"],
+                               flow["p95_rtt_ms"], flow["retransmitted_segments"],
+                               flow["rto_events"]]))  # fmt: skip

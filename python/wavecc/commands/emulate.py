@@ -9,7 +9,7 @@ from .. import emulate, outdir
 from .._core import ConfigError
 from ..config import resolve
 from ..table import Column, Table
-from .run import _FLOW_TABLE, _default_out
+from . import default_out, print_flows
 
 
 def add_parser(commands: argparse._SubParsersAction) -> None:
@@ -57,7 +57,7 @@ def handle(args: argparse.Namespace) -> int:
         out = args.out
     else:
         config = resolve(args.scenario, seed=args.seed, overrides=args.set)
-        out = _default_out(f"{config.get('name', 'unnamed')}-emulated")
+        out = default_out(f"{config.get('name', 'unnamed')}-emulated")
     # Refused before the run rather than after it; `save` checks again.
     outdir.check(out, outdir.RUN, force=args.force)
     options = {"duration_s": args.duration, "seed": args.seed, "overrides": args.set,
@@ -76,11 +76,7 @@ def _print_flows(summary: dict) -> None:
     emulated = summary["emulated"]
     print(f"{summary['name']}: {summary['sim_time_s']:g} s emulated on Linux "
           f"{emulated['kernel']} (load average {emulated['load_average']:.2f})")  # fmt: skip
-    print(_FLOW_TABLE.header())
-    for flow in summary["flows"]:
-        print(_FLOW_TABLE.row([flow["flow"], flow["cca"], flow["goodput_mbps"], flow["mean_rtt_ms"],
-                               flow["p95_rtt_ms"], flow["retransmitted_segments"],
-                               flow["rto_events"]]))  # fmt: skip
+    print_flows(summary["flows"])
 
 
 _SELFTEST = Table(

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from .. import kernel, kernel_twins
 from .._core import ConfigError
+from ..config import check_minimum
 from . import EXIT_ERROR, case_names
 
 
@@ -119,8 +120,10 @@ def handle_twins(args: argparse.Namespace) -> int:
 
 def _twins_problem(args: argparse.Namespace) -> tuple[str | None, list[int]]:
     """What is wrong with `kernel twins`' options (None if nothing), and the seeds."""
-    if not args.duration > 0:
-        return f"--duration {args.duration:g}: must be > 0", []
+    try:
+        check_minimum("--duration", args.duration, 0, exclusive=True)
+    except ConfigError as e:
+        return str(e), []
     try:
         seeds = [int(s) for s in case_names(args.seeds) or []]
     except ValueError:

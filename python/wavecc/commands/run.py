@@ -11,9 +11,8 @@ import wavecc
 from .. import _core, outdir
 from .._core import ConfigError
 from ..config import TRANSPORTS, resolve
-from ..table import Column, Table
 from ..workers import parse_size
-from . import print_pairs, stack_help
+from . import default_out, print_flows, print_pairs, stack_help
 from .progress import RunProgress
 
 
@@ -69,7 +68,7 @@ def handle(args: argparse.Namespace) -> int:
         raise ConfigError(
             "run: missing SCENARIO (a TOML file, or a built-in id from 'wavecc scenarios list')"
         )
-    out = args.out if args.out is not None else _default_out(_scenario_name(args))
+    out = args.out if args.out is not None else default_out(_scenario_name(args))
     # Refused before the run rather than after it; `save` checks again.
     outdir.check(out, outdir.RUN, force=args.force)
     max_memory = parse_size(args.max_memory, "--max-memory") if args.max_memory else None
@@ -92,45 +91,10 @@ def _scenario_name(args: argparse.Namespace) -> str:
     return str(config.get("name", "unnamed"))
 
 
-def _default_out(name: str) -> Path:
-    """out/<name>. A name that is not a single plain path component would put the
-    result elsewhere, or even replace out/ itself, so it is refused."""
-    if name in ("", ".", "..") or Path(name).name != name:
-        raise ConfigError(f"scenario name {name!r} is not a directory name; give --out DIR")
-    return Path("out") / name
-
-
-_FLOW_TABLE = Table(
-    [
-        Column("flow", 4),
-        Column("cca", 8),
-        Column("goodput Mb/s", 12, ".2f"),
-        Column("mean RTT ms", 11, ".2f"),
-        Column("p95 RTT ms", 10, ".2f"),
-        Column("retrans", 8, "d"),
-        Column("RTOs", 5, "d"),
-    ]
-)
-
-
 def _print_summary(summary: dict) -> None:
     wall = summary["wall_time_s"]
     sim = summary["sim_time_s"]
     speed = f" ({sim / wall:.1f} simulated s per wall s)" if wall > 0 else ""
     events = f"{summary['events']:,} events"
     print(f"{summary['name']}: {sim:g} s simulated in {wall:.2f} s{speed}, {events}")
-    print(_FLOW_TABLE.header())
-    for flow in summary["flows"]:
-        print(
-            _FLOW_TABLE.row(
-                [
-                    flow["flow"],
-                    flow["cca"],
-                    flow["goodput_mbps"],
-                    flow["mean_rtt_ms"],
-                    flow["p95_rtt_ms"],
-                    flow["retransmitted_segments"],
-                    flow["rto_events"],
-                ]
-            )
-        )
+    print_flows(summary["flows"])

@@ -122,8 +122,6 @@ def handle(args: argparse.Namespace) -> int:
         out = here / str(spec["out"])
     if out is None:
         raise ConfigError("sweep: missing --out DIR (the result store)")
-    if jobs is not None and (not isinstance(jobs, int) or jobs < 0):
-        raise ConfigError(f"--jobs must be at least 1 (or 0: in this process), not {jobs}")
 
     base = load_scenario(scenario)
     base = sweeping.apply_values(base, sweeping.flatten(spec.get("set", {})))

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from .. import outdir, validate, validate_mmwave
 from .._core import ConfigError
-from ..config import check_stack
+from ..config import check_minimum, check_stack
 from ..table import Column, Table
 from . import case_names, finite
 
@@ -167,12 +167,9 @@ def _comparison_table(stacks: Sequence[str]) -> Table:
 def handle_ns3(args: argparse.Namespace) -> int:
     names = case_names(args.cases)
     cases = validate.select(names)
-    if args.jobs < 1:
-        raise ConfigError(f"--jobs must be at least 1, not {args.jobs}")
-    if args.seeds < 1:
-        raise ConfigError(f"--seeds must be at least 1, not {args.seeds}")
-    if args.ns3_seeds < 1:
-        raise ConfigError(f"--ns3-seeds must be at least 1, not {args.ns3_seeds}")
+    check_minimum("--jobs", args.jobs, 1)
+    check_minimum("--seeds", args.seeds, 1)
+    check_minimum("--ns3-seeds", args.ns3_seeds, 1)
     if args.ns3_seeds > 1 and not args.regenerate:
         raise ConfigError("--ns3-seeds applies only with --regenerate (comparisons use every committed seed)")
     if args.missing_only and not args.regenerate:
@@ -181,8 +178,7 @@ def handle_ns3(args: argparse.Namespace) -> int:
     if args.duration is not None:
         if args.regenerate:
             raise ConfigError("--duration cannot be used with --regenerate")
-        if not args.duration > 0:
-            raise ConfigError(f"--duration must be positive, not {args.duration}")
+        check_minimum("--duration", args.duration, 0, exclusive=True)
         cases = [case.shortened(args.duration) for case in cases]
     ns3_dir = args.ns3_dir if args.ns3_dir is not None else validate.find_ns3_dir()
     if args.regenerate:
@@ -262,10 +258,10 @@ _MMWAVE_TABLE = Table(
 
 
 def handle_ns3mmwave(args: argparse.Namespace) -> int:
-    if args.seeds is not None and args.seeds < 1:
-        raise ConfigError(f"--seeds must be at least 1, not {args.seeds}")
-    if args.duration is not None and not args.duration > 0:
-        raise ConfigError(f"--duration must be positive, not {args.duration}")
+    if args.seeds is not None:
+        check_minimum("--seeds", args.seeds, 1)
+    if args.duration is not None:
+        check_minimum("--duration", args.duration, 0, exclusive=True)
     stack = check_stack(args.stack) if args.stack is not None else validate_mmwave.DEFAULT_STACK
     reference_dir = args.reference_dir or validate_mmwave.find_reference_dir()
     if not reference_dir.is_dir():

@@ -8,7 +8,7 @@
 //! RTT (Eq. 12 in its `N_i` form), ssthresh `floor(cwnd (1 - y))`.
 
 use super::arith::{self, Window, PM, Q16_ONE, Q16_SHIFT};
-use super::{KernelProgram, SinrHint, TcpSock, CA_EVENT_LOSS, TCP_CA_LOSS};
+use super::{KernelProgram, SinrHint, TcpSock, CA_EVENT_LOSS};
 
 const K_PM: u64 = 900;
 const G_PM: i64 = 500;
@@ -174,12 +174,7 @@ impl KernelProgram for DTcp {
     }
 
     fn set_state(&mut self, tp: &mut TcpSock, new_state: u8) {
-        if new_state != TCP_CA_LOSS {
-            return;
-        }
-        let mut w = super::load_window(tp);
-        w.cwnd = self.loss_window(w.cwnd);
-        super::store_window(tp, w);
+        super::enter_loss(self, tp, new_state);
     }
 
     /// Twice the initial window.
@@ -222,6 +217,7 @@ impl KernelProgram for DTcp {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::fixed::TCP_CA_LOSS;
 
     const NONE: SinrHint = SinrHint { sinr_mdb: 0, valid: 0 };
 

@@ -272,6 +272,17 @@ impl<P: KernelProgram> CongestionControl for Twin<P> {
     }
 }
 
+/// `set_state` of a program whose window on entering Loss is its own `loss_window`:
+/// the C's `wavecc_store_window` of it (D-TCP, and RTTV, MSS-CCA and MRVHS).
+fn enter_loss<P: KernelProgram + ?Sized>(program: &P, tp: &mut TcpSock, new_state: u8) {
+    if new_state != TCP_CA_LOSS {
+        return;
+    }
+    let mut w = load_window(tp);
+    w.cwnd = program.loss_window(w.cwnd);
+    store_window(tp, w);
+}
+
 /// The kernel glue's window load (`wavecc_load_window`): cwnd clamped to
 /// [`arith::MAX_WINDOW`].
 fn load_window(tp: &TcpSock) -> arith::Window {

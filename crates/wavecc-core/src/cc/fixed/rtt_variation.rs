@@ -5,7 +5,7 @@
 //! root of a Q32 product; b(w) in hundredths.
 
 use super::arith::{self, Window, Q16_ONE, Q16_SHIFT};
-use super::{KernelProgram, TcpSock, TCP_CA_LOSS};
+use super::{KernelProgram, TcpSock};
 use crate::cc::highspeed;
 
 /// TimeRatio before any sample: `(r + r) / r`.
@@ -157,12 +157,7 @@ impl KernelProgram for RttVariation {
     }
 
     fn set_state(&mut self, tp: &mut TcpSock, new_state: u8) {
-        if new_state != TCP_CA_LOSS {
-            return;
-        }
-        let mut w = super::load_window(tp);
-        w.cwnd = self.loss_window(w.cwnd);
-        super::store_window(tp, w);
+        super::enter_loss(self, tp, new_state);
     }
 
     fn loss_window(&self, kernel_cwnd: u32) -> u32 {
@@ -192,6 +187,7 @@ impl KernelProgram for RttVariation {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::cc::fixed::TCP_CA_LOSS;
 
     /// A program in avoidance that has seen RTTbase 0.1 s and RTTmax 0.3 s, with the
     /// next sample 0.2 s (TimeRatio 2).

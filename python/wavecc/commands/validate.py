@@ -208,7 +208,7 @@ def handle_ns3(args: argparse.Namespace) -> int:
         if tested:
             noise = sum(not r.off_beyond_noise for r in tested)
             line += (f"; of the {len(tested)} others with seeds on both sides, {noise} differ by no more "
-                     f"than the seeds' spread explains (Welch p >= {validate.SIGNIFICANCE})")  # fmt: skip
+                     f"than the spread over seeds explains (Welch p >= {validate.SIGNIFICANCE})")  # fmt: skip
         print(line)
     if comparison.missing:
         missing = comparison.missing

@@ -1,10 +1,10 @@
-"""Reproductions of the seeds' experiments: `wavecc reproduce ID [--quick] --out DIR`.
+"""Reproductions of the source papers' experiments: `wavecc reproduce ID [--quick] --out DIR`.
 
 Each experiment runs its grid through the sweep machinery (resumable, local pool or
 Dask), writes its tables in the seed's layout as `DIR/tables/NAME.csv` (long form, one
 row per cell, the published value next to ours and the difference) and draws the
 seed's figures into `DIR/figures/`. `--quick` uses one seed and shorter runs, for a
-smoke test; the full run uses the seeds' durations and 3 repetitions. Every case runs
+smoke test; the full run uses the papers' durations and 3 repetitions. Every case runs
 in the TCP stack nearest to the seed's simulator and in Linux's (`stack` column of the
 tables; figures of the first stack in `DIR/figures/`, of the others in
 `DIR/figures/<stack>/`), or in the one stack asked for.

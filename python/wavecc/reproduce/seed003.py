@@ -30,7 +30,7 @@ MMWAVE_ALGORITHMS = ["dtcp", "bbr", "bic", "cubic", "newreno"]
 BOTTLENECK_ALGORITHMS = ["dtcp", "cubic", "reno"]
 LOSSES = [0.01, 1e-4, 1e-6]
 RATES = [1e6, 5e6]
-# How seed 003's Fig. 13 names the bottleneck (published.csv's scenario column).
+# How the D-TCP paper's Fig. 13 names the bottleneck (published.csv's scenario column).
 BOTTLENECK_LABEL = "lte-a bottleneck 5 Mb/s, 40 ms"
 INTER = ["dtcp", "cubic", "reno", "westwood", "tahoe"]
 # Jain's index is taken once every flow runs: over the last this many seconds.

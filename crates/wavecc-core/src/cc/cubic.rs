@@ -9,7 +9,7 @@
 //! by ACK-train length or by RTT increase.
 //!
 //! Written in floating point from RFC 9438 and the behaviour of Linux `tcp_cubic.c`;
-//! where the two differ, Linux wins (the spec asks for Linux behaviour) and the doc
+//! where the two differ, Linux wins (the project follows Linux) and the doc
 //! comment says so. Linux's fixed-point artefacts (integer `cnt`, one update per
 //! jiffy, the cube-root table) are not reproduced.
 

@@ -1,4 +1,4 @@
-//! D-TCP / NexGen D-TCP (seed 003: Kanagarathinam et al., "NexGen D-TCP: Next
+//! D-TCP / NexGen D-TCP (the D-TCP paper: Kanagarathinam et al., "NexGen D-TCP: Next
 //! Generation Dynamic TCP Congestion Control Algorithm", IEEE Access 2020).
 //!
 //! Adaptive increase, adaptive decrease around a bandwidth estimate. Every update
@@ -15,7 +15,7 @@
 //!    (starting from 0 would make every early estimate far below the delivered rate);
 //! 3. the normalised estimate (Eq. 6-7), `norm = (B_i - B_I) + s(SINR_i - SINR_avg)`,
 //!    `BW_E = B_I + g norm`, `g = 0.5`. The paper adds a dB difference to a bandwidth;
-//!    the spec's decision maps it to bandwidth as
+//!    the project's decision maps it to bandwidth as
 //!    `s = B_I (SINR_i - SINR_avg) / max(|SINR_avg|, 1)`, `SINR_i` the link hint
 //!    (`sock.link.sinr_db`) at the epoch's end and `SINR_avg` an EWMA of the previous
 //!    epochs' values (weight `sinr_weight` = 0.1 for the new value, seeded with the
@@ -60,7 +60,7 @@ use super::{
 use crate::engine::Time;
 use serde::Deserialize;
 
-pub const SUMMARY: &str = "D-TCP (seed 003, Kanagarathinam et al. 2020): Tustin-filtered, \
+pub const SUMMARY: &str = "D-TCP (the D-TCP paper, Kanagarathinam et al. 2020): Tustin-filtered, \
      SINR-normalised bandwidth estimate, cwnd += N per RTT, x (1 - y) on loss";
 
 /// Smallest slow-start threshold after a loss (RFC 5681: 2 segments).
@@ -118,9 +118,9 @@ pub struct Params {
     pub alpha: f64,
     /// Convergence factor `eta` (Eq. 16): 2. At least 0.5, so `y` stays in (0, 1].
     pub eta: f64,
-    /// Update epoch in seconds; 0 (default) = one smoothed RTT (the spec).
+    /// Update epoch in seconds; 0 (default) = one smoothed RTT (the project's decision).
     pub update_epoch_s: f64,
-    /// Weight of the new value in the SINR average: 0.1 (the spec).
+    /// Weight of the new value in the SINR average: 0.1 (the project's decision).
     pub sinr_weight: f64,
     /// `eq10` (default, Eq. 12 as derived: `N_i`), `eq12-printed` (`W_i`) or `algorithm1`.
     pub n_update: NUpdate,

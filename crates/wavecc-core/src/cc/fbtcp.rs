@@ -56,7 +56,7 @@
 //! A `.5` code is the ".b" variant of a decrease rule, or the x0.9 step of a hold rule.
 //! Note that CAD equals CSI up to the floor in `targetCwnd` (CAD <= CSI), so C8, C11
 //! and C13 (CAD >= 0.95 with CSI < 0.95) cannot fire with the seed's definitions, and
-//! C7 only where the floor pulls CAD just under 0.95; the spec keeps the rows as
+//! C7 only where the floor pulls CAD just under 0.95; the project keeps the rows as
 //! written, and [`RuleTable::decide`] takes CSI, CAD and Diff as independent inputs so
 //! that every row is testable.
 //!
@@ -65,7 +65,7 @@
 //! - `congestion`: consecutive decrease cycles (C11-C14, D5, D6, whichever row).
 //!   The "a" action applies while it is below `b_variant_cycle` (3), the ".b" action on
 //!   the third, which resets it. The paper says "the same sub-phase for more than two
-//!   consecutive RTTs"; the reference (and the spec) count any decrease rule, which is
+//!   consecutive RTTs"; the reference (and the project's reading) count any decrease rule, which is
 //!   what is built.
 //! - `hold`: consecutive hold cycles (C10, D3, D4 share it, as in the reference). Cycles
 //!   1..=`hold_cycles` (30) hold; the next one (the 31st) applies the row's x0.9 steps to
@@ -75,12 +75,12 @@
 //! NewReno-fallback cycles, start-up cycles and time outside Open leave both counters
 //! as they are (the reference touches them only inside the rule branches). The
 //! reference keeps the counters and maxCwnd in C++ globals shared by every flow of the
-//! simulation; the spec calls that a bug, and here they belong to the instance.
+//! simulation; the project calls that a bug, and here they belong to the instance.
 //!
 //! # Decisions where the seed or the reference is ambiguous
 //!
 //! - **Cycle end.** Default `cycle_end = "passed"`: the cycle ends when `snd_una >` the
-//!   recorded `snd_nxt`, the spec's "the cumulative ACK passes the snd_nxt recorded at
+//!   recorded `snd_nxt`, the project's reading, "the cumulative ACK passes the snd_nxt recorded at
 //!   the cycle's start" read as [`super::vegas`] reads it (Linux `tcp_vegas`'s
 //!   `after(ack, beg_snd_nxt)`). `"reached"` is the reference's `m_lastAckedSeq >=
 //!   m_begSndNxt` (all data outstanding at the cycle start acknowledged), which ends
@@ -127,9 +127,9 @@
 //!   `Enablefbtcp`), which clears the cycle's minimum and count but keeps `baseRtt`,
 //!   maxCwnd and the counters.
 //!
-//! Written in floating point from the paper, the spec and the behaviour of the
+//! Written in floating point from the paper, the project's decisions and the behaviour of the
 //! reference code; the reference's integer segment arithmetic (`GetCwndInSegments`,
-//! `uint32_t diff`) is not reproduced beyond the spec's `floor` in `targetCwnd`.
+//! `uint32_t diff`) is not reproduced beyond the project's `floor` in `targetCwnd`.
 
 use super::newreno::{IncreasePer, reno_grow};
 use super::{
@@ -161,7 +161,7 @@ pub enum RateSource {
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
 pub enum CycleEnd {
-    /// `snd_una > snd_nxt` at the start: the spec's "passes", Linux `tcp_vegas`.
+    /// `snd_una > snd_nxt` at the start: the project's reading, "passes", Linux `tcp_vegas`.
     Passed,
     /// `snd_una >= snd_nxt` at the start: the reference code (ns-3 `TcpVegas` style).
     Reached,
@@ -263,7 +263,7 @@ pub struct Params {
     pub diff_c4: f64,
     /// CAD threshold of C6-C9, C11-C14, D2 and D3 (`CAD >= 0.95` or `< 0.95`).
     pub cad_threshold: f64,
-    /// When a cycle ends. Default `passed` (the spec, Linux Vegas); `reached` is the
+    /// When a cycle ends. Default `passed` (the project's decision, Linux Vegas); `reached` is the
     /// reference code's test (see [`CycleEnd`]).
     pub cycle_end: CycleEnd,
     /// NewReno's growth outside Open and in cycles with too few RTT samples: per

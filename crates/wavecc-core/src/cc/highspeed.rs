@@ -93,7 +93,7 @@ pub struct Params {
     pub high_decrease: f64,
     /// Window a loss reduces. Default `cwnd` as Linux; `inflight` reproduces ns-3.
     pub ssthresh_basis: SsthreshBasis,
-    /// Growth unit. Default `segment`: the spec's "a(w) per RTT" and ns-3; `ack`
+    /// Growth unit. Default `segment`: the project's reading, "a(w) per RTT" and ns-3; `ack`
     /// reproduces Linux, which grows per ACK (half the rate with delayed ACKs).
     pub increase_per: IncreasePer,
     /// Window `b` is taken at. Default `current` (RFC 3649, ns-3); `last_increase`

@@ -1,4 +1,4 @@
-//! MRVHS-CCA of seed 001 (Abdulmajid, PhD thesis, UPM 2025, chapter 6, Algorithm 6.1):
+//! MRVHS-CCA of the thesis (Abdulmajid, PhD thesis, UPM 2025, chapter 6, Algorithm 6.1):
 //! MSS-CCA's increase on HighSpeed TCP's decrease.
 //!
 //! In congestion avoidance, per acknowledged segment (Eq. 6.3-6.6):
@@ -11,7 +11,7 @@
 //! parameter ... to decrease the congestion window in HighSpeed". Taken literally that
 //! removes a fraction of a segment; the chapter builds on HighSpeed TCP (RFC 3649),
 //! whose decrease is `w <- (1 - b(w)) w`, and an ns-3 port of MRVHS inherits
-//! `TcpHighSpeed`'s `GetSsThresh`. So by default (the spec's decision) the window is
+//! `TcpHighSpeed`'s `GetSsThresh`. So by default (the project's decision) the window is
 //! reduced to `(1 - b(w)) w` with RFC 3649's `b(w)` as tabulated by ns-3
 //! (`highspeed::decrease_fraction`, at the window being reduced): 0.5 up to 38
 //! segments, 0.33 at 1000, 0.09 from 89054 on. `decrease = "literal"` applies Eq. 6.2
@@ -27,7 +27,7 @@ use super::rtt_variation::{
 use super::{CongestionControl, SsthreshBasis, parse_params};
 use serde::Deserialize;
 
-pub const SUMMARY: &str = "MRVHS-CCA (seed 001 ch. 6): MSS-CCA's +F/cwnd per segment, \
+pub const SUMMARY: &str = "MRVHS-CCA (the thesis, ch. 6): MSS-CCA's +F/cwnd per segment, \
      HighSpeed's w <- (1 - b(w)) w on loss (RFC 3649)";
 
 /// How a loss detected by duplicate ACKs reduces the window.
@@ -56,7 +56,7 @@ pub struct Params {
     pub ssthresh_basis: SsthreshBasis,
     /// After a timeout: `loss_window` (default, "RTO standard") or `initial`.
     pub rto_window: RtoWindow,
-    /// `segment` (default, the spec's "per ACKed segment") or `ack` (the pseudo-code's
+    /// `segment` (default, the project's reading, "per ACKed segment") or `ack` (the pseudo-code's
     /// per-ACK reading; the ns-3 port).
     pub increase_per: IncreasePer,
     /// `avoidance` (default, Algorithm 6.1 line 8, the ns-3 port) or `every_ack`.

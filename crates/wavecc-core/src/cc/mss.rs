@@ -1,18 +1,18 @@
-//! MSS-CCA of seed 001 (Abdulmajid, PhD thesis, UPM 2025, chapter 5, Algorithm 5.1).
+//! MSS-CCA of the thesis (Abdulmajid, PhD thesis, UPM 2025, chapter 5, Algorithm 5.1).
 //!
 //! RTTV-CCA's structure with an increase set by the segment size: in congestion
 //! avoidance, per acknowledged segment (Eq. 5.3-5.6),
 //! `TimeRatio = (RTTmax + RTTbase) / RTTcur`, `F = sqrt(MSS x TimeRatio)`,
 //! `cwnd += F / cwnd`: about `F` segments per RTT whatever the window.
 //!
-//! MSS is **in bytes** by default (the spec's decision): Eq. 5.2 defines it as
+//! MSS is **in bytes** by default (the project's decision): Eq. 5.2 defines it as
 //! "segments size / number of segments", bytes per segment, and the thesis' gains
 //! over NewReno (up to +1487 %) need an increase far above one segment per RTT; with
 //! 1400-byte segments and a steady RTT, `F = sqrt(2800)`, about 53 segments per RTT.
 //! `mss_unit = "segments"` gives `F = sqrt(TimeRatio)`, about 1.4 segments per RTT.
 //!
 //! Slow start is NewReno's; a loss detected by duplicate ACKs multiplies the window by
-//! `beta` (0.5, the spec: the thesis gives no value); a timeout "resets its cwnd to the
+//! `beta` (0.5, the project's decision: the thesis gives no value); a timeout "resets its cwnd to the
 //! initial value and triggers a slow start stage again" (section 5.3): the socket's
 //! loss window is raised to the initial window (`rto_window = "initial"`; ssthresh as
 //! for a loss).
@@ -26,7 +26,7 @@ use super::rtt_variation::{
 use super::{CongestionControl, Range, SsthreshBasis, check_ranges, parse_params};
 use serde::Deserialize;
 
-pub const SUMMARY: &str = "MSS-CCA (seed 001 ch. 5): +F/cwnd per segment, \
+pub const SUMMARY: &str = "MSS-CCA (the thesis, ch. 5): +F/cwnd per segment, \
      F = sqrt(MSS x (RTTmax + RTTbase) / RTTcur), MSS in bytes; x beta on loss";
 
 #[derive(Clone, Debug, Deserialize)]
@@ -36,14 +36,14 @@ pub struct Params {
     /// docs/kernel.md) instead of this floating-point version; with default
     /// parameters only. Default false.
     pub fixed_point: bool,
-    /// Unit of MSS in `F`: `bytes` (default, the spec) or `segments`.
+    /// Unit of MSS in `F`: `bytes` (default, the project's decision) or `segments`.
     pub mss_unit: MssUnit,
-    /// Window kept on a loss, `ssthresh = beta x cwnd`: 0.5 (the spec; the thesis gives
+    /// Window kept on a loss, `ssthresh = beta x cwnd`: 0.5 (the project's decision; the thesis gives
     /// no value).
     pub beta: f64,
     /// After a timeout: `initial` (default, section 5.3) or `loss_window`.
     pub rto_window: RtoWindow,
-    /// `segment` (default, the spec's "per ACKed segment") or `ack` (the pseudo-code's
+    /// `segment` (default, the project's reading, "per ACKed segment") or `ack` (the pseudo-code's
     /// per-ACK reading, ns-3).
     pub increase_per: IncreasePer,
     /// `avoidance` (default, Algorithm 5.1 line 8) or `every_ack`.

@@ -16,7 +16,7 @@
 //!
 //! Readings where the thesis is silent or differs from today's stacks, each a
 //! parameter of all three algorithms:
-//! - [`IncreasePer`]: per acknowledged segment by default (the spec's "per ACKed
+//! - [`IncreasePer`]: per acknowledged segment by default (the project's reading, "per ACKed
 //!   segment", as Linux's byte counting); `ack` is the pseudo-code's "+1 per ACK" in
 //!   slow start and one `F / cwnd` per ACK in avoidance, which is also what an ns-3
 //!   port of MRVHS does (it ignores `segmentsAcked`).
@@ -79,7 +79,7 @@ pub enum RtoWindow {
 #[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
 #[serde(rename_all = "snake_case")]
 pub enum MssUnit {
-    /// Bytes (the spec's decision): `F` is about `sqrt(2 x 1400) = 53` segments per RTT.
+    /// Bytes (the project's decision): `F` is about `sqrt(2 x 1400) = 53` segments per RTT.
     Bytes,
     /// Segments (MSS = 1): `F = sqrt(TimeRatio)`, about 1.4 segments per RTT.
     Segments,

@@ -1,4 +1,4 @@
-//! RTTV-CCA, the RTT-variation congestion control of seed 001 (Abdulmajid, PhD thesis,
+//! RTTV-CCA, the RTT-variation congestion control of the thesis (Abdulmajid, PhD thesis,
 //! UPM 2025, chapter 4, Algorithm 4.1).
 //!
 //! Loss-based, with an increase that shrinks as the RTT rises towards its maximum. In
@@ -6,11 +6,11 @@
 //! `UR = RTTcur / RTTmax`, weight factor `1 / UR`, and as printed in Eq. 4.4
 //! `F = sqrt((RTTmax + RTTbase) / RTTcur x cwnd)` with cwnd in segments, then
 //! `cwnd += F / cwnd`: about `F` segments per RTT, `sqrt(2 cwnd)` on an idle path.
-//! Eq. 4.4 is used, not `1 / UR` (which would drop RTTbase): the spec and both other
+//! Eq. 4.4 is used, not `1 / UR` (which would drop RTTbase): the project's reading and both other
 //! chapters' `TimeRatio` agree with it.
 //!
 //! Slow start is NewReno's. A loss detected by duplicate ACKs multiplies the window by
-//! `beta`: the thesis names the factor but gives no value, so the spec fixes Reno's 0.5
+//! `beta`: the thesis names the factor but gives no value, so the project fixes Reno's 0.5
 //! (a parameter). A timeout is standard: ssthresh as for a loss, the socket's loss
 //! window of one segment, slow start.
 //!
@@ -24,7 +24,7 @@ use super::rtt_variation::{
 use super::{CongestionControl, Range, SsthreshBasis, check_ranges, parse_params};
 use serde::Deserialize;
 
-pub const SUMMARY: &str = "RTTV-CCA (seed 001 ch. 4): +F/cwnd per segment, \
+pub const SUMMARY: &str = "RTTV-CCA (the thesis, ch. 4): +F/cwnd per segment, \
      F = sqrt((RTTmax + RTTbase) / RTTcur x cwnd); x beta on loss";
 
 #[derive(Clone, Debug, Deserialize)]
@@ -34,10 +34,10 @@ pub struct Params {
     /// docs/kernel.md) instead of this floating-point version; with default
     /// parameters only. Default false.
     pub fixed_point: bool,
-    /// Window kept on a loss, `ssthresh = beta x cwnd`: 0.5 (the spec; the thesis gives
+    /// Window kept on a loss, `ssthresh = beta x cwnd`: 0.5 (the project's decision; the thesis gives
     /// no value).
     pub beta: f64,
-    /// `segment` (default, the spec's "per ACKed segment") or `ack` (the pseudo-code's
+    /// `segment` (default, the project's reading, "per ACKed segment") or `ack` (the pseudo-code's
     /// per-ACK reading, ns-3).
     pub increase_per: IncreasePer,
     /// `avoidance` (default, Algorithm 4.1 line 8) or `every_ack`.

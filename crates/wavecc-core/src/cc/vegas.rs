@@ -70,7 +70,7 @@ pub struct Params {
     pub beta: f64,
     /// Leave slow start once more than `gamma` segments are queued (segments; 1).
     pub gamma: f64,
-    /// Normalisation of `diff`. Default `rtt`: the paper and ns-3, as the spec's
+    /// Normalisation of `diff`. Default `rtt`: the paper and ns-3, as the project's
     /// "per-RTT diff rule" asks; `base_rtt` is Linux's reading.
     pub diff_basis: DiffBasis,
     /// RTT samples a round needs for the Vegas rule; fewer means Reno for that round.

@@ -223,12 +223,7 @@ def _run_binary(args: list[str], stdin: str) -> Iterator[dict[str, Any]]:
             raise EmulationFailed(message.removeprefix(f"{BINARY}: error: "))
     finally:
         if process.poll() is None:
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+            _terminate(process)
 
 
 def _result(config: dict[str, Any], cca: str, samples: list[dict[str, Any]],
@@ -420,12 +415,17 @@ def _end(link: subprocess.Popen) -> None:
     try:
         link.wait(timeout=5)
     except subprocess.TimeoutExpired:
-        link.terminate()
-        try:
-            link.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            link.kill()
-            link.wait()
+        _terminate(link)
+
+
+def _terminate(process: subprocess.Popen) -> None:
+    """SIGTERM, which lets the emulator remove its namespaces; SIGKILL after 10 s."""
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
 
 
 def _end_group(child: subprocess.Popen) -> None:

@@ -18,8 +18,21 @@ from pathlib import Path
 
 # x86-64-v3 and the levels below it, as /proc/cpuinfo names them (`abm` is LZCNT).
 X86_64_V3_FLAGS = (
-    "cx16", "lahf_lm", "popcnt", "sse4_1", "sse4_2", "ssse3",
-    "avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "abm", "movbe", "xsave",
+    "cx16",
+    "lahf_lm",
+    "popcnt",
+    "sse4_1",
+    "sse4_2",
+    "ssse3",
+    "avx",
+    "avx2",
+    "bmi1",
+    "bmi2",
+    "f16c",
+    "fma",
+    "abm",
+    "movbe",
+    "xsave",
 )
 
 
@@ -52,5 +65,5 @@ def check(cpuinfo: Path = Path("/proc/cpuinfo")) -> None:
     raise ImportError(
         "wavecc's core was built for x86-64-v3, and this CPU lacks "
         f"{', '.join(missing)}; rebuild it for any x86-64 CPU with "
-        "`RUSTFLAGS=\"-C target-cpu=x86-64\" pip install --force-reinstall .` from the checkout"
+        '`RUSTFLAGS="-C target-cpu=x86-64" pip install --force-reinstall .` from the checkout'
     )

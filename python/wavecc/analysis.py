@@ -291,9 +291,18 @@ def ellipses(
     for values, group in frame.groupby(list(by), sort=False):
         values = values if isinstance(values, tuple) else (values,)
         e = fit_ellipse(group[x], group[y], k)
-        rows.append({**dict(zip(by, values)), "n": e.n, "x": e.center[0], "y": e.center[1],
-                     "major": e.semi_axes[0], "minor": e.semi_axes[1],
-                     "angle_deg": e.angle_deg, "ellipse": e})  # fmt: skip
+        rows.append(
+            {
+                **dict(zip(by, values)),
+                "n": e.n,
+                "x": e.center[0],
+                "y": e.center[1],
+                "major": e.semi_axes[0],
+                "minor": e.semi_axes[1],
+                "angle_deg": e.angle_deg,
+                "ellipse": e,
+            }
+        )
     return pd.DataFrame(rows)
 
 

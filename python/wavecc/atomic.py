@@ -106,5 +106,5 @@ def _blaming(staging: Path, target: Path) -> Iterator[None]:
         for attribute in ("filename", "filename2"):
             name = getattr(e, attribute)
             if isinstance(name, str) and name.startswith(str(staging)):
-                setattr(e, attribute, str(target) + name[len(str(staging)):])
+                setattr(e, attribute, str(target) + name[len(str(staging)) :])
         raise

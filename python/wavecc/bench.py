@@ -125,9 +125,7 @@ def select(names: Iterable[str] | None) -> list[Case]:
     by_name = {case.name: case for case in CASES}
     unknown = [name for name in names if name not in by_name]
     if unknown or not names:
-        what = (
-            f"unknown bench case '{unknown[0]}'" if unknown else "no bench case named"
-        )
+        what = f"unknown bench case '{unknown[0]}'" if unknown else "no bench case named"
         raise ConfigError(f"{what} (cases: {', '.join(by_name)})")
     return [by_name[name] for name in names]
 

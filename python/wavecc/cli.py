@@ -31,8 +31,17 @@ from .commands import validate as validate_command
 from .workers import RunFailed
 
 # The commands in the order `wavecc --help` lists them.
-COMMANDS = (run, scenarios, bench_command, validate_command, sweep, reproduce, report, kernel,
-            emulate_command)  # fmt: skip
+COMMANDS = (
+    run,
+    scenarios,
+    bench_command,
+    validate_command,
+    sweep,
+    reproduce,
+    report,
+    kernel,
+    emulate_command,
+)
 
 
 EXIT_INTERRUPTED = 128 + signal.SIGINT

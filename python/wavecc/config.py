@@ -176,8 +176,9 @@ def set_cca(config: Config, cca: Any) -> None:
             flow["cca"] = cca
 
 
-def check_minimum(option: str, value: float, minimum: float, *, exclusive: bool = False,
-                  note: str = "") -> None:  # fmt: skip
+def check_minimum(
+    option: str, value: float, minimum: float, *, exclusive: bool = False, note: str = ""
+) -> None:
     """Refuses an option's value below `minimum` (or at it, if `exclusive`), with the one
     message every option check shares: "--jobs must be at least 1, not 0". `note` follows
     the limit: a unit, or what a special value means."""

@@ -141,7 +141,9 @@ def _key(walker: _Schema, path: str, raw: Any, node: Any, optional: bool, requir
     meaning = _text(raw.get("description") or node.get("description", ""))
     choices = _choices(node)
     if choices and any(text for _, text in choices):
-        meaning = " ".join([meaning] + [f"`{value}`: {text}" for value, text in choices if text]).strip()
+        meaning = " ".join(
+            [meaning] + [f"`{value}`: {text}" for value, text in choices if text]
+        ).strip()
     limit = walker.limits.get(path) or walker.limits.get(f"{path}[]", "")
     return Key(
         path=path,
@@ -254,9 +256,13 @@ def config_markdown(schema: dict[str, Any] | None = None) -> str:
         parts.append(f"\n## {title}\n")
         if section.meaning:
             parts.append(f"\n{section.meaning}\n")
-        parts.append("\n| key | type | unit | default | limit | meaning |\n| --- | --- | --- | --- | --- | --- |\n")
+        parts.append(
+            "\n| key | type | unit | default | limit | meaning |\n| --- | --- | --- | --- | --- | --- |\n"
+        )
         for k in section.keys:
-            parts.append(f"| `{k.path}` | {k.type} | {k.unit} | {k.default} | {k.limit} | {k.meaning} |\n")
+            parts.append(
+                f"| `{k.path}` | {k.type} | {k.unit} | {k.default} | {k.limit} | {k.meaning} |\n"
+            )
     return "".join(parts)
 
 
@@ -266,10 +272,16 @@ def undocumented_keys(schema: dict[str, Any]) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m wavecc.docs", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m wavecc.docs", description=__doc__.splitlines()[0]
+    )
     parser.add_argument("page", choices=["config"], help="the page to generate")
-    parser.add_argument("--out", type=Path, default=Path("docs/config.md"), help="where (default: docs/config.md)")
-    parser.add_argument("--check", action="store_true", help="compare only; exit 1 when the page is stale")
+    parser.add_argument(
+        "--out", type=Path, default=Path("docs/config.md"), help="where (default: docs/config.md)"
+    )
+    parser.add_argument(
+        "--check", action="store_true", help="compare only; exit 1 when the page is stale"
+    )
     args = parser.parse_args(argv)
     text = config_markdown()
     if args.check:

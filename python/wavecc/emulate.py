@@ -34,10 +34,22 @@ INTERVAL_S = 0.1
 _EMPTY_TABLES = {
     "cc": ["t_s", "flow", "var", "value"],
     "events": ["t_s", "flow", "kind", "detail", "seq"],
-    "ues": ["t_s", "ue", "x_m", "y_m", "cell", "sinr_db", "mcs", "los", "rlc_bytes",
-            "rlc_packets", "rlc_drops", "harq_retx"],
+    "ues": [
+        "t_s",
+        "ue",
+        "x_m",
+        "y_m",
+        "cell",
+        "sinr_db",
+        "mcs",
+        "los",
+        "rlc_bytes",
+        "rlc_packets",
+        "rlc_drops",
+        "harq_retx",
+    ],
     "radio_events": ["t_s", "ue", "kind", "cell", "from_cell"],
-}  # fmt: skip
+}
 _QUEUES = {"forward": "bottleneck", "reverse": "bottleneck-reverse"}
 
 
@@ -46,9 +58,14 @@ class EmulationFailed(Exception):
     algorithm, no binary); the message says why in one line."""
 
 
-def emulate(scenario: str, cca: str, duration_s: float | None = None,
-            seed: int | None = None, overrides: list[str] | None = None,
-            trace: Path | None = None) -> result.Result:  # fmt: skip
+def emulate(
+    scenario: str,
+    cca: str,
+    duration_s: float | None = None,
+    seed: int | None = None,
+    overrides: list[str] | None = None,
+    trace: Path | None = None,
+) -> result.Result:
     """Runs one bulk TCP flow with the kernel's `cca` across SCENARIO's path, emulated,
     for `duration_s` (default: the scenario's); returns it as a Result. A `trace` (a
     wavecc link trace, docs/emulation.md) replaces the scenario's path."""
@@ -60,9 +77,15 @@ def emulate(scenario: str, cca: str, duration_s: float | None = None,
     return _result(config, cca, samples, totals, time.monotonic() - started)
 
 
-def emulate_command(scenario: str, cca: str, command: list[str], duration_s: float | None = None,
-                    seed: int | None = None, overrides: list[str] | None = None,
-                    trace: Path | None = None) -> result.Result:  # fmt: skip
+def emulate_command(
+    scenario: str,
+    cca: str,
+    command: list[str],
+    duration_s: float | None = None,
+    seed: int | None = None,
+    overrides: list[str] | None = None,
+    trace: Path | None = None,
+) -> result.Result:
     """Runs `command` in the sender namespace, with the kernel's `cca` as the default
     congestion control there, across SCENARIO's emulated path, until it exits or
     `duration_s` passes (then it gets SIGTERM). Its environment names the receiver:
@@ -70,17 +93,26 @@ def emulate_command(scenario: str, cca: str, command: list[str], duration_s: flo
     Each TCP connection it opens towards the receiver is a flow, sampled with `ss`."""
     config, spec = _prepare(scenario, cca, duration_s, seed, overrides, trace)
     started = time.monotonic()
-    link = subprocess.Popen([str(find_binary()), "link"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    link = subprocess.Popen(
+        [str(find_binary()), "link"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         link.stdin.write(json.dumps(spec) + "\n")
         link.stdin.flush()
         ready = _reply(link)["ready"]
-        env = {**os.environ, "WAVECC_RECEIVER_ADDR": ready["receiver_addr"],
-               "WAVECC_RECEIVER_NS": ready["receiver_ns"]}  # fmt: skip
+        env = {
+            **os.environ,
+            "WAVECC_RECEIVER_ADDR": ready["receiver_addr"],
+            "WAVECC_RECEIVER_NS": ready["receiver_ns"],
+        }
         # A process group of its own, so that ending it ends what it started too.
-        child = subprocess.Popen(["ip", "netns", "exec", ready["sender_ns"], *command], env=env,
-                                 start_new_session=True)  # fmt: skip
+        child = subprocess.Popen(
+            ["ip", "netns", "exec", ready["sender_ns"], *command], env=env, start_new_session=True
+        )
         try:
             samples = _sample_command(link, child, ready, spec["duration_s"])
         finally:
@@ -92,8 +124,14 @@ def emulate_command(scenario: str, cca: str, command: list[str], duration_s: flo
     return _command_result(config, samples, time.monotonic() - started)
 
 
-def _prepare(scenario: str, cca: str, duration_s: float | None, seed: int | None,
-             overrides: list[str] | None, trace: Path | None) -> tuple[dict, dict]:  # fmt: skip
+def _prepare(
+    scenario: str,
+    cca: str,
+    duration_s: float | None,
+    seed: int | None,
+    overrides: list[str] | None,
+    trace: Path | None,
+) -> tuple[dict, dict]:
     """The effective config, with what is emulated under `emulated` (which goes to the
     summary, so that config.json stays a scenario `wavecc run` takes), and the spec."""
     config = effective_config(scenario, seed=seed, overrides=overrides)
@@ -110,8 +148,9 @@ def _prepare(scenario: str, cca: str, duration_s: float | None, seed: int | None
     return {**config, "duration_s": spec["duration_s"], "emulated": emulated}, spec
 
 
-def effective_config(scenario: str, seed: int | None = None,
-                     overrides: list[str] | None = None) -> dict[str, Any]:  # fmt: skip
+def effective_config(
+    scenario: str, seed: int | None = None, overrides: list[str] | None = None
+) -> dict[str, Any]:
     """SCENARIO with its overrides, checked by the core, every default filled in."""
     config = resolve(scenario, seed=seed, overrides=overrides or [])
     return json.loads(_core.validate(to_json(config)))
@@ -138,16 +177,22 @@ def link_spec(config: dict[str, Any]) -> dict[str, Any]:
     path = config["path"]
     loss = path["loss"]
     if loss.get("gilbert_elliott") is not None:
-        raise ConfigError("path.loss.gilbert_elliott cannot be emulated yet; use "
-                          "path.loss.per_packet or path.loss.per_byte")  # fmt: skip
+        raise ConfigError(
+            "path.loss.gilbert_elliott cannot be emulated yet; use "
+            "path.loss.per_packet or path.loss.per_byte"
+        )
     buffer = path["buffer_bytes"] or path["buffer_packets"] * path["mtu_bytes"] or None
     random = {"loss_per_packet": loss["per_packet"], "loss_per_byte": loss["per_byte"]}
     none = {"loss_per_packet": 0.0, "loss_per_byte": 0.0}
     direction = loss["direction"]
 
     def side(rate_bps: float, lossy: bool) -> dict[str, Any]:
-        return {"rate_bps": rate_bps, "delay_s": path["one_way_delay_s"],
-                "buffer_bytes": buffer, **(random if lossy else none)}  # fmt: skip
+        return {
+            "rate_bps": rate_bps,
+            "delay_s": path["one_way_delay_s"],
+            "buffer_bytes": buffer,
+            **(random if lossy else none),
+        }
 
     return {
         "forward": side(path["rate_bps"], direction in ("data", "both")),
@@ -158,23 +203,35 @@ def link_spec(config: dict[str, Any]) -> dict[str, Any]:
 def _check_flows(flows: list[dict[str, Any]]) -> None:
     """The emulator runs one bulk flow from the start, with no access link of its own."""
     if len(flows) != 1:
-        raise ConfigError(f"wavecc emulate runs one bulk flow; the scenario has {len(flows)} "
-                          "flows (set flows to one bulk flow)")  # fmt: skip
+        raise ConfigError(
+            f"wavecc emulate runs one bulk flow; the scenario has {len(flows)} "
+            "flows (set flows to one bulk flow)"
+        )
     flow = flows[0]
-    for key, plain in (("app", "bulk"), ("start_s", 0.0), ("access_delay_s", 0.0),
-                       ("access_rate_bps", None), ("stop_s", None)):  # fmt: skip
+    for key, plain in (
+        ("app", "bulk"),
+        ("start_s", 0.0),
+        ("access_delay_s", 0.0),
+        ("access_rate_bps", None),
+        ("stop_s", None),
+    ):
         if flow.get(key) != plain:
-            raise ConfigError(f"flows[0].{key} = {flow.get(key)!r} cannot be emulated yet "
-                              f"(only {plain!r})")  # fmt: skip
+            raise ConfigError(
+                f"flows[0].{key} = {flow.get(key)!r} cannot be emulated yet (only {plain!r})"
+            )
 
 
 def _check_can_emulate() -> None:
     if os.geteuid() != 0:
-        raise EmulationFailed("wavecc emulate needs root: it creates network namespaces and "
-                              "TUN devices (run it with sudo)")  # fmt: skip
+        raise EmulationFailed(
+            "wavecc emulate needs root: it creates network namespaces and "
+            "TUN devices (run it with sudo)"
+        )
     if shutil.which("ip") is None or not Path("/dev/net/tun").exists():
-        raise EmulationFailed("wavecc emulate needs network namespaces and TUN devices: "
-                              "'ip' (iproute2) and /dev/net/tun")  # fmt: skip
+        raise EmulationFailed(
+            "wavecc emulate needs network namespaces and TUN devices: "
+            "'ip' (iproute2) and /dev/net/tun"
+        )
 
 
 def find_binary() -> Path:
@@ -189,8 +246,10 @@ def find_binary() -> Path:
         return Path(on_path)
     checkout = Path(__file__).resolve().parents[2]
     if not (checkout / "crates" / "wavecc-emu" / "Cargo.toml").is_file():
-        raise EmulationFailed(f"{BINARY} not found: build it in a wavecc checkout with "
-                              f"'cargo build --release -p wavecc-emu' and set WAVECC_EMU")  # fmt: skip
+        raise EmulationFailed(
+            f"{BINARY} not found: build it in a wavecc checkout with "
+            f"'cargo build --release -p wavecc-emu' and set WAVECC_EMU"
+        )
     built = checkout / "target" / "release" / BINARY
     if shutil.which("cargo") is not None or not built.is_file():
         _build(checkout, first=not built.is_file())  # a no-op when it is up to date
@@ -200,8 +259,13 @@ def find_binary() -> Path:
 def _build(checkout: Path, first: bool) -> None:
     if first:
         sys.stderr.write(f"building {BINARY} with cargo in {checkout}\n")
-    done = subprocess.run(["cargo", "build", "--release", "-q", "-p", "wavecc-emu"],
-                          cwd=checkout, capture_output=True, text=True, check=False)  # fmt: skip
+    done = subprocess.run(
+        ["cargo", "build", "--release", "-q", "-p", "wavecc-emu"],
+        cwd=checkout,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["cargo failed"])[-1]
         raise EmulationFailed(f"building {BINARY} failed: {last}")
@@ -210,8 +274,13 @@ def _build(checkout: Path, first: bool) -> None:
 def _run_binary(args: list[str], stdin: str) -> Iterator[dict[str, Any]]:
     """Runs the binary, yielding its JSON lines. An interrupted or terminated CLI stops
     the binary with SIGTERM, which removes its namespaces before it exits."""
-    process = subprocess.Popen([str(find_binary()), *args], stdin=subprocess.PIPE,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)  # fmt: skip
+    process = subprocess.Popen(
+        [str(find_binary()), *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         process.stdin.write(stdin)
         process.stdin.close()
@@ -219,19 +288,28 @@ def _run_binary(args: list[str], stdin: str) -> Iterator[dict[str, Any]]:
             yield json.loads(line)
         error = process.stderr.read()
         if process.wait() != 0:
-            message = error.strip().splitlines()[-1] if error.strip() else f"exit {process.returncode}"
+            message = (
+                error.strip().splitlines()[-1] if error.strip() else f"exit {process.returncode}"
+            )
             raise EmulationFailed(message.removeprefix(f"{BINARY}: error: "))
     finally:
         if process.poll() is None:
             _terminate(process)
 
 
-def _result(config: dict[str, Any], cca: str, samples: list[dict[str, Any]],
-            totals: dict[str, Any], wall_s: float) -> result.Result:  # fmt: skip
+def _result(
+    config: dict[str, Any],
+    cca: str,
+    samples: list[dict[str, Any]],
+    totals: dict[str, Any],
+    wall_s: float,
+) -> result.Result:
     config, emulated = _split(config)
     flows = _flows_frame(samples)
-    frames = {name: result.trace_frame({column: [] for column in columns})
-              for name, columns in _EMPTY_TABLES.items()}  # fmt: skip
+    frames = {
+        name: result.trace_frame({column: [] for column in columns})
+        for name, columns in _EMPTY_TABLES.items()
+    }
     return result.Result(
         summary=_summary(config, emulated, cca, flows, totals, wall_s),
         config=config,
@@ -245,18 +323,47 @@ def _flows_frame(samples: list[dict[str, Any]]) -> pd.DataFrame:
     """`flows.parquet` from TCP_INFO. The kernel keeps no per-interval RTT samples:
     `rtt_mean_ms` is its srtt at the end of the interval, `rtt_samples` is 1 (one
     reading), 0 before the first RTT."""
-    columns: dict[str, list[Any]] = {name: [] for name in (
-        "t_s", "flow", "goodput_mbps", "cwnd_segments", "ssthresh_segments", "inflight_bytes",
-        "srtt_ms", "min_rtt_ms", "rtt_samples", "rtt_mean_ms", "pacing_rate_mbps", "ca_state",
-        "retransmits")}  # fmt: skip
+    columns: dict[str, list[Any]] = {
+        name: []
+        for name in (
+            "t_s",
+            "flow",
+            "goodput_mbps",
+            "cwnd_segments",
+            "ssthresh_segments",
+            "inflight_bytes",
+            "srtt_ms",
+            "min_rtt_ms",
+            "rtt_samples",
+            "rtt_mean_ms",
+            "pacing_rate_mbps",
+            "ca_state",
+            "retransmits",
+        )
+    }
     for sample in samples:
         tcp = sample["tcp"]
         measured = tcp["srtt_ms"] > 0
-        row = {"t_s": sample["t_s"], "flow": 0, "goodput_mbps": sample["goodput_mbps"],
-               "rtt_samples": int(measured), "rtt_mean_ms": tcp["srtt_ms"] if measured else None,
-               **{k: tcp[k] for k in ("cwnd_segments", "ssthresh_segments", "inflight_bytes",
-                                      "srtt_ms", "min_rtt_ms", "pacing_rate_mbps", "ca_state",
-                                      "retransmits")}}  # fmt: skip
+        row = {
+            "t_s": sample["t_s"],
+            "flow": 0,
+            "goodput_mbps": sample["goodput_mbps"],
+            "rtt_samples": int(measured),
+            "rtt_mean_ms": tcp["srtt_ms"] if measured else None,
+            **{
+                k: tcp[k]
+                for k in (
+                    "cwnd_segments",
+                    "ssthresh_segments",
+                    "inflight_bytes",
+                    "srtt_ms",
+                    "min_rtt_ms",
+                    "pacing_rate_mbps",
+                    "ca_state",
+                    "retransmits",
+                )
+            },
+        }
         for name, values in columns.items():
             values.append(row[name])
     return result.trace_frame(columns)
@@ -264,16 +371,21 @@ def _flows_frame(samples: list[dict[str, Any]]) -> pd.DataFrame:
 
 def _queues_frame(samples: list[dict[str, Any]]) -> pd.DataFrame:
     """`queues.parquet`: the emulated buffers every interval, drops per interval."""
-    columns: dict[str, list[Any]] = {n: [] for n in ("t_s", "queue", "bytes", "packets",
-                                                     "drops_overflow", "drops_random")}  # fmt: skip
+    columns: dict[str, list[Any]] = {
+        n: [] for n in ("t_s", "queue", "bytes", "packets", "drops_overflow", "drops_random")
+    }
     last = {side: {"overflow": 0, "lost": 0} for side in _QUEUES}
     for sample in samples:
         for side, queue in _QUEUES.items():
             link = sample[side]
-            for name, value in (("t_s", sample["t_s"]), ("queue", queue),
-                                ("bytes", link["queue_bytes"]), ("packets", link["queue_packets"]),
-                                ("drops_overflow", link["overflow"] - last[side]["overflow"]),
-                                ("drops_random", link["lost"] - last[side]["lost"])):  # fmt: skip
+            for name, value in (
+                ("t_s", sample["t_s"]),
+                ("queue", queue),
+                ("bytes", link["queue_bytes"]),
+                ("packets", link["queue_packets"]),
+                ("drops_overflow", link["overflow"] - last[side]["overflow"]),
+                ("drops_random", link["lost"] - last[side]["lost"]),
+            ):
                 columns[name].append(value)
             last[side] = link
     return result.trace_frame(columns)
@@ -285,33 +397,57 @@ def _split(config: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
     return config, config.pop("emulated", {})
 
 
-def _summary(config: dict[str, Any], emulated: dict[str, Any], cca: str, flows: pd.DataFrame,
-             totals: dict[str, Any], wall_s: float) -> dict[str, Any]:  # fmt: skip
+def _summary(
+    config: dict[str, Any],
+    emulated: dict[str, Any],
+    cca: str,
+    flows: pd.DataFrame,
+    totals: dict[str, Any],
+    wall_s: float,
+) -> dict[str, Any]:
     rtts = flows["rtt_mean_ms"].dropna().to_numpy()
     forward = totals["forward"]
-    losses = {cause: n for cause, n in (("overflow", forward["overflow"]),
-                                        ("random", forward["lost"])) if n}  # fmt: skip
+    losses = {
+        cause: n
+        for cause, n in (("overflow", forward["overflow"]), ("random", forward["lost"]))
+        if n
+    }
     flow = {
-        "flow": 0, "cca": cca, "app": "bulk", "transport": "tcp",
+        "flow": 0,
+        "cca": cca,
+        "app": "bulk",
+        "transport": "tcp",
         "goodput_mbps": totals["bytes_delivered"] * 8 / config["duration_s"] / 1e6,
         "bytes_delivered": totals["bytes_delivered"],
         **_rtt_stats(rtts),
         "min_rtt_ms": _stat(np.min, flows["min_rtt_ms"].dropna().to_numpy()),
         "rtt_samples": len(rtts),
-        **{key: totals[key] for key in ("segments_sent", "retransmitted_segments", "rto_events",
-                                        "fast_recovery_episodes", "spurious_retransmissions")},
+        **{
+            key: totals[key]
+            for key in (
+                "segments_sent",
+                "retransmitted_segments",
+                "rto_events",
+                "fast_recovery_episodes",
+                "spurious_retransmissions",
+            )
+        },
         "losses": losses,
-    }  # fmt: skip
+    }
     return {**_summary_base(config, emulated, wall_s, totals), "flows": [flow]}
 
 
-def _summary_base(config: dict[str, Any], emulated: dict[str, Any], wall_s: float,
-                  links: dict[str, Any] | None) -> dict[str, Any]:  # fmt: skip
+def _summary_base(
+    config: dict[str, Any], emulated: dict[str, Any], wall_s: float, links: dict[str, Any] | None
+) -> dict[str, Any]:
     """The summary's keys but the flows; `links` holds the last counters of both
     directions (`forward`, `reverse`), None when nothing was sampled; `emulated` (the
     kernel's algorithm, the trace or command) gains the kernel release and the load."""
-    queues = [] if links is None else [_queue_summary(name, links[side])
-                                       for side, name in _QUEUES.items()]  # fmt: skip
+    queues = (
+        []
+        if links is None
+        else [_queue_summary(name, links[side]) for side, name in _QUEUES.items()]
+    )
     return {
         "name": config.get("name", "unnamed"),
         "seed": config.get("seed"),
@@ -340,10 +476,14 @@ def _rtt_stats(rtts: np.ndarray) -> dict[str, float | None]:
 
 
 def _queue_summary(name: str, link: dict[str, Any]) -> dict[str, Any]:
-    return {"queue": name, "enqueued": link["offered"] - link["overflow"],
-            "dequeued": link["offered"] - link["overflow"] - link["queue_packets"],
-            "dropped_overflow": link["overflow"], "dropped_random": link["lost"],
-            "max_bytes": link["max_bytes"]}  # fmt: skip
+    return {
+        "queue": name,
+        "enqueued": link["offered"] - link["overflow"],
+        "dequeued": link["offered"] - link["overflow"] - link["queue_packets"],
+        "dropped_overflow": link["overflow"],
+        "dropped_random": link["lost"],
+        "max_bytes": link["max_bytes"],
+    }
 
 
 def _stat(function: Any, values: np.ndarray) -> float | None:
@@ -403,8 +543,9 @@ def _reply(link: subprocess.Popen) -> dict[str, Any]:
     if not line:
         link.wait()
         error = link.stderr.read().strip().splitlines()
-        raise EmulationFailed((error[-1] if error else f"{BINARY} ended").removeprefix(
-            f"{BINARY}: error: "))  # fmt: skip
+        raise EmulationFailed(
+            (error[-1] if error else f"{BINARY} ended").removeprefix(f"{BINARY}: error: ")
+        )
     return json.loads(line)
 
 
@@ -444,26 +585,43 @@ def _end_group(child: subprocess.Popen) -> None:
     child.wait()
 
 
-def _sample_command(link: subprocess.Popen, child: subprocess.Popen, ready: dict[str, Any],
-                    duration_s: float) -> list[dict[str, Any]]:  # fmt: skip
+def _sample_command(
+    link: subprocess.Popen, child: subprocess.Popen, ready: dict[str, Any], duration_s: float
+) -> list[dict[str, Any]]:
     samples = []
     start = time.monotonic()
     for k in range(1, round(duration_s / INTERVAL_S) + 1):
         time.sleep(max(0.0, start + k * INTERVAL_S - time.monotonic()))
-        ss = subprocess.run(["ip", "netns", "exec", ready["sender_ns"], "ss", "-tinH", "state",
-                             "established", "dst", ready["receiver_addr"]],
-                            capture_output=True, text=True, check=False)  # fmt: skip
+        ss = subprocess.run(
+            [
+                "ip",
+                "netns",
+                "exec",
+                ready["sender_ns"],
+                "ss",
+                "-tinH",
+                "state",
+                "established",
+                "dst",
+                ready["receiver_addr"],
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
         link.stdin.write("\n")
         link.stdin.flush()
-        samples.append({"t_s": k * INTERVAL_S, "sockets": parse_ss(ss.stdout),
-                        **_reply(link)["link"]})  # fmt: skip
+        samples.append(
+            {"t_s": k * INTERVAL_S, "sockets": parse_ss(ss.stdout), **_reply(link)["link"]}
+        )
         if child.poll() is not None:
             break
     return samples
 
 
-def _command_result(config: dict[str, Any], samples: list[dict[str, Any]],
-                    wall_s: float) -> result.Result:  # fmt: skip
+def _command_result(
+    config: dict[str, Any], samples: list[dict[str, Any]], wall_s: float
+) -> result.Result:
     config, emulated = _split(config)
     ids: dict[str, int] = {}
     for sample in samples:
@@ -476,43 +634,80 @@ def _command_result(config: dict[str, Any], samples: list[dict[str, Any]],
         for socket in sample["sockets"]:
             key = socket["key"]
             srtt = socket.get("rtt")
-            rows.append({
-                "t_s": sample["t_s"], "flow": ids[key],
-                "goodput_mbps": (socket.get("bytes_acked", 0) - acked[key]) * 8 / INTERVAL_S / 1e6,
-                "cwnd_segments": socket.get("cwnd"), "ssthresh_segments": socket.get("ssthresh"),
-                "inflight_bytes": socket.get("unacked", 0) * socket.get("mss", 0),
-                "srtt_ms": srtt, "min_rtt_ms": socket.get("minrtt"),
-                "rtt_samples": int(srtt is not None), "rtt_mean_ms": srtt,
-                "pacing_rate_mbps": socket["pacing_rate"] / 1e6 if "pacing_rate" in socket else None,
-                "ca_state": "unknown", "retransmits": socket.get("retrans", 0) - retrans[key],
-            })  # fmt: skip
+            rows.append(
+                {
+                    "t_s": sample["t_s"],
+                    "flow": ids[key],
+                    "goodput_mbps": (socket.get("bytes_acked", 0) - acked[key])
+                    * 8
+                    / INTERVAL_S
+                    / 1e6,
+                    "cwnd_segments": socket.get("cwnd"),
+                    "ssthresh_segments": socket.get("ssthresh"),
+                    "inflight_bytes": socket.get("unacked", 0) * socket.get("mss", 0),
+                    "srtt_ms": srtt,
+                    "min_rtt_ms": socket.get("minrtt"),
+                    "rtt_samples": int(srtt is not None),
+                    "rtt_mean_ms": srtt,
+                    "pacing_rate_mbps": socket["pacing_rate"] / 1e6
+                    if "pacing_rate" in socket
+                    else None,
+                    "ca_state": "unknown",
+                    "retransmits": socket.get("retrans", 0) - retrans[key],
+                }
+            )
             acked[key] = socket.get("bytes_acked", 0)
             retrans[key] = socket.get("retrans", 0)
-    columns = ("t_s", "flow", "goodput_mbps", "cwnd_segments", "ssthresh_segments",
-               "inflight_bytes", "srtt_ms", "min_rtt_ms", "rtt_samples", "rtt_mean_ms",
-               "pacing_rate_mbps", "ca_state", "retransmits")  # fmt: skip
+    columns = (
+        "t_s",
+        "flow",
+        "goodput_mbps",
+        "cwnd_segments",
+        "ssthresh_segments",
+        "inflight_bytes",
+        "srtt_ms",
+        "min_rtt_ms",
+        "rtt_samples",
+        "rtt_mean_ms",
+        "pacing_rate_mbps",
+        "ca_state",
+        "retransmits",
+    )
     flows = result.trace_frame({c: [row[c] for row in rows] for c in columns})
     last = {socket["key"]: socket for sample in samples for socket in sample["sockets"]}
     summary = _summary_base(config, emulated, wall_s, samples[-1] if samples else None)
-    summary["flows"] = [_command_flow(ids[key], last[key], flows[flows["flow"] == ids[key]],
-                                      config["duration_s"]) for key in ids]  # fmt: skip
-    frames = {name: result.trace_frame({column: [] for column in columns})
-              for name, columns in _EMPTY_TABLES.items()}  # fmt: skip
-    return result.Result(summary=summary, config=config, flows=flows,
-                         queues=_queues_frame(samples), **frames)  # fmt: skip
+    summary["flows"] = [
+        _command_flow(ids[key], last[key], flows[flows["flow"] == ids[key]], config["duration_s"])
+        for key in ids
+    ]
+    frames = {
+        name: result.trace_frame({column: [] for column in columns})
+        for name, columns in _EMPTY_TABLES.items()
+    }
+    return result.Result(
+        summary=summary, config=config, flows=flows, queues=_queues_frame(samples), **frames
+    )
 
 
-def _command_flow(flow: int, last: dict[str, Any], rows: pd.DataFrame,
-                  duration_s: float) -> dict[str, Any]:  # fmt: skip
+def _command_flow(
+    flow: int, last: dict[str, Any], rows: pd.DataFrame, duration_s: float
+) -> dict[str, Any]:
     """A command's flow in the summary; what ss does not show is None."""
     rtts = rows["rtt_mean_ms"].dropna().to_numpy()
     return {
-        "flow": flow, "cca": last.get("cca", "unknown"), "app": "command", "transport": "tcp",
+        "flow": flow,
+        "cca": last.get("cca", "unknown"),
+        "app": "command",
+        "transport": "tcp",
         "goodput_mbps": last.get("bytes_acked", 0) * 8 / duration_s / 1e6,
         "bytes_delivered": last.get("bytes_acked", 0),
-        **_rtt_stats(rtts), "min_rtt_ms": last.get("minrtt"), "rtt_samples": len(rtts),
+        **_rtt_stats(rtts),
+        "min_rtt_ms": last.get("minrtt"),
+        "rtt_samples": len(rtts),
         "segments_sent": last.get("data_segs_out"),
         "retransmitted_segments": last.get("retrans", 0),
-        "rto_events": None, "fast_recovery_episodes": None, "spurious_retransmissions": None,
+        "rto_events": None,
+        "fast_recovery_episodes": None,
+        "spurious_retransmissions": None,
         "losses": {},
-    }  # fmt: skip
+    }

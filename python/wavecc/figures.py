@@ -38,21 +38,50 @@ SINGLE_COLUMN_IN = 3.5
 
 # matplotlib's tab20, dark shades first.
 _TAB20 = [
-    "#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-    "#bcbd22", "#17becf", "#aec7e8", "#ffbb78", "#98df8a", "#ff9896", "#c5b0d5", "#c49c94",
-    "#f7b6d2", "#c7c7c7", "#dbdb8d", "#9edae5",
-]  # fmt: skip
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
+    "#bcbd22",
+    "#17becf",
+    "#aec7e8",
+    "#ffbb78",
+    "#98df8a",
+    "#ff9896",
+    "#c5b0d5",
+    "#c49c94",
+    "#f7b6d2",
+    "#c7c7c7",
+    "#dbdb8d",
+    "#9edae5",
+]
 
 # One colour per algorithm, fixed by name so that it never depends on which algorithms
 # a figure shows. The papers' usual comparisons (CUBIC, BBR, NewReno, FB-TCP, HighSpeed)
 # get the most distinct colours; the UDP-saturated reference is black.
 COLORS: dict[str, str] = {
-    "cubic": "#1f77b4", "bbr": "#ff7f0e", "newreno": "#2ca02c", "fbtcp": "#d62728",
-    "highspeed": "#9467bd", "scalable": "#8c564b", "vegas": "#e377c2", "westwood": "#bcbd22",
-    "yeah": "#17becf", "bic": "#aec7e8", "reno": "#98df8a", "tahoe": "#c5b0d5",
-    "mss": "#ff9896", "rttv": "#ffbb78", "mrvhs": "#c49c94", "dtcp": "#f7b6d2",
+    "cubic": "#1f77b4",
+    "bbr": "#ff7f0e",
+    "newreno": "#2ca02c",
+    "fbtcp": "#d62728",
+    "highspeed": "#9467bd",
+    "scalable": "#8c564b",
+    "vegas": "#e377c2",
+    "westwood": "#bcbd22",
+    "yeah": "#17becf",
+    "bic": "#aec7e8",
+    "reno": "#98df8a",
+    "tahoe": "#c5b0d5",
+    "mss": "#ff9896",
+    "rttv": "#ffbb78",
+    "mrvhs": "#c49c94",
+    "dtcp": "#f7b6d2",
     "udp": "#000000",
-}  # fmt: skip
+}
 
 # Line styles for several flows of one algorithm in one panel.
 _STYLES = ["-", "--", ":", "-."]
@@ -192,8 +221,15 @@ def time_series(
             cwnd.plot(rows["t_s"], rows["cwnd_segments"], **kw)
         handles = _capped(handles)
         if udp_mbps is not None:
-            handles.append(goodput.axhline(udp_mbps, color=color("udp"), linestyle="--",
-                                           linewidth=1.0, label="UDP saturated"))  # fmt: skip
+            handles.append(
+                goodput.axhline(
+                    udp_mbps,
+                    color=color("udp"),
+                    linestyle="--",
+                    linewidth=1.0,
+                    label="UDP saturated",
+                )
+            )
         if spans:
             _shade((goodput, rtt, cwnd), spans)
             handles.append(Patch(color="0.5", alpha=0.18, label="NLoS"))
@@ -206,8 +242,13 @@ def time_series(
         if result.flows.empty:
             goodput.text(0.5, 0.5, "no samples", transform=goodput.transAxes, ha="center")
         if handles:
-            goodput.legend(handles=handles, loc="lower center", bbox_to_anchor=(0.5, 1.0),
-                           ncols=min(len(handles), 5), frameon=False)  # fmt: skip
+            goodput.legend(
+                handles=handles,
+                loc="lower center",
+                bbox_to_anchor=(0.5, 1.0),
+                ncols=min(len(handles), 5),
+                frameon=False,
+            )
         if title is not None:
             fig.suptitle(title)
     return fig
@@ -246,16 +287,36 @@ def bars(
             rows = table[table[cca] == name].set_index(x).reindex(groups)
             positions = np.arange(len(groups)) + (i - (len(algorithms) - 1) / 2) * width
             errors = rows[f"{metric}_ci"].fillna(0).to_numpy()
-            ax.bar(positions, rows[f"{metric}_mean"], width, yerr=errors, capsize=2,
-                   color=color(name), label=name, error_kw={"linewidth": 0.8})  # fmt: skip
+            ax.bar(
+                positions,
+                rows[f"{metric}_mean"],
+                width,
+                yerr=errors,
+                capsize=2,
+                color=color(name),
+                label=name,
+                error_kw={"linewidth": 0.8},
+            )
         ax.set_xticks(np.arange(len(groups)), [_label(g) for g in groups])
         ax.set_xlabel(xlabel or ("per-byte error rate" if x == analysis.LOSS else x))
         ax.set_ylabel(ylabel or metric)
         ax.grid(axis="x", visible=False)
-        ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncols=min(len(algorithms), 6),
-                  frameon=False)  # fmt: skip
-        ax.text(1.0, 1.0, f"error bars: {confidence:.0%} CI over seeds", transform=ax.transAxes,
-                ha="right", va="bottom", fontsize=7, color="0.4")  # fmt: skip
+        ax.legend(
+            loc="lower center",
+            bbox_to_anchor=(0.5, 1.0),
+            ncols=min(len(algorithms), 6),
+            frameon=False,
+        )
+        ax.text(
+            1.0,
+            1.0,
+            f"error bars: {confidence:.0%} CI over seeds",
+            transform=ax.transAxes,
+            ha="right",
+            va="bottom",
+            fontsize=7,
+            color="0.4",
+        )
     return fig
 
 
@@ -309,19 +370,38 @@ def ellipse_plot(
             c = color(row[cca])
             marker = _MARKERS[scenarios.index(row[scenario]) % len(_MARKERS)] if scenario else "o"
             if e.semi_axes[0] > 0:
-                ax.add_patch(Polygon(e.contour(), closed=True, fill=True, facecolor=c, alpha=0.15,
-                                     edgecolor=c, linewidth=1.0))  # fmt: skip
+                ax.add_patch(
+                    Polygon(
+                        e.contour(),
+                        closed=True,
+                        fill=True,
+                        facecolor=c,
+                        alpha=0.15,
+                        edgecolor=c,
+                        linewidth=1.0,
+                    )
+                )
             ax.plot([row["x"]], [row["y"]], marker=marker, color=c, markersize=5, linestyle="")
         ax.autoscale_view()
         ax.invert_xaxis()
         ax.set_xlabel(f"{xlabel}, lower to the right")
         ax.set_ylabel(ylabel)
-        handles = [Line2D([], [], color=color(n), marker="o", linestyle="", label=str(n))
-                   for n in dict.fromkeys(table[cca])]  # fmt: skip
+        handles = [
+            Line2D([], [], color=color(n), marker="o", linestyle="", label=str(n))
+            for n in dict.fromkeys(table[cca])
+        ]
         if scenario:
-            handles += [Line2D([], [], color="0.3", marker=_MARKERS[i % len(_MARKERS)],
-                               linestyle="", label=f"{scenario}={_label(s)}")
-                        for i, s in enumerate(scenarios)]  # fmt: skip
+            handles += [
+                Line2D(
+                    [],
+                    [],
+                    color="0.3",
+                    marker=_MARKERS[i % len(_MARKERS)],
+                    linestyle="",
+                    label=f"{scenario}={_label(s)}",
+                )
+                for i, s in enumerate(scenarios)
+            ]
         ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
         ax.set_title("2-sigma contours of the ML Gaussian", fontsize=8)
     return fig
@@ -375,11 +455,22 @@ def radio_traces(
                 ax.plot(rows["_t"], rows["sinr_db"], color=f"C{i % 10}", label=f"UE {ue}")
                 if "los" in rows.columns:
                     blocked = rows[~rows["los"].astype(bool)]
-                    ax.plot(blocked["_t"], blocked["sinr_db"], linestyle="", marker=".",
-                            markersize=2, color="0.2")  # fmt: skip
+                    ax.plot(
+                        blocked["_t"],
+                        blocked["sinr_db"],
+                        linestyle="",
+                        marker=".",
+                        markersize=2,
+                        color="0.2",
+                    )
             ax.set_ylabel("SINR (dB)")
-            ax.legend(handles=_capped(ax.get_legend_handles_labels()[0]), loc="lower center",
-                      bbox_to_anchor=(0.5, 1.0), ncols=6, frameon=False)  # fmt: skip
+            ax.legend(
+                handles=_capped(ax.get_legend_handles_labels()[0]),
+                loc="lower center",
+                bbox_to_anchor=(0.5, 1.0),
+                ncols=6,
+                frameon=False,
+            )
         if "rlc" in by_name:
             ax = by_name["rlc"]
             for i, (ue, rows) in enumerate(occupancy.groupby("ue", sort=True)):
@@ -444,8 +535,17 @@ def scenario_map(config: Mapping[str, Any], ues: pd.DataFrame | None = None) -> 
             kind = str(obstacle.get("class", "building"))
             (x0, x1), (y0, y1) = obstacle["x"], obstacle["y"]
             fill = OBSTACLE_COLORS.get(kind, "#bdbdbd")
-            ax.add_patch(Rectangle((x0, y0), x1 - x0, y1 - y0, facecolor=fill, edgecolor="0.3",
-                                   linewidth=0.5, zorder=1))  # fmt: skip
+            ax.add_patch(
+                Rectangle(
+                    (x0, y0),
+                    x1 - x0,
+                    y1 - y0,
+                    facecolor=fill,
+                    edgecolor="0.3",
+                    linewidth=0.5,
+                    zorder=1,
+                )
+            )
             handles.setdefault(kind, Patch(facecolor=fill, edgecolor="0.3", label=kind))
         for i, gnb in enumerate(radio.get("gnbs") or []):
             x, y = gnb["position"][:2]
@@ -465,8 +565,12 @@ def scenario_map(config: Mapping[str, Any], ues: pd.DataFrame | None = None) -> 
         ax.autoscale_view()
         ax.set_xlabel("x (m)")
         ax.set_ylabel("y (m)")
-        ax.legend(handles=[*handles.values(), *_capped(ue_handles)], loc="upper left",
-                  bbox_to_anchor=(1.0, 1.0), frameon=False)  # fmt: skip
+        ax.legend(
+            handles=[*handles.values(), *_capped(ue_handles)],
+            loc="upper left",
+            bbox_to_anchor=(1.0, 1.0),
+            frameon=False,
+        )
     return fig
 
 
@@ -482,6 +586,16 @@ def is_blank(png: str | os.PathLike[str] | bytes) -> bool:
 
 
 __all__ = [
-    "COLORS", "bars", "cdf_plot", "color", "ellipse_plot", "is_blank", "nlos_intervals",
-    "radio_traces", "save", "scenario_map", "time_series", "ue_paths",
-]  # fmt: skip
+    "COLORS",
+    "bars",
+    "cdf_plot",
+    "color",
+    "ellipse_plot",
+    "is_blank",
+    "nlos_intervals",
+    "radio_traces",
+    "save",
+    "scenario_map",
+    "time_series",
+    "ue_paths",
+]

@@ -266,7 +266,9 @@ def _verified_insns(prog_id: int) -> int:
         request[1] = ctypes.addressof(info)
         if libc.syscall(number, _BPF_OBJ_GET_INFO_BY_FD, request, ctypes.sizeof(request)):
             return 0
-        return int.from_bytes(info.raw[_VERIFIED_INSNS_OFFSET : _VERIFIED_INSNS_OFFSET + 4], "little")
+        return int.from_bytes(
+            info.raw[_VERIFIED_INSNS_OFFSET : _VERIFIED_INSNS_OFFSET + 4], "little"
+        )
     finally:
         os.close(fd)
 

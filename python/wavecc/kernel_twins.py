@@ -54,8 +54,9 @@ class Comparison:
         return abs(self.difference_pct) <= TOLERANCE_PCT
 
 
-def with_algorithm(config: Config, cca: str, fixed_point: bool, duration_s: float,
-                   seed: int) -> Config:  # fmt: skip
+def with_algorithm(
+    config: Config, cca: str, fixed_point: bool, duration_s: float, seed: int
+) -> Config:
     """`config` with every flow running `cca` (fixed point or not), for the given run."""
     flows = [{**flow, "cca": cca, "cc": {"fixed_point": fixed_point}} for flow in config["flows"]]
     return {**config, "flows": flows, "duration_s": duration_s, "seed": seed}
@@ -66,10 +67,15 @@ def goodput_mbps(config: Config) -> float:
     return sum(flow["goodput_mbps"] for flow in run(config).summary["flows"])
 
 
-def compare(duration_s: float, seeds: Sequence[int], scenarios: Sequence[str] = SCENARIOS,
-            algorithms: Sequence[str] = ALGORITHMS, overrides: Sequence[str] = (),
-            float_overrides: Sequence[str] = (),
-            progress: Progress | None = None) -> list[Comparison]:  # fmt: skip
+def compare(
+    duration_s: float,
+    seeds: Sequence[int],
+    scenarios: Sequence[str] = SCENARIOS,
+    algorithms: Sequence[str] = ALGORITHMS,
+    overrides: Sequence[str] = (),
+    float_overrides: Sequence[str] = (),
+    progress: Progress | None = None,
+) -> list[Comparison]:
     """Runs every (scenario, algorithm, seed) in floating and fixed point.
 
     `overrides` (`dotted.key=value`) apply to every run, before the algorithm is set;
@@ -87,13 +93,20 @@ def compare(duration_s: float, seeds: Sequence[int], scenarios: Sequence[str] = 
             progress(done, len(runs), f"{scenario} {cca} {variant} seed {seed}")
         by_variant = goodputs.setdefault((scenario, cca), {False: [], True: []})
         by_variant[fixed_point].append(goodput_mbps(config))
-    return [Comparison(scenario, cca, tuple(seeds), tuple(g[False]), tuple(g[True]))
-            for (scenario, cca), g in goodputs.items()]  # fmt: skip
+    return [
+        Comparison(scenario, cca, tuple(seeds), tuple(g[False]), tuple(g[True]))
+        for (scenario, cca), g in goodputs.items()
+    ]
 
 
-def _planned_runs(duration_s: float, seeds: Sequence[int], scenarios: Sequence[str],
-                  algorithms: Sequence[str], overrides: Sequence[str],
-                  float_overrides: Sequence[str]) -> list[tuple[str, str, int, bool, Config]]:  # fmt: skip
+def _planned_runs(
+    duration_s: float,
+    seeds: Sequence[int],
+    scenarios: Sequence[str],
+    algorithms: Sequence[str],
+    overrides: Sequence[str],
+    float_overrides: Sequence[str],
+) -> list[tuple[str, str, int, bool, Config]]:
     """(scenario, algorithm, seed, fixed_point, config) of every run, in running order."""
     runs = []
     for scenario in scenarios:
@@ -113,7 +126,7 @@ def markdown(results: Sequence[Comparison]) -> str:
     lines = [
         "| scenario | algorithm | float goodput (Mb/s) | fixed goodput (Mb/s) | difference | per seed (float / fixed) |",
         "| --- | --- | --- | --- | --- | --- |",
-    ]  # fmt: skip
+    ]
     for c in results:
         seeds = ", ".join(f"{a:.1f} / {b:.1f}" for a, b in zip(c.float_mbps, c.fixed_mbps))
         lines.append(

@@ -93,15 +93,27 @@ BIN_S = 0.1  # the scripts print the sink's goodput every 100 ms
 SUMMARY = "summary.json"
 TIMESERIES = "timeseries_100ms.csv"
 COLUMNS = (
-    "t_s", "sink_goodput_mbps", "srtt_mean_ms", "cwnd_segments_last",
-    "dl_sinr_mean_db", "dl_tb_count", "dl_tb_errors", "dl_tb_bytes",
+    "t_s",
+    "sink_goodput_mbps",
+    "srtt_mean_ms",
+    "cwnd_segments_last",
+    "dl_sinr_mean_db",
+    "dl_tb_count",
+    "dl_tb_errors",
+    "dl_tb_bytes",
 )
 REFERENCE = outdir.Kind("ns3-mmwave reference", resumable=False, legacy=lambda _: False)
 
 # The scripts' own defaults for the options the command line may leave out
 # (validation/ns3mmwave/README.md): scripts s1-s4, script 3 with its 1e-7 error rate.
-DEFAULTS = {"tcpType": "Tcpfbtcp", "errorRate": "0", "rlcBuffer": "2621440",
-            "udp": "0", "simTime": "20", "RngRun": "1"}
+DEFAULTS = {
+    "tcpType": "Tcpfbtcp",
+    "errorRate": "0",
+    "rlcBuffer": "2621440",
+    "udp": "0",
+    "simTime": "20",
+    "RngRun": "1",
+}
 SCRIPT_DEFAULTS = {"s3": {"errorRate": "0.0000001"}}
 
 _GOODPUT_LINE = re.compile(r"^(?P<t>\S+)s: \t(?P<mbps>\S+) Mbit/s$")
@@ -261,8 +273,9 @@ def read_updates(path: Path) -> np.ndarray:
     return np.array(rows, dtype=float).reshape(-1, 3)
 
 
-def read_traces(run_dir: Path, case: Case, goodput_t: np.ndarray,
-                goodput_mbps: np.ndarray) -> Traces:
+def read_traces(
+    run_dir: Path, case: Case, goodput_t: np.ndarray, goodput_mbps: np.ndarray
+) -> Traces:
     """The traces `summarize` and `timeseries` need, parsed and checked, with the
     script's 100 ms goodput prints."""
     tbs = read_transport_blocks(run_dir / "RxPacketTrace.txt")
@@ -272,11 +285,18 @@ def read_traces(run_dir: Path, case: Case, goodput_t: np.ndarray,
     else:  # a UDP run has no socket to trace
         rtt = cwnd = np.empty((0, 3))
     return Traces(
-        goodput_t=goodput_t, goodput_mbps=goodput_mbps,
-        tb_t=tbs[:, 0], tb_bytes=tbs[:, 1], tb_mcs=tbs[:, 2], tb_sinr_db=tbs[:, 3],
+        goodput_t=goodput_t,
+        goodput_mbps=goodput_mbps,
+        tb_t=tbs[:, 0],
+        tb_bytes=tbs[:, 1],
+        tb_mcs=tbs[:, 2],
+        tb_sinr_db=tbs[:, 3],
         tb_corrupt=tbs[:, 4],
-        rtt_t=rtt[:, 0], srtt_ms=rtt[:, 2] * 1000.0,
-        cwnd_t=cwnd[:, 0], cwnd_old_segments=cwnd[:, 1], cwnd_segments=cwnd[:, 2],
+        rtt_t=rtt[:, 0],
+        srtt_ms=rtt[:, 2] * 1000.0,
+        cwnd_t=cwnd[:, 0],
+        cwnd_old_segments=cwnd[:, 1],
+        cwnd_segments=cwnd[:, 2],
     )
 
 
@@ -292,8 +312,10 @@ def read_rlc_drops(path: Path) -> int | None:
             continue
         where = f"{path}:{number}"
         if _PDCP_FIELDS.get(fields[0]) != len(fields):
-            raise RunError(f"{where}: expected 'Tx TIME CELL RNTI LCID SIZE' or "
-                           f"'Rx TIME CELL RNTI LCID SIZE DELAY_NS', got {line!r}")
+            raise RunError(
+                f"{where}: expected 'Tx TIME CELL RNTI LCID SIZE' or "
+                f"'Rx TIME CELL RNTI LCID SIZE DELAY_NS', got {line!r}"
+            )
         values = _floats(where, fields[1:])
         if values[3] < FIRST_DATA_LCID:
             continue
@@ -307,8 +329,9 @@ def read_rlc_drops(path: Path) -> int | None:
     latest = last[0] - last[1] + _last_digit(last[0])
     drops = int(np.count_nonzero(np.array(sent) <= latest)) - received
     if drops < 0:
-        raise RunError(f"{path}: {received} SDUs received but fewer handed to the RLC "
-                       f"by {latest:.6f} s")
+        raise RunError(
+            f"{path}: {received} SDUs received but fewer handed to the RLC by {latest:.6f} s"
+        )
     return drops
 
 
@@ -339,8 +362,12 @@ def read_resources(run_dir: Path) -> dict:
     for number, line in _lines(stderr):
         drops += "RxDrop at" in line
         key, _, value = line.strip().partition(": ")
-        if key in ("User time (seconds)", "System time (seconds)",
-                   "Maximum resident set size (kbytes)", "Exit status"):
+        if key in (
+            "User time (seconds)",
+            "System time (seconds)",
+            "Maximum resident set size (kbytes)",
+            "Exit status",
+        ):
             found[key] = _floats(f"{stderr}:{number}", [value])[0]
     if found.get("Exit status", 0) != 0:
         raise RunError(f"{stderr}: the simulator exited with status {found['Exit status']:g}")
@@ -377,8 +404,15 @@ def _bin_means(t: np.ndarray, values: np.ndarray, bins: int) -> np.ndarray:
 def srtt_statistics(t: np.ndarray, srtt_ms: np.ndarray, sim_time_s: float) -> dict:
     """The `srtt_*` fields (see the module's docstring); null without updates."""
     if len(srtt_ms) == 0:
-        return dict.fromkeys(("srtt_mean_ms_per_update", "srtt_mean_ms_timeweighted",
-                              "srtt_updates", "srtt_min_ms", "srtt_p95_ms"))
+        return dict.fromkeys(
+            (
+                "srtt_mean_ms_per_update",
+                "srtt_mean_ms_timeweighted",
+                "srtt_updates",
+                "srtt_min_ms",
+                "srtt_p95_ms",
+            )
+        )
     held = np.diff(np.append(t, sim_time_s))
     return {
         "srtt_mean_ms_per_update": float(srtt_ms.mean()),
@@ -392,8 +426,13 @@ def srtt_statistics(t: np.ndarray, srtt_ms: np.ndarray, sim_time_s: float) -> di
 def tb_statistics(traces: Traces, bins: int) -> dict:
     """The `dl_*` fields (see the module's docstring); null without blocks."""
     if len(traces.tb_t) == 0:
-        return {"dl_tbs": 0, "dl_tb_error_rate": None, "dl_mean_sinr_db": None,
-                "dl_sinr_timeavg_db": None, "dl_mean_mcs": None}
+        return {
+            "dl_tbs": 0,
+            "dl_tb_error_rate": None,
+            "dl_mean_sinr_db": None,
+            "dl_sinr_timeavg_db": None,
+            "dl_mean_mcs": None,
+        }
     per_bin = _bin_means(traces.tb_t, traces.tb_sinr_db, bins)
     return {
         "dl_tbs": len(traces.tb_t),
@@ -404,13 +443,16 @@ def tb_statistics(traces: Traces, bins: int) -> dict:
     }
 
 
-def summarize(case: Case, rx_bytes: int, average: float, traces: Traces,
-              rlc_drops: int | None) -> dict:
+def summarize(
+    case: Case, rx_bytes: int, average: float, traces: Traces, rlc_drops: int | None
+) -> dict:
     """The statistics of `summary.json` (case and identity apart)."""
     goodput = rx_bytes * 8 / case.sim_time_s / 1e6
     if not math.isclose(goodput, average, rel_tol=1e-5, abs_tol=1e-3):
-        raise RunError(f"stdout.txt: 'Average Goodput' {average} Mbit/s disagrees with "
-                       f"'Rx Bytes' {rx_bytes} over {case.sim_time_s} s ({goodput} Mbit/s)")
+        raise RunError(
+            f"stdout.txt: 'Average Goodput' {average} Mbit/s disagrees with "
+            f"'Rx Bytes' {rx_bytes} over {case.sim_time_s} s ({goodput} Mbit/s)"
+        )
     return {
         "rx_bytes": rx_bytes,
         "goodput_mbps": goodput,
@@ -445,11 +487,13 @@ def timeseries(traces: Traces, sim_time_s: float) -> list[dict]:
     columns = {
         "t_s": [f"{(k + 1) * BIN_S:.1f}" for k in range(bins)],
         "sink_goodput_mbps": [_cell(v, repr) for v in goodput],
-        "srtt_mean_ms": [_cell(v, "{:.2f}".format)
-                         for v in _bin_means(traces.rtt_t, traces.srtt_ms, bins)],
+        "srtt_mean_ms": [
+            _cell(v, "{:.2f}".format) for v in _bin_means(traces.rtt_t, traces.srtt_ms, bins)
+        ],
         "cwnd_segments_last": [_cell(v, lambda x: str(int(x))) for v in cwnd],
-        "dl_sinr_mean_db": [_cell(v, "{:.2f}".format)
-                            for v in _bin_means(traces.tb_t, traces.tb_sinr_db, bins)],
+        "dl_sinr_mean_db": [
+            _cell(v, "{:.2f}".format) for v in _bin_means(traces.tb_t, traces.tb_sinr_db, bins)
+        ],
         "dl_tb_count": np.bincount(tb_bin, minlength=bins).tolist(),
         "dl_tb_errors": [int(v) for v in np.bincount(tb_bin, traces.tb_corrupt, bins)],
         "dl_tb_bytes": [int(v) for v in np.bincount(tb_bin, traces.tb_bytes, bins)],
@@ -515,14 +559,17 @@ class _Parser(argparse.ArgumentParser):
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = _Parser(prog="python -m wavecc.ns3mmwave",
-                     description="Convert an ns3-mmwave run directory into a reference.")
+    parser = _Parser(
+        prog="python -m wavecc.ns3mmwave",
+        description="Convert an ns3-mmwave run directory into a reference.",
+    )
     commands = parser.add_subparsers(dest="command", required=True)
     command = commands.add_parser("convert", help="run directory -> reference directory")
     command.add_argument("run_dir", type=Path)
     command.add_argument("out_dir", type=Path)
-    command.add_argument("--force", action="store_true",
-                         help="replace an earlier reference at OUT_DIR")
+    command.add_argument(
+        "--force", action="store_true", help="replace an earlier reference at OUT_DIR"
+    )
     args = parser.parse_args(argv)
     try:
         convert(args.run_dir, args.out_dir, force=args.force)

@@ -152,9 +152,11 @@ def build_report(directory: Path) -> str:
     page = _Page()
     page.h(1, f"wavecc sweep report: {name}")
     failed = len(summary) - len(ok)
-    page.p(f"{len(summary)} runs ({len(ok)} complete, {failed} failed) from {directory.resolve()}, "
-           f"{manifest.get('seeds', '?')} seed(s) per grid point; generated "
-           f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M UTC} by wavecc {_version('wavecc')}.")  # fmt: skip
+    page.p(
+        f"{len(summary)} runs ({len(ok)} complete, {failed} failed) from {directory.resolve()}, "
+        f"{manifest.get('seeds', '?')} seed(s) per grid point; generated "
+        f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M UTC} by wavecc {_version('wavecc')}."
+    )
     if grid:
         page.table(
             pd.DataFrame(
@@ -168,12 +170,15 @@ def build_report(directory: Path) -> str:
     if not ok.empty:
         _scenario(page, store, ok["key"].iloc[0])
         page.h(2, "Means over seeds (95% t confidence intervals)")
-        page.p("Total goodput: the bytes all of a run's flows delivered x 8 / the run's "
-               "duration. Per-flow goodput: the mean over a run's flows of each flow's "
-               "goodput over the time it was active (its start to its stop or the run's "
-               "end), so it exceeds the total's share when flows start late. Mean RTT: "
-               "the flows' mean of mean RTTs; p95 RTT: the largest flow's; "
-               "retransmissions and RTOs: all flows'.", cls="note")  # fmt: skip
+        page.p(
+            "Total goodput: the bytes all of a run's flows delivered x 8 / the run's "
+            "duration. Per-flow goodput: the mean over a run's flows of each flow's "
+            "goodput over the time it was active (its start to its stop or the run's "
+            "end), so it exceeds the total's share when flows start late. Mean RTT: "
+            "the flows' mean of mean RTTs; p95 RTT: the largest flow's; "
+            "retransmissions and RTOs: all flows'.",
+            cls="note",
+        )
         page.table(_means_table(frame, [*(swept or [analysis.CCA]), FLOW_COUNT], list(METRICS)))
 
     x = (
@@ -206,15 +211,20 @@ def _bars_and_tables(page: _Page, frame: pd.DataFrame, x: str | None, others: li
         for metric in ("total_goodput_mbps", "mean_rtt_ms"):
             if ok[metric].notna().any():
                 fig = figures.bars(ok, metric, x=x_col, ylabel=METRICS[metric], xlabel=xlabel)
-                page.figure(fig, f"{METRICS[metric]} per algorithm versus {xlabel or 'run'}"
-                                 + (f" ({where})" if where else ""))  # fmt: skip
+                page.figure(
+                    fig,
+                    f"{METRICS[metric]} per algorithm versus {xlabel or 'run'}"
+                    + (f" ({where})" if where else ""),
+                )
         algorithms = list(dict.fromkeys(ok[analysis.CCA]))
         if len(algorithms) < 2:
             continue
         page.h(3, "Percentage improvement" + (f" ({where})" if where else ""))
-        page.p("Rows: baselines; columns: " + (xlabel or "all runs") + ". Positive: the "
-               "algorithm did better (higher goodput, lower RTT), from the means over seeds.",
-               cls="note")  # fmt: skip
+        page.p(
+            "Rows: baselines; columns: " + (xlabel or "all runs") + ". Positive: the "
+            "algorithm did better (higher goodput, lower RTT), from the means over seeds.",
+            cls="note",
+        )
         for algorithm in algorithms:
             for metric in ("total_goodput_mbps", "mean_rtt_ms"):
                 table = analysis.improvement_table(ok, algorithm, metric, columns=x_col)
@@ -248,8 +258,10 @@ def _distributions(page: _Page, store: Store, frame: pd.DataFrame, x: str | None
     ok = frame[frame["status"] == "ok"]
     samples = _interval_samples(store, ok)
     page.h(2, "Distributions over all runs and intervals")
-    for column, label in (("goodput_mbps", "per-interval goodput (Mb/s)"),
-                          ("rtt_mean_ms", "per-interval mean RTT (ms)")):  # fmt: skip
+    for column, label in (
+        ("goodput_mbps", "per-interval goodput (Mb/s)"),
+        ("rtt_mean_ms", "per-interval mean RTT (ms)"),
+    ):
         cdfs = analysis.cdfs(samples, column)
         if any(not c.empty for c in cdfs.values()):
             page.figure(figures.cdf_plot(cdfs, xlabel=label), f"CDF of {label} per algorithm")
@@ -258,10 +270,15 @@ def _distributions(page: _Page, store: Store, frame: pd.DataFrame, x: str | None
     if not points.empty:
         table = analysis.ellipses(points, y="total_goodput_mbps", by=by)
         page.h(2, "Throughput-RTT ellipses (the Mateo study)")
-        page.p("Per algorithm and scenario: the 2-sigma contour of the maximum-likelihood "
-               "2D Gaussian of the runs' (mean RTT, total goodput) over seeds.", cls="note")  # fmt: skip
-        page.figure(figures.ellipse_plot(table, scenario=x, ylabel=METRICS["total_goodput_mbps"]),
-                    "throughput-RTT 2-sigma ellipses")
+        page.p(
+            "Per algorithm and scenario: the 2-sigma contour of the maximum-likelihood "
+            "2D Gaussian of the runs' (mean RTT, total goodput) over seeds.",
+            cls="note",
+        )
+        page.figure(
+            figures.ellipse_plot(table, scenario=x, ylabel=METRICS["total_goodput_mbps"]),
+            "throughput-RTT 2-sigma ellipses",
+        )
         shown = table.drop(columns=["ellipse"]).rename(
             columns={"x": "RTT ms", "y": "total goodput Mb/s"}
         )
@@ -288,8 +305,10 @@ def _configs(page: _Page, store: Store, summary: pd.DataFrame, grid: dict[str, A
     first = ok["key"].iloc[0] if not ok.empty else None
     if first is not None:
         config = _read_json(store.run_dir(first) / "config.json")
-        page.p(f"The effective config of run {first} (the other runs differ only in the grid "
-               f"keys {', '.join(grid) or '-'} and the seed):")  # fmt: skip
+        page.p(
+            f"The effective config of run {first} (the other runs differ only in the grid "
+            f"keys {', '.join(grid) or '-'} and the seed):"
+        )
         page.pre(json.dumps(config, indent=2))
     page.raw("<details><summary>every run: key, grid values, seed</summary>")
     swept = _swept(summary)
@@ -352,8 +371,10 @@ def _with_run_metrics(summary: pd.DataFrame, store: Store) -> pd.DataFrame:
     frame = summary.copy()
     if analysis.CCA not in frame.columns:
         frame[analysis.CCA] = [_run_algorithms(store, key) for key in frame["key"]]
-    rows = [run_metrics(store.read_summary_json(key)) if status == "ok" else {}
-            for key, status in zip(frame["key"], frame["status"])]  # fmt: skip
+    rows = [
+        run_metrics(store.read_summary_json(key)) if status == "ok" else {}
+        for key, status in zip(frame["key"], frame["status"])
+    ]
     measured = pd.DataFrame(rows, index=frame.index, columns=[*METRICS, FLOW_COUNT, "jain"])
     return frame.drop(columns=[c for c in measured.columns if c in frame.columns]).join(measured)
 
@@ -397,8 +418,10 @@ def _run_algorithms(store: Store, key: str) -> str:
 def _interval_samples(store: Store, ok: pd.DataFrame) -> pd.DataFrame:
     frames = []
     for _, row in ok.iterrows():
-        flows = pd.read_parquet(store.run_dir(row["key"]) / "flows.parquet",
-                                columns=["t_s", "flow", "goodput_mbps", "rtt_mean_ms"])  # fmt: skip
+        flows = pd.read_parquet(
+            store.run_dir(row["key"]) / "flows.parquet",
+            columns=["t_s", "flow", "goodput_mbps", "rtt_mean_ms"],
+        )
         frames.append(flows.assign(cca=row[analysis.CCA]))
     return (
         pd.concat(frames, ignore_index=True)

@@ -100,7 +100,16 @@ class Result:
 # no events, say) would get other column types, and other Parquet schemas, than a
 # full one.
 _INTEGER_COLUMNS = frozenset(
-    {"flow", "rtt_samples", "retransmits", "bytes", "packets", "drops_overflow", "drops_random", "seq"}
+    {
+        "flow",
+        "rtt_samples",
+        "retransmits",
+        "bytes",
+        "packets",
+        "drops_overflow",
+        "drops_random",
+        "seq",
+    }
     | {"ue", "cell", "from_cell", "mcs", "rlc_bytes", "rlc_packets", "rlc_drops", "harq_retx"}
 )
 _STRING_COLUMNS = frozenset({"ca_state", "queue", "var", "kind", "detail"})

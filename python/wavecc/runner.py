@@ -55,8 +55,13 @@ def run(
 
 def _run_capped(config_json: str, max_memory: int | str) -> str:
     from .workers import (
-        RunFailed, WorkerDied, WorkerRaised, format_size, parse_size, run_in_workers,
-    )  # fmt: skip
+        RunFailed,
+        WorkerDied,
+        WorkerRaised,
+        format_size,
+        parse_size,
+        run_in_workers,
+    )
 
     cap = parse_size(max_memory, "max_memory")
     needed = _core.estimate_memory(config_json)
@@ -66,12 +71,11 @@ def _run_capped(config_json: str, max_memory: int | str) -> str:
             f"max_memory {format_size(cap)}"
         )
     answers = []
-    run_in_workers(_core_run, [config_json], 1, lambda _, answer: answers.append(answer),
-                   max_memory=cap)  # fmt: skip
+    run_in_workers(
+        _core_run, [config_json], 1, lambda _, answer: answers.append(answer), max_memory=cap
+    )
     if isinstance(answers[0], (WorkerRaised, WorkerDied)):
-        raise RunFailed(
-            f"the run failed within max_memory {format_size(cap)}: {answers[0].error}"
-        )
+        raise RunFailed(f"the run failed within max_memory {format_size(cap)}: {answers[0].error}")
     return answers[0]
 
 

@@ -38,13 +38,28 @@ from typing import Any
 import pandas as pd
 
 from . import _core
-from .config import (ConfigError, ConfigSource, check_minimum, load_scenario, parse_value, resolve,
-                     set_cca, set_key, split_key, to_json)  # fmt: skip
+from .config import (
+    ConfigError,
+    ConfigSource,
+    check_minimum,
+    load_scenario,
+    parse_value,
+    resolve,
+    set_cca,
+    set_key,
+    split_key,
+    to_json,
+)
 from .result import Result
 from .store import MANIFEST, Store, config_key, flow_metrics, write_json_atomic
 from .workers import (
-    WorkerDied, WorkerRaised, describe_exception, format_size, parse_size, run_in_workers,
-)  # fmt: skip
+    WorkerDied,
+    WorkerRaised,
+    describe_exception,
+    format_size,
+    parse_size,
+    run_in_workers,
+)
 
 # The grid key that sets the algorithm of every flow (like `wavecc run --cca`).
 CCA = "cca"
@@ -99,10 +114,14 @@ class ResultSet:
             return []
         rows = self.summary[self.summary["status"] == "failed"]
         return [
-            {"key": row["key"], "seed": int(row["seed"]), "error": row["error"],
-             "values": {k: row[k] for k in _swept_columns(self.summary)}}
+            {
+                "key": row["key"],
+                "seed": int(row["seed"]),
+                "error": row["error"],
+                "values": {k: row[k] for k in _swept_columns(self.summary)},
+            }
             for _, row in rows.iterrows()
-        ]  # fmt: skip
+        ]
 
     def load(self, key: str) -> Result:
         """The Result of the run with this key (the `key` column of the summary)."""
@@ -196,17 +215,28 @@ def _sweep(points, grid, seeds, jobs, out, progress, client, max_memory) -> Resu
     store.open()
     write_json_atomic(
         store.directory / MANIFEST,
-        {"grid": {k: list(v) for k, v in grid.items()}, "seeds": seeds,
-         "points": [{"key": p.key, "seed": p.seed, "values": p.values} for p in points]},
-    )  # fmt: skip
+        {
+            "grid": {k: list(v) for k, v in grid.items()},
+            "seeds": seeds,
+            "points": [{"key": p.key, "seed": p.seed, "values": p.values} for p in points],
+        },
+    )
 
     def report(point: Point, outcome: dict[str, Any]) -> None:
         state["done" if outcome["status"] == "ok" else "failed"] += 1
         if progress is not None:
             progress(
-                Progress(total, state["done"], state["failed"], skipped, point,
-                         outcome["status"], outcome.get("error"), outcome["wall_time_s"])
-            )  # fmt: skip
+                Progress(
+                    total,
+                    state["done"],
+                    state["failed"],
+                    skipped,
+                    point,
+                    outcome["status"],
+                    outcome.get("error"),
+                    outcome["wall_time_s"],
+                )
+            )
 
     if progress is not None:
         progress(Progress(total, state["done"], 0, skipped))
@@ -254,8 +284,10 @@ def _refuse_oversized(store: Store, todo: list[Point], max_memory: int, report) 
         if needed <= max_memory:
             runnable.append(point)
             continue
-        error = (f"refused before it started: the core estimates it needs "
-                 f"{format_size(needed)} of memory, more than max_memory {format_size(max_memory)}")  # fmt: skip
+        error = (
+            f"refused before it started: the core estimates it needs "
+            f"{format_size(needed)} of memory, more than max_memory {format_size(max_memory)}"
+        )
         outcome = {"status": "failed", "wall_time_s": 0.0, "error": error}
         store.save_failure(point.key, _failure_record(_task(point), outcome))
         report(point, outcome)
@@ -297,8 +329,11 @@ def _run_cluster(store: Store, todo: list[Point], client: Any, report) -> None:
             try:
                 returned = future.result()
             except Exception as e:  # the worker died, or the task could not be run
-                returned = {"status": "failed", "wall_time_s": float("nan"),
-                            "error": f"cluster task failed: {type(e).__name__}: {e}"}  # fmt: skip
+                returned = {
+                    "status": "failed",
+                    "wall_time_s": float("nan"),
+                    "error": f"cluster task failed: {type(e).__name__}: {e}",
+                }
             outcome = _store_remote(store, point, returned)
             future.release()
             report(point, outcome)
@@ -363,8 +398,12 @@ def execute_remote(task: dict[str, Any]) -> dict[str, Any]:
         output = _core_run(json.dumps(task["config"], allow_nan=False))
         result = Result.from_core(output, task["config"])
     except Exception as e:
-        return {"status": "failed", "wall_time_s": time.perf_counter() - start,
-                "error": describe_exception(e), "traceback": traceback.format_exc()}  # fmt: skip
+        return {
+            "status": "failed",
+            "wall_time_s": time.perf_counter() - start,
+            "error": describe_exception(e),
+            "traceback": traceback.format_exc(),
+        }
     return {"status": "ok", "wall_time_s": time.perf_counter() - start, "result": result}
 
 
@@ -376,10 +415,17 @@ def _store_remote(store: Store, point: Point, returned: dict[str, Any]) -> dict[
             store.save_run(point.key, returned["result"])
             return outcome
         except Exception as e:
-            returned = {**outcome, "status": "failed", "error": describe_exception(e),
-                        "traceback": traceback.format_exc()}  # fmt: skip
-    outcome = {"status": "failed", "wall_time_s": returned.get("wall_time_s", float("nan")),
-               "error": returned.get("error", "no result")}  # fmt: skip
+            returned = {
+                **outcome,
+                "status": "failed",
+                "error": describe_exception(e),
+                "traceback": traceback.format_exc(),
+            }
+    outcome = {
+        "status": "failed",
+        "wall_time_s": returned.get("wall_time_s", float("nan")),
+        "error": returned.get("error", "no result"),
+    }
     record = _failure_record(_task(point), outcome)
     if "traceback" in returned:
         record["traceback"] = returned["traceback"]
@@ -408,8 +454,11 @@ def execute(directory: str, task: dict[str, Any]) -> dict[str, Any]:
         result = Result.from_core(output, task["config"])
         store.save_run(task["key"], result)
     except Exception as e:
-        outcome = {"status": "failed", "wall_time_s": time.perf_counter() - start,
-                   "error": describe_exception(e)}  # fmt: skip
+        outcome = {
+            "status": "failed",
+            "wall_time_s": time.perf_counter() - start,
+            "error": describe_exception(e),
+        }
         record = _failure_record(task, outcome)
         record["traceback"] = traceback.format_exc()
         store.save_failure(task["key"], record)

@@ -103,7 +103,9 @@ def case_of(fields: dict[str, Any], where: Path) -> Case:
     wavecc has no scenario or algorithm for it."""
     script, tcp_type = fields.get("script"), fields.get("tcp_type")
     if script not in SCENARIOS:
-        raise ConfigError(f"{where}: script {script!r} has no wavecc scenario (scripts: {', '.join(SCENARIOS)})")
+        raise ConfigError(
+            f"{where}: script {script!r} has no wavecc scenario (scripts: {', '.join(SCENARIOS)})"
+        )
     if fields.get("transport") == "tcp" and tcp_type not in ALGORITHMS:
         raise ConfigError(
             f"{where}: tcp_type {tcp_type!r} has no wavecc algorithm (TCP types: {', '.join(ALGORITHMS)})"
@@ -135,16 +137,21 @@ def load_references(reference_dir: Path) -> dict[Case, list[Run]]:
             )
         timeseries = pd.read_csv(directory / ns3mmwave.TIMESERIES)
         runs.append(Run(directory, rng_run, summary, timeseries))
-    return {case: sorted(cases[case], key=lambda r: r.rng_run)
-            for case in sorted(cases, key=lambda c: c.name)}  # fmt: skip
+    return {
+        case: sorted(cases[case], key=lambda r: r.rng_run)
+        for case in sorted(cases, key=lambda c: c.name)
+    }
 
 
 def find_reference_dir(start: Path | None = None) -> Path:
     """validation/ns3mmwave/reference of the repository holding `start` (the working
     directory)."""
-    return validate.find_in_repository(
-        Path("validation", "ns3mmwave"), "reference", "--reference-dir", start
-    ) / "reference"
+    return (
+        validate.find_in_repository(
+            Path("validation", "ns3mmwave"), "reference", "--reference-dir", start
+        )
+        / "reference"
+    )
 
 
 def select(cases: dict[Case, list[Run]], names: Iterable[str] | None) -> dict[Case, list[Run]]:
@@ -225,20 +232,46 @@ class Quantity:
 
 QUANTITIES = (
     Quantity("goodput", "Mb/s", "goodput_mbps", _flow("goodput_mbps")),
-    Quantity("mean RTT, srtt time-weighted", "ms", "srtt_mean_ms_timeweighted",
-             lambda r: srtt_timeweighted_ms(r.flows), socket=True),
-    Quantity("DL SINR, time average", "dB", "dl_sinr_timeavg_db",
-             lambda r: validate.number(r.summary["ues"][0]["mean_sinr_db"]), difference="dB"),
+    Quantity(
+        "mean RTT, srtt time-weighted",
+        "ms",
+        "srtt_mean_ms_timeweighted",
+        lambda r: srtt_timeweighted_ms(r.flows),
+        socket=True,
+    ),
+    Quantity(
+        "DL SINR, time average",
+        "dB",
+        "dl_sinr_timeavg_db",
+        lambda r: validate.number(r.summary["ues"][0]["mean_sinr_db"]),
+        difference="dB",
+    ),
     Quantity("DL TB error rate", "", "dl_tb_error_rate", tb_error_rate, spec=".4f"),
-    Quantity("error-model drops", "packets", "rxdrop_events",
-             lambda r: float(sum(q["dropped_random"] for q in r.summary["queues"])), spec=".1f",
-             reference_tcp_only=True),
-    Quantity("RLC drops", "SDUs", "rlc_drops", lambda r: float(r.summary["ues"][0]["rlc_drops"]),
-             spec=".1f"),
-    Quantity("retransmissions", "segments", "retransmitted_segments", _flow("retransmitted_segments"),
-             spec=".1f", socket=True),
+    Quantity(
+        "error-model drops",
+        "packets",
+        "rxdrop_events",
+        lambda r: float(sum(q["dropped_random"] for q in r.summary["queues"])),
+        spec=".1f",
+        reference_tcp_only=True,
+    ),
+    Quantity(
+        "RLC drops",
+        "SDUs",
+        "rlc_drops",
+        lambda r: float(r.summary["ues"][0]["rlc_drops"]),
+        spec=".1f",
+    ),
+    Quantity(
+        "retransmissions",
+        "segments",
+        "retransmitted_segments",
+        _flow("retransmitted_segments"),
+        spec=".1f",
+        socket=True,
+    ),
     Quantity("RTOs", "", "rto_events", _flow("rto_events"), spec=".1f", socket=True),
-)  # fmt: skip
+)
 
 
 def _mean(values: Sequence[float]) -> float:
@@ -302,12 +335,26 @@ class Row:
         }
 
 
-COLUMNS = ("case", "stack", "wavecc_duration_s", "ns3mmwave_duration_s", "ns3mmwave_runs", "wavecc_runs", "quantity",
-           "unit", "ns3mmwave", "wavecc", "difference", "difference_unit", "welch_p")  # fmt: skip
+COLUMNS = (
+    "case",
+    "stack",
+    "wavecc_duration_s",
+    "ns3mmwave_duration_s",
+    "ns3mmwave_runs",
+    "wavecc_runs",
+    "quantity",
+    "unit",
+    "ns3mmwave",
+    "wavecc",
+    "difference",
+    "difference_unit",
+    "welch_p",
+)
 
 
-def rows_of(case: Case, runs: Sequence[Run], results: Sequence[Any], stack: str,
-            duration_s: float) -> list[Row]:  # fmt: skip
+def rows_of(
+    case: Case, runs: Sequence[Run], results: Sequence[Any], stack: str, duration_s: float
+) -> list[Row]:
     """The rows of one case: each quantity over the references and wavecc's runs."""
     return [
         Row(
@@ -361,8 +408,10 @@ def compare(
     with atomic_directory(out, discard=outdir.discard) as staging:
         for case, runs in cases.items():
             length = case.sim_time_s if duration_s is None else duration_s
-            results = [wavecc.run(wavecc_config(case, stack, seed, duration_s))
-                       for seed in seeds_of(runs, seeds)]  # fmt: skip
+            results = [
+                wavecc.run(wavecc_config(case, stack, seed, duration_s))
+                for seed in seeds_of(runs, seeds)
+            ]
             case_rows = rows_of(case, runs, results, stack, length)
             rows += case_rows
             if figures:
@@ -382,7 +431,9 @@ def difference_cell(row: Row) -> str:
     """The difference as the table prints it: '+2.8%', '-0.10 dB' or '-'."""
     if row.difference_unit == "%":
         return validate.pct_cell(row.difference)
-    return "-" if not math.isfinite(row.difference) else f"{row.difference:+.2f} {row.difference_unit}"
+    return (
+        "-" if not math.isfinite(row.difference) else f"{row.difference:+.2f} {row.difference_unit}"
+    )
 
 
 def value_cell(value: float, spec: str) -> str:
@@ -396,14 +447,27 @@ def markdown(rows: Sequence[Row]) -> str:
     """The comparison as a Markdown table, a line per case and quantity ('-' where
     a side lacks the quantity)."""
     lines = []
-    header = ["case", "runs (ns3-mmwave / wavecc)", "quantity", "ns3-mmwave", "wavecc", "difference",
-              "Welch p"]  # fmt: skip
+    header = [
+        "case",
+        "runs (ns3-mmwave / wavecc)",
+        "quantity",
+        "ns3-mmwave",
+        "wavecc",
+        "difference",
+        "Welch p",
+    ]
     lines += ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
     for r in rows:
         quantity = f"{r.quantity} ({r.unit})" if r.unit else r.quantity
-        cells = [f"`{r.case}`", f"{len(r.ns3mmwave)} / {len(r.wavecc)}", quantity,
-                 value_cell(r.ns3mmwave_mean, r.spec), value_cell(r.wavecc_mean, r.spec), difference_cell(r),
-                 validate.md_cell(r.p_value, ".3f")]  # fmt: skip
+        cells = [
+            f"`{r.case}`",
+            f"{len(r.ns3mmwave)} / {len(r.wavecc)}",
+            quantity,
+            value_cell(r.ns3mmwave_mean, r.spec),
+            value_cell(r.wavecc_mean, r.spec),
+            difference_cell(r),
+            validate.md_cell(r.p_value, ".3f"),
+        ]
         lines.append("| " + " | ".join(cells) + " |")
     return _note(rows) + "\n\n" + "\n".join(lines) + "\n"
 
@@ -414,10 +478,14 @@ def _note(rows: Sequence[Row]) -> str:
     shortened = {r.case: r for r in rows if r.duration_s != r.reference_duration_s}
     note = f"wavecc in the {stacks_used} stack."
     if shortened:
-        note += " Shortened: " + ", ".join(
-            f"`{name}` wavecc {r.duration_s:g} s against ns3-mmwave's {r.reference_duration_s:g} s"
-            for name, r in shortened.items()
-        ) + "."
+        note += (
+            " Shortened: "
+            + ", ".join(
+                f"`{name}` wavecc {r.duration_s:g} s against ns3-mmwave's {r.reference_duration_s:g} s"
+                for name, r in shortened.items()
+            )
+            + "."
+        )
     return note
 
 
@@ -444,13 +512,26 @@ def overlay(case: Case, run: Run, result: Any, rows: Sequence[Row], path: Path) 
     axes = fig.subplots(len(PANELS), 1, sharex=True)
     frames = {"flows": result.flows, "ues": result.ues}
     # cwnd holds its value through a bin without updates; the other columns are means.
-    reference = run.timeseries.assign(cwnd_segments_last=run.timeseries["cwnd_segments_last"].ffill())
+    reference = run.timeseries.assign(
+        cwnd_segments_last=run.timeseries["cwnd_segments_last"].ffill()
+    )
     for ax, (label, reference_column, frame, column) in zip(axes, PANELS):
         mine = frames[frame]
-        ax.plot(mine["t_s"], mine[column], color="C0", linewidth=1.2,
-                label=f"wavecc, {rows[0].stack} stack, seed {result.summary['seed']}")  # fmt: skip
-        ax.plot(reference["t_s"], reference[reference_column], color="C3", linewidth=1.0,
-                alpha=0.85, label=f"ns3-mmwave, RngRun {run.rng_run}")  # fmt: skip
+        ax.plot(
+            mine["t_s"],
+            mine[column],
+            color="C0",
+            linewidth=1.2,
+            label=f"wavecc, {rows[0].stack} stack, seed {result.summary['seed']}",
+        )
+        ax.plot(
+            reference["t_s"],
+            reference[reference_column],
+            color="C3",
+            linewidth=1.0,
+            alpha=0.85,
+            label=f"ns3-mmwave, RngRun {run.rng_run}",
+        )
         ax.set_ylabel(label)
         ax.grid(True, alpha=0.3)
     axes[-1].set_xlabel("time (s)")
@@ -460,7 +541,9 @@ def overlay(case: Case, run: Run, result: Any, rows: Sequence[Row], path: Path) 
         f"{value_cell(r.wavecc_mean, r.spec)} {r.unit} ({difference_cell(r)})"
         for r in rows[:3]
     )
-    fig.suptitle(f"{case.name}: {case.scenario}, {case.cca or 'UDP'}, error rate {rate_label(case.error_rate)}, "
-                 f"{len(rows[0].ns3mmwave)} / {len(rows[0].wavecc)} runs\n{headline}", fontsize=10)  # fmt: skip
+    fig.suptitle(
+        f"{case.name}: {case.scenario}, {case.cca or 'UDP'}, error rate {rate_label(case.error_rate)}, "
+        f"{len(rows[0].ns3mmwave)} / {len(rows[0].wavecc)} runs\n{headline}",
+        fontsize=10,
+    )
     fig.savefig(path, dpi=100)
-

@@ -48,21 +48,40 @@ def test_confidence_interval_edge_cases():
 
 def summary_frame() -> pd.DataFrame:
     rows = []
-    goodput = {("a", 0): [10, 12, 14], ("a", 1e-7): [5, 5, 8], ("b", 0): [20, 20, 20],
-               ("b", 1e-7): [4, 6, 5]}  # fmt: skip
+    goodput = {
+        ("a", 0): [10, 12, 14],
+        ("a", 1e-7): [5, 5, 8],
+        ("b", 0): [20, 20, 20],
+        ("b", 1e-7): [4, 6, 5],
+    }
     rtt = {"a": 30.0, "b": 40.0}
     for (cca, loss), values in goodput.items():
         for seed, value in enumerate(values, start=1):
-            rows.append({"cca": cca, "path.loss.per_byte": loss, "seed": seed, "key": f"{cca}{loss}{seed}",
-                         "status": "ok", "goodput_mbps": float(value),
-                         "mean_rtt_ms": rtt[cca] + seed})  # fmt: skip
+            rows.append(
+                {
+                    "cca": cca,
+                    "path.loss.per_byte": loss,
+                    "seed": seed,
+                    "key": f"{cca}{loss}{seed}",
+                    "status": "ok",
+                    "goodput_mbps": float(value),
+                    "mean_rtt_ms": rtt[cca] + seed,
+                }
+            )
     return pd.DataFrame(rows)
 
 
 def test_mean_ci_groups_over_seeds_and_skips_failures():
     summary = summary_frame()
-    summary.loc[len(summary)] = {"cca": "a", "path.loss.per_byte": 0, "seed": 4, "key": "x",
-                                 "status": "failed", "goodput_mbps": 1000.0, "mean_rtt_ms": 0.0}  # fmt: skip
+    summary.loc[len(summary)] = {
+        "cca": "a",
+        "path.loss.per_byte": 0,
+        "seed": 4,
+        "key": "x",
+        "status": "failed",
+        "goodput_mbps": 1000.0,
+        "mean_rtt_ms": 0.0,
+    }
     table = analysis.mean_ci(summary, ["cca", "path.loss.per_byte"], ["goodput_mbps"])
     assert list(table["cca"]) == ["a", "a", "b", "b"]
     first = table.iloc[0]

@@ -11,9 +11,17 @@ import pytest
 from wavecc import bench
 
 MEASUREMENT_KEYS = {
-    "case", "sim_time_s", "wall_time_s", "sim_s_per_wall_s", "events", "events_per_s",
-    "peak_rss_mb", "runs", "sim_s_per_wall_s_min", "sim_s_per_wall_s_max",
-}  # fmt: skip
+    "case",
+    "sim_time_s",
+    "wall_time_s",
+    "sim_s_per_wall_s",
+    "events",
+    "events_per_s",
+    "peak_rss_mb",
+    "runs",
+    "sim_s_per_wall_s_min",
+    "sim_s_per_wall_s_max",
+}
 
 
 @pytest.mark.parametrize(
@@ -40,7 +48,11 @@ def test_the_mmwave_cases_are_the_seeds_scenarios():
     assert urban["duration_s"] == 60 and urban["radio"]["rlc_buffer_bytes"] == 20 * 2**20
     assert [(f["cca"], f["app"], f["rate_bps"]) for f in urban["flows"]] == [("cubic", "rate", 1e9)]
     multi = json.loads(bench.config_json(*bench.select(["cubic-multiuser-40s"])))
-    assert (len(multi["radio"]["ues"]), len(multi["radio"]["gnbs"]), multi["duration_s"]) == (10, 4, 40)
+    assert (len(multi["radio"]["ues"]), len(multi["radio"]["gnbs"]), multi["duration_s"]) == (
+        10,
+        4,
+        40,
+    )
 
 
 def test_all_cases_run_by_default():

@@ -13,9 +13,17 @@ from wavecc.config import check_minimum
 from wavecc.outdir import MARKER
 
 FILES = {
-    "summary.json", "config.json", "flows.parquet", "queues.parquet", "cc.parquet",
-    "events.parquet", "ues.parquet", "radio_events.parquet", "figure.png", MARKER,
-}  # fmt: skip
+    "summary.json",
+    "config.json",
+    "flows.parquet",
+    "queues.parquet",
+    "cc.parquet",
+    "events.parquet",
+    "ues.parquet",
+    "radio_events.parquet",
+    "figure.png",
+    MARKER,
+}
 
 VALID = """\
 name = "tiny"
@@ -60,8 +68,19 @@ def test_run_writes_every_file_and_prints_a_summary(cli, tmp_path):
 
 def test_run_options_reach_the_run(cli, tmp_path, scenario_file):
     path = scenario_file(VALID)
-    proc = cli("run", path, "--cca", "newreno", "--seed", "5", "--set", "path.rate_bps=5e7",
-               "--out", "results/x", "--no-figure")  # fmt: skip
+    proc = cli(
+        "run",
+        path,
+        "--cca",
+        "newreno",
+        "--seed",
+        "5",
+        "--set",
+        "path.rate_bps=5e7",
+        "--out",
+        "results/x",
+        "--no-figure",
+    )
     assert proc.returncode == 0, proc.stderr
     out = tmp_path / "work" / "results" / "x"
     assert set(p.name for p in out.iterdir()) == FILES - {"figure.png"}
@@ -155,7 +174,10 @@ def test_scenarios_schema_describes_every_builtin(cli):
         config = load_scenario(sid)
         assert set(config) <= set(schema["properties"]), sid
         for section in ("path", "tcp", "trace", "radio"):
-            ref = schema["properties"][section].get("$ref") or schema["properties"][section]["anyOf"][0]["$ref"]
+            ref = (
+                schema["properties"][section].get("$ref")
+                or schema["properties"][section]["anyOf"][0]["$ref"]
+            )
             known = schema["$defs"][ref.removeprefix("#/$defs/")]["properties"]
             assert set(config.get(section, {})) <= set(known), (sid, section)
 
@@ -181,6 +203,8 @@ def test_check_minimum_refuses_in_one_wording(value, minimum, options, message):
     assert str(refused.value) == message
 
 
-@pytest.mark.parametrize(("value", "minimum", "options"), [(1, 1, {}), (0.1, 0, {"exclusive": True})])
+@pytest.mark.parametrize(
+    ("value", "minimum", "options"), [(1, 1, {}), (0.1, 0, {"exclusive": True})]
+)
 def test_check_minimum_accepts_the_limit_and_above(value, minimum, options):
     check_minimum("--n", value, minimum, **options)

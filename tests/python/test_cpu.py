@@ -20,7 +20,9 @@ def test_missing_flags_names_what_x86_64_v3_needs_and_the_cpu_lacks():
     assert _cpu.missing_flags(["processor\t: 0"]) == []
 
 
-@pytest.mark.skipif(sys.platform != "linux" or platform.machine() != "x86_64", reason="x86-64 Linux only")
+@pytest.mark.skipif(
+    sys.platform != "linux" or platform.machine() != "x86_64", reason="x86-64 Linux only"
+)
 def test_check_refuses_a_v3_core_on_an_older_cpu_and_says_how_to_rebuild(tmp_path):
     (tmp_path / "new").write_text(FULL)
     (tmp_path / "old").write_text(OLD)

@@ -49,7 +49,9 @@ def test_every_key_has_a_meaning(schema: dict) -> None:
 
 
 def test_defaults_are_the_effective_configs(rows: dict[str, docs.Key]) -> None:
-    effective = json.loads(_core.validate(json.dumps({"flows": [{}], "radio": {"ues": [{"position": [0, 5, 1.5]}]}})))
+    effective = json.loads(
+        _core.validate(json.dumps({"flows": [{}], "radio": {"ues": [{"position": [0, 5, 1.5]}]}}))
+    )
     checked = 0
     for path, key in rows.items():
         if "[]" in path or path == "radio.ues" or not key.default.startswith("`"):  # set above
@@ -75,7 +77,9 @@ def _upper_end(limit: str) -> tuple[float, str] | None:
 def test_limits_are_the_validators(rows: dict[str, docs.Key], section: str) -> None:
     """A value past each key's documented upper end is refused naming the key, with
     the same upper end, unless the key's type or a rule between keys refuses it first."""
-    keys = [k for k in rows.values() if k.path.rpartition(".")[0] == section and _upper_end(k.limit)]
+    keys = [
+        k for k in rows.values() if k.path.rpartition(".")[0] == section and _upper_end(k.limit)
+    ]
     assert keys
     compared = 0
     for key in keys:

@@ -30,7 +30,10 @@ def _namespaces_unavailable() -> str | None:
     if shutil.which("ip") is None or not Path("/dev/net/tun").exists():
         return "needs iproute2 and /dev/net/tun"
     probe = f"wavecc-probe-{os.getpid()}"
-    if subprocess.run(["ip", "netns", "add", probe], capture_output=True, check=False).returncode != 0:
+    if (
+        subprocess.run(["ip", "netns", "add", probe], capture_output=True, check=False).returncode
+        != 0
+    ):
         return "network namespaces are unavailable (ip netns add failed)"
     subprocess.run(["ip", "netns", "del", probe], capture_output=True, check=False)
     return None
@@ -42,8 +45,9 @@ needs_namespaces = pytest.mark.skipif(UNAVAILABLE is not None, reason=str(UNAVAI
 
 def _ours() -> list[str]:
     """The emulator's namespaces that exist now."""
-    listing = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True,
-                             check=True).stdout  # fmt: skip
+    listing = subprocess.run(
+        ["ip", "netns", "list"], capture_output=True, text=True, check=True
+    ).stdout
     return [line.split()[0] for line in listing.splitlines() if line.startswith("wavecc-")]
 
 
@@ -52,14 +56,22 @@ def emu_env() -> dict[str, str]:
     """The environment that points the CLI at the emulator binary (built if missing)."""
     binary = os.environ.get("WAVECC_EMU") or str(REPO / "target" / "release" / "wavecc-emu")
     if not Path(binary).is_file():
-        subprocess.run(["cargo", "build", "--release", "-q", "-p", "wavecc-emu"], cwd=REPO,
-                       check=True)  # fmt: skip
+        subprocess.run(
+            ["cargo", "build", "--release", "-q", "-p", "wavecc-emu"], cwd=REPO, check=True
+        )
     return {**os.environ, "WAVECC_EMU": binary}
 
 
 def _cli(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "wavecc", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=120, check=False)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "wavecc", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
 
 
 # The translation of a scenario's path ------------------------------------------------
@@ -67,21 +79,37 @@ def _cli(env: dict[str, str], cwd: Path, *args: str) -> subprocess.CompletedProc
 
 def test_a_wired_path_becomes_two_directions():
     spec = emulate.link_spec(emulate.effective_config("dumbbell-1g"))
-    assert spec["forward"] == {"rate_bps": 1e9, "delay_s": 0.01, "buffer_bytes": 2_500_000,
-                               "loss_per_packet": 0.0, "loss_per_byte": 0.0}  # fmt: skip
+    assert spec["forward"] == {
+        "rate_bps": 1e9,
+        "delay_s": 0.01,
+        "buffer_bytes": 2_500_000,
+        "loss_per_packet": 0.0,
+        "loss_per_byte": 0.0,
+    }
     # reverse_rate_bps = 0 means the forward rate.
     assert spec["reverse"] == spec["forward"]
 
 
 def test_loss_goes_where_its_direction_says_and_buffers_in_packets_become_bytes():
-    data = emulate.link_spec(emulate.effective_config("dumbbell-1g", overrides=[
-        "path.loss.per_packet=0.001", "path.reverse_rate_bps=1e7"]))  # fmt: skip
+    data = emulate.link_spec(
+        emulate.effective_config(
+            "dumbbell-1g", overrides=["path.loss.per_packet=0.001", "path.reverse_rate_bps=1e7"]
+        )
+    )
     assert data["forward"]["loss_per_packet"] == 0.001
     assert data["reverse"]["loss_per_packet"] == 0.0
     assert data["reverse"]["rate_bps"] == 1e7
-    ack = emulate.link_spec(emulate.effective_config("dumbbell-1g", overrides=[
-        "path.loss.per_byte=1e-6", "path.loss.direction=ack", "path.buffer_bytes=0",
-        "path.buffer_packets=100"]))  # fmt: skip
+    ack = emulate.link_spec(
+        emulate.effective_config(
+            "dumbbell-1g",
+            overrides=[
+                "path.loss.per_byte=1e-6",
+                "path.loss.direction=ack",
+                "path.buffer_bytes=0",
+                "path.buffer_packets=100",
+            ],
+        )
+    )
     assert (ack["forward"]["loss_per_byte"], ack["reverse"]["loss_per_byte"]) == (0.0, 1e-6)
     assert ack["forward"]["buffer_bytes"] == 100 * 1500
 
@@ -107,8 +135,10 @@ def test_not_root_is_one_line_and_exit_2(monkeypatch, capsys, tmp_path):
     out = tmp_path / "unused"
     assert cli.main(["emulate", "dumbbell-1g", "--cca", "cubic", "--out", str(out)]) == 2
     err = capsys.readouterr().err
-    assert err == ("wavecc: error: wavecc emulate needs root: it creates network namespaces "
-                   "and TUN devices (run it with sudo)\n")  # fmt: skip
+    assert err == (
+        "wavecc: error: wavecc emulate needs root: it creates network namespaces "
+        "and TUN devices (run it with sudo)\n"
+    )
     assert not out.exists()
 
 
@@ -116,19 +146,41 @@ def test_not_root_is_one_line_and_exit_2(monkeypatch, capsys, tmp_path):
 
 
 def _sample(t_s: float, overflow: int, lost: int) -> dict:
-    link = {"queue_bytes": 3000, "queue_packets": 2, "offered": 10, "delivered_bytes": 9000,
-            "overflow": overflow, "lost": lost, "max_bytes": 4500}  # fmt: skip
-    tcp = {"cwnd_segments": 10, "ssthresh_segments": None, "inflight_bytes": 14480,
-           "srtt_ms": 20.5, "min_rtt_ms": 20.1, "pacing_rate_mbps": 11.0, "ca_state": "open",
-           "retransmits": 0, "mss_bytes": 1448}  # fmt: skip
+    link = {
+        "queue_bytes": 3000,
+        "queue_packets": 2,
+        "offered": 10,
+        "delivered_bytes": 9000,
+        "overflow": overflow,
+        "lost": lost,
+        "max_bytes": 4500,
+    }
+    tcp = {
+        "cwnd_segments": 10,
+        "ssthresh_segments": None,
+        "inflight_bytes": 14480,
+        "srtt_ms": 20.5,
+        "min_rtt_ms": 20.1,
+        "pacing_rate_mbps": 11.0,
+        "ca_state": "open",
+        "retransmits": 0,
+        "mss_bytes": 1448,
+    }
     return {"t_s": t_s, "goodput_mbps": 50.0, "tcp": tcp, "forward": link, "reverse": link}
 
 
 def test_an_emulated_result_has_the_columns_of_a_simulated_one(dumbbell):
     samples = [_sample(0.1, 0, 0), _sample(0.2, 3, 1), _sample(0.3, 3, 4)]
-    totals = {"bytes_delivered": 3_750_000, "segments_sent": 10, "retransmitted_segments": 4,
-              "rto_events": 0, "fast_recovery_episodes": 1, "spurious_retransmissions": 0,
-              "forward": samples[-1]["forward"], "reverse": samples[-1]["reverse"]}  # fmt: skip
+    totals = {
+        "bytes_delivered": 3_750_000,
+        "segments_sent": 10,
+        "retransmitted_segments": 4,
+        "rto_events": 0,
+        "fast_recovery_episodes": 1,
+        "spurious_retransmissions": 0,
+        "forward": samples[-1]["forward"],
+        "reverse": samples[-1]["reverse"],
+    }
     config = {**dumbbell.config, "duration_s": 0.3}
     result = emulate._result(config, "cubic", samples, totals, wall_s=0.4)
     for table in wavecc.result.TABLES:
@@ -151,9 +203,23 @@ def test_an_emulated_result_has_the_columns_of_a_simulated_one(dumbbell):
 def test_emulate_writes_a_run_and_leaves_no_namespace(emu_env, tmp_path):
     before = _ours()
     out = tmp_path / "emulated"
-    done = _cli(emu_env, tmp_path, "emulate", "dumbbell-1g", "--cca", "cubic", "--duration", "2",
-                "--set", "path.rate_bps=1e8", "--set", "path.buffer_bytes=250000",
-                "--out", str(out), "--no-figure")  # fmt: skip
+    done = _cli(
+        emu_env,
+        tmp_path,
+        "emulate",
+        "dumbbell-1g",
+        "--cca",
+        "cubic",
+        "--duration",
+        "2",
+        "--set",
+        "path.rate_bps=1e8",
+        "--set",
+        "path.buffer_bytes=250000",
+        "--out",
+        str(out),
+        "--no-figure",
+    )
     assert done.returncode == 0, done.stderr
     assert _ours() == before
     summary = json.loads((out / "summary.json").read_text())
@@ -175,17 +241,37 @@ def test_emulate_writes_a_run_and_leaves_no_namespace(emu_env, tmp_path):
 
 
 @needs_namespaces
-@pytest.mark.parametrize("signum, group, code, line", [
-    (signal.SIGTERM, False, 143, "wavecc: terminated"),  # to the CLI alone
-    (signal.SIGINT, True, 130, "wavecc: interrupted"),  # Ctrl-C: the whole process group
-])  # fmt: skip
-def test_a_signal_removes_the_namespaces_and_writes_nothing(emu_env, tmp_path, signum, group,
-                                                            code, line):  # fmt: skip
+@pytest.mark.parametrize(
+    "signum, group, code, line",
+    [
+        (signal.SIGTERM, False, 143, "wavecc: terminated"),  # to the CLI alone
+        (signal.SIGINT, True, 130, "wavecc: interrupted"),  # Ctrl-C: the whole process group
+    ],
+)
+def test_a_signal_removes_the_namespaces_and_writes_nothing(
+    emu_env, tmp_path, signum, group, code, line
+):
     before = _ours()
     out = tmp_path / "never"
-    process = subprocess.Popen([sys.executable, "-m", "wavecc", "emulate", "dumbbell-1g", "--cca",
-                                "reno", "--duration", "30", "--out", str(out)], env=emu_env,
-                               stderr=subprocess.PIPE, text=True, start_new_session=True)  # fmt: skip
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "wavecc",
+            "emulate",
+            "dumbbell-1g",
+            "--cca",
+            "reno",
+            "--duration",
+            "30",
+            "--out",
+            str(out),
+        ],
+        env=emu_env,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 20
     while len(_ours()) < len(before) + 2 and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -216,8 +302,13 @@ def test_a_killed_runs_namespaces_are_removed_by_the_next_start(emu_env):
 @needs_namespaces
 def test_the_selftest_delivers_what_the_link_model_says(emu_env):
     before = _ours()
-    lines = subprocess.run([emu_env["WAVECC_EMU"], "selftest", "0.5"], capture_output=True,
-                           text=True, check=True, timeout=60).stdout.splitlines()  # fmt: skip
+    lines = subprocess.run(
+        [emu_env["WAVECC_EMU"], "selftest", "0.5"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout.splitlines()
     cases = {row["case"]: row for row in map(json.loads, lines)}
     assert list(cases) == ["100 Mb/s", "500 Mb/s", "1000 Mb/s", "trace, 125 us slots"]
     slow = cases["100 Mb/s"]
@@ -244,8 +335,21 @@ def test_a_link_trace_replaces_the_scenarios_path(emu_env, tmp_path):
     trace = tmp_path / "link.csv"
     trace.write_text(TRACE)  # 2500 bytes per 250 us: 80 Mb/s
     out = tmp_path / "traced"
-    done = _cli(emu_env, tmp_path, "emulate", "dumbbell-1g", "--cca", "reno", "--duration", "1.5",
-                "--trace", str(trace), "--out", str(out), "--no-figure")  # fmt: skip
+    done = _cli(
+        emu_env,
+        tmp_path,
+        "emulate",
+        "dumbbell-1g",
+        "--cca",
+        "reno",
+        "--duration",
+        "1.5",
+        "--trace",
+        str(trace),
+        "--out",
+        str(out),
+        "--no-figure",
+    )
     assert done.returncode == 0, done.stderr
     summary = json.loads((out / "summary.json").read_text())
     assert 40 < summary["flows"][0]["goodput_mbps"] < 80 * 1448 / 1500
@@ -257,8 +361,18 @@ def test_a_link_trace_replaces_the_scenarios_path(emu_env, tmp_path):
 def test_a_bad_trace_is_one_line_naming_the_line(emu_env, tmp_path):
     trace = tmp_path / "link.csv"
     trace.write_text(TRACE.replace("0.000125,0", "0.000125,lots"))
-    done = _cli(emu_env, tmp_path, "emulate", "dumbbell-1g", "--cca", "reno", "--trace", str(trace),
-                "--out", str(tmp_path / "never"))  # fmt: skip
+    done = _cli(
+        emu_env,
+        tmp_path,
+        "emulate",
+        "dumbbell-1g",
+        "--cca",
+        "reno",
+        "--trace",
+        str(trace),
+        "--out",
+        str(tmp_path / "never"),
+    )
     assert done.returncode == 2
     assert done.stderr == f"wavecc: error: {trace}: line 8: bytes 'lots' is not a whole number\n"
     assert not (tmp_path / "never").exists()
@@ -279,7 +393,12 @@ def test_ss_output_becomes_one_flow_per_connection():
     assert (control["cca"], control["cwnd"], control["rtt"]) == ("bbr", 13, 20.179)
     assert "ssthresh" not in control and "retrans" not in control
     assert control["pacing_rate"] == 16393616
-    assert (data["cca"], data["ssthresh"], data["unacked"], data["mss"]) == ("cubic", 238, 190, 1448)
+    assert (data["cca"], data["ssthresh"], data["unacked"], data["mss"]) == (
+        "cubic",
+        238,
+        190,
+        1448,
+    )
     assert (data["bytes_acked"], data["retrans"], data["minrtt"]) == (15904870, 447, 20.0)
     assert data["pacing_rate"] == 1.5e9 and data["data_segs_out"] == 11622
 
@@ -294,11 +413,28 @@ def test_only_emulate_takes_a_command(cli):
 def test_a_command_runs_in_the_sender_namespace_and_its_connections_are_flows(emu_env, tmp_path):
     before = _ours()
     out = tmp_path / "iperf"
-    script = ("ip netns exec $WAVECC_RECEIVER_NS iperf3 -s -1 -D && sleep 0.3 && "
-              "iperf3 -c $WAVECC_RECEIVER_ADDR -t 1.5 >/dev/null")
+    script = (
+        "ip netns exec $WAVECC_RECEIVER_NS iperf3 -s -1 -D && sleep 0.3 && "
+        "iperf3 -c $WAVECC_RECEIVER_ADDR -t 1.5 >/dev/null"
+    )
     command = ["sh", "-c", script]
-    done = _cli(emu_env, tmp_path, "emulate", "dumbbell-1g", "--cca", "bbr", "--duration", "5",
-                "--set", "path.rate_bps=1e8", "--out", str(out), "--no-figure", "--", *command)  # fmt: skip
+    done = _cli(
+        emu_env,
+        tmp_path,
+        "emulate",
+        "dumbbell-1g",
+        "--cca",
+        "bbr",
+        "--duration",
+        "5",
+        "--set",
+        "path.rate_bps=1e8",
+        "--out",
+        str(out),
+        "--no-figure",
+        "--",
+        *command,
+    )
     assert done.returncode == 0, done.stderr
     assert _ours() == before
     summary = json.loads((out / "summary.json").read_text())
@@ -316,10 +452,20 @@ def test_a_command_runs_in_the_sender_namespace_and_its_connections_are_flows(em
 def test_an_algorithm_the_kernel_lacks_is_one_line(emu_env, tmp_path):
     before = _ours()
     for extra in ([], ["--", "true"]):  # set on the socket; as the namespace's default
-        done = _cli(emu_env, tmp_path, "emulate", "dumbbell-1g", "--cca", "nosuchcc", "--out",
-                    str(tmp_path / "never"), *extra)  # fmt: skip
+        done = _cli(
+            emu_env,
+            tmp_path,
+            "emulate",
+            "dumbbell-1g",
+            "--cca",
+            "nosuchcc",
+            "--out",
+            str(tmp_path / "never"),
+            *extra,
+        )
         assert done.returncode == 2
-        assert done.stderr.startswith("wavecc: error: congestion control 'nosuchcc' is not "
-                                      "available in this kernel")  # fmt: skip
+        assert done.stderr.startswith(
+            "wavecc: error: congestion control 'nosuchcc' is not available in this kernel"
+        )
         assert done.stderr.count("\n") == 1 and not (tmp_path / "never").exists()
     assert _ours() == before

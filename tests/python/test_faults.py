@@ -30,8 +30,10 @@ FAST = ["--set", "path.rate_bps=1e8"]
 SPARSE = ["--set", "trace.interval_s=1"]
 # Nine short runs and one that runs until it is stopped.
 DURATIONS = "duration_s=0.2,0.21,0.22,0.23,0.24,0.25,0.26,0.27,0.28,1e5"
-SIGNAL_LINES = {signal.SIGINT: (130, "wavecc: interrupted\n"),
-                signal.SIGTERM: (143, "wavecc: terminated\n")}  # fmt: skip
+SIGNAL_LINES = {
+    signal.SIGINT: (130, "wavecc: interrupted\n"),
+    signal.SIGTERM: (143, "wavecc: terminated\n"),
+}
 
 # Python keeps SIGINT ignored in a child that inherits it ignored (a background job);
 # the command is started with the usual Ctrl-C behaviour, as a terminal gives it.
@@ -44,9 +46,12 @@ LAUNCH = (
 def start(*args: str | Path, cwd: Path) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-c", LAUNCH, *map(str, args)],
-        cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=cwd,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
         start_new_session=True,
-    )  # fmt: skip
+    )
 
 
 def session(sid: int) -> dict[int, str]:
@@ -101,8 +106,18 @@ def processes():
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_run_stops_within_a_second_of_a_signal(tmp_path, processes, signum):
     out = tmp_path / "result"
-    child = start("run", "dumbbell-1g", *FAST, "--set", "duration_s=1e6", "--set",
-                  "trace.interval_s=10", "--out", out, cwd=tmp_path)  # fmt: skip
+    child = start(
+        "run",
+        "dumbbell-1g",
+        *FAST,
+        "--set",
+        "duration_s=1e6",
+        "--set",
+        "trace.interval_s=10",
+        "--out",
+        out,
+        cwd=tmp_path,
+    )
     processes.append(child)
     wait_for(lambda: main_started(child.pid), 30, "the command to start")
     time.sleep(0.5)  # into the core's run
@@ -118,8 +133,18 @@ def test_run_stops_within_a_second_of_a_signal(tmp_path, processes, signum):
 
 
 def sweep_args(out: Path, grid: str, jobs: int = 2) -> list[str]:
-    return ["sweep", "dumbbell-1g", *FAST, *SPARSE, "--grid", grid, "--jobs", str(jobs),
-            "--out", str(out)]  # fmt: skip
+    return [
+        "sweep",
+        "dumbbell-1g",
+        *FAST,
+        *SPARSE,
+        "--grid",
+        grid,
+        "--jobs",
+        str(jobs),
+        "--out",
+        str(out),
+    ]
 
 
 def read_until(child: subprocess.Popen[str], finished_runs: int) -> list[str]:
@@ -161,7 +186,9 @@ def test_a_run_whose_worker_aborts_fails_alone_and_is_retried_alone(tmp_path, pr
     stdout, _ = again.communicate(timeout=60)
     progress = [line for line in stdout.splitlines() if line.startswith("[")]
     assert len(progress) == 1 and failed["key"] in progress[0]
-    assert {p.name: p.stat().st_mtime_ns for p in (out / "runs").iterdir() if p.is_dir()} == complete
+    assert {
+        p.name: p.stat().st_mtime_ns for p in (out / "runs").iterdir() if p.is_dir()
+    } == complete
 
 
 def test_a_panicking_or_raising_worker_is_recorded_with_its_error():
@@ -236,8 +263,21 @@ def test_max_memory_fails_the_oversized_runs_alone(tmp_path, cli):
     # Estimated 50, 100 and 170 MB (the trace grows as the interval shrinks). The
     # middle one passes the estimate but outgrows the cap in its worker.
     grid = "trace.interval_s=0.01,5e-6,2e-6"
-    done = cli("sweep", "dumbbell-1g", *FAST, "--set", "duration_s=0.5", "--grid", grid,
-               "--jobs", "2", "--max-memory", "120M", "--out", out)  # fmt: skip
+    done = cli(
+        "sweep",
+        "dumbbell-1g",
+        *FAST,
+        "--set",
+        "duration_s=0.5",
+        "--grid",
+        grid,
+        "--jobs",
+        "2",
+        "--max-memory",
+        "120M",
+        "--out",
+        out,
+    )
     assert done.returncode == 1, done.stderr
     summary = pd.read_parquet(out / "summary.parquet").set_index("trace.interval_s")
     assert list(summary["status"]) == ["ok", "failed", "failed"]
@@ -255,30 +295,63 @@ def test_max_memory_fails_the_oversized_runs_alone(tmp_path, cli):
 
 
 def test_run_max_memory_refuses_or_stops_an_oversized_run(tmp_path, cli):
-    done = cli("run", "dumbbell-1g", *FAST, "--set", "duration_s=0.5", "--set",
-               "trace.interval_s=2e-6", "--max-memory", "120M", "--out", tmp_path / "r")  # fmt: skip
+    done = cli(
+        "run",
+        "dumbbell-1g",
+        *FAST,
+        "--set",
+        "duration_s=0.5",
+        "--set",
+        "trace.interval_s=2e-6",
+        "--max-memory",
+        "120M",
+        "--out",
+        tmp_path / "r",
+    )
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert done.stderr.startswith("wavecc: error: the core estimates this run needs ")
     assert "more than max_memory 120M" in done.stderr
     assert not (tmp_path / "r").exists()
 
     # Within the estimate, but beyond the cap once it runs: one line, nothing written.
-    grew = cli("run", "dumbbell-1g", *FAST, "--set", "duration_s=0.5", "--set",
-               "trace.interval_s=5e-6", "--max-memory", "120M", "--out", tmp_path / "r")  # fmt: skip
+    grew = cli(
+        "run",
+        "dumbbell-1g",
+        *FAST,
+        "--set",
+        "duration_s=0.5",
+        "--set",
+        "trace.interval_s=5e-6",
+        "--max-memory",
+        "120M",
+        "--out",
+        tmp_path / "r",
+    )
     assert grew.returncode == 2 and grew.stderr.count("\n") == 1, grew.stderr
     assert grew.stderr.startswith("wavecc: error: the run failed within max_memory 120M: ")
     assert not (tmp_path / "r").exists()
 
-    capped = cli("run", "dumbbell-1g", *FAST, "--set", "duration_s=0.5", "--max-memory", "1G",
-                 "--no-figure", "--out", tmp_path / "ok")  # fmt: skip
+    capped = cli(
+        "run",
+        "dumbbell-1g",
+        *FAST,
+        "--set",
+        "duration_s=0.5",
+        "--max-memory",
+        "1G",
+        "--no-figure",
+        "--out",
+        tmp_path / "ok",
+    )
     assert capped.returncode == 0, capped.stderr
     assert (tmp_path / "ok" / "summary.json").is_file()
 
 
 @pytest.mark.parametrize("size", ["lots", "0", "1.5.2G", "2X"])
 def test_a_bad_max_memory_is_one_line_and_exit_2(tmp_path, cli, size):
-    done = cli("sweep", "dumbbell-1g", "--grid", "cca=cubic", "--max-memory", size,
-               "--out", tmp_path / "s")  # fmt: skip
+    done = cli(
+        "sweep", "dumbbell-1g", "--grid", "cca=cubic", "--max-memory", size, "--out", tmp_path / "s"
+    )
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert done.stderr.startswith("wavecc: error: --max-memory: expected a size such as 2G")
     assert not (tmp_path / "s").exists()
@@ -299,8 +372,11 @@ def test_run_reports_progress_and_a_raising_callback_stops_it():
 
     started = time.monotonic()
     with pytest.raises(Enough):
-        wavecc.run("dumbbell-1g", overrides=["path.rate_bps=1e8", "duration_s=1e6",
-                                             "trace.interval_s=10"], progress=progress)  # fmt: skip
+        wavecc.run(
+            "dumbbell-1g",
+            overrides=["path.rate_bps=1e8", "duration_s=1e6", "trace.interval_s=10"],
+            progress=progress,
+        )
     assert time.monotonic() - started < 10
     assert [d for _, d in seen] == [1e6] * 3
     assert 0 < seen[0][0] < seen[1][0] < seen[2][0] < 1e6
@@ -311,10 +387,25 @@ def test_run_shows_a_progress_bar_on_a_terminal(tmp_path, processes):
 
     terminal, child_end = pty.openpty()
     child = subprocess.Popen(
-        [sys.executable, "-c", LAUNCH, "run", "dumbbell-1g", *FAST, "--set", "duration_s=1e6",
-         "--set", "trace.interval_s=10", "--out", str(tmp_path / "r")],
-        stdout=child_end, stderr=subprocess.PIPE, text=True, start_new_session=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-c",
+            LAUNCH,
+            "run",
+            "dumbbell-1g",
+            *FAST,
+            "--set",
+            "duration_s=1e6",
+            "--set",
+            "trace.interval_s=10",
+            "--out",
+            str(tmp_path / "r"),
+        ],
+        stdout=child_end,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
     processes.append(child)
     os.close(child_end)
     shown = b""

@@ -20,9 +20,16 @@ def summary() -> pd.DataFrame:
     for cca, base in (("cubic", 900.0), ("bbr", 800.0), ("newreno", 600.0)):
         for loss, factor in ((0.0, 1.0), (1e-8, 0.6), (1e-7, 0.2)):
             for seed in (1, 2, 3):
-                rows.append({"cca": cca, "path.loss.per_byte": loss, "seed": seed, "status": "ok",
-                             "goodput_mbps": base * factor + seed,
-                             "mean_rtt_ms": 20 + 5 * factor + seed / 10})  # fmt: skip
+                rows.append(
+                    {
+                        "cca": cca,
+                        "path.loss.per_byte": loss,
+                        "seed": seed,
+                        "status": "ok",
+                        "goodput_mbps": base * factor + seed,
+                        "mean_rtt_ms": 20 + 5 * factor + seed / 10,
+                    }
+                )
     return pd.DataFrame(rows)
 
 
@@ -87,8 +94,13 @@ def test_ellipse_plot_draws_each_contour(summary):
 
 def test_time_series_shades_nlos_and_dashes_the_udp_line(dumbbell):
     result = copy.copy(dumbbell)
-    summary = dict(dumbbell.summary, ues=[{"ue": 0, "nlos_intervals_s": [[0.5, 0.8], [0.7, 1.0]]},
-                                          {"ue": 1, "nlos_intervals_s": [[1.5, 1.6]]}])  # fmt: skip
+    summary = dict(
+        dumbbell.summary,
+        ues=[
+            {"ue": 0, "nlos_intervals_s": [[0.5, 0.8], [0.7, 1.0]]},
+            {"ue": 1, "nlos_intervals_s": [[1.5, 1.6]]},
+        ],
+    )
     object.__setattr__(result, "summary", summary)
     assert figures.nlos_intervals(summary) == [(0.5, 1.0), (1.5, 1.6)]
     fig = figures.time_series(result, udp=950.0)
@@ -112,8 +124,21 @@ def test_time_series_without_ues_or_udp(dumbbell):
 
 def test_radio_traces_from_ues_and_rlc(tmp_path):
     t = np.arange(0, 2, 0.1)
-    ues = pd.concat([pd.DataFrame({"time_s": t, "ue": ue, "sinr_db": 20 - 10 * ue + np.sin(t),
-                                   "mcs": 20, "los": t < 1, "cell": 0}) for ue in (0, 1)])  # fmt: skip
+    ues = pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "time_s": t,
+                    "ue": ue,
+                    "sinr_db": 20 - 10 * ue + np.sin(t),
+                    "mcs": 20,
+                    "los": t < 1,
+                    "cell": 0,
+                }
+            )
+            for ue in (0, 1)
+        ]
+    )
     rlc = pd.concat(
         [pd.DataFrame({"time_s": t, "ue": ue, "bytes": 1e6 * t, "drops": 0}) for ue in (0, 1)]
     )
@@ -140,13 +165,19 @@ RADIO = {
     "duration_s": 30,
     "radio": {
         "gnbs": [{"position": [0.0, 0.0, 15.0]}],
-        "obstacles": [{"class": "building", "x": [2, 10], "y": [67, 74], "z": [0, 30]},
-                      {"class": "tree", "x": [15, 16], "y": [70, 71], "z": [0, 8]}],
-        "ues": [{"position": [0.0, 68.0, 1.5], "legs": [{"at_s": 1, "velocity": [1.5, 0, 0]},
-                                                        {"at_s": 11, "velocity": [0, 0, 0]}]},
-                {"position": [5.0, 5.0, 1.5], "waypoints": [{"to": [5.0, 50.0, 1.5], "speed_mps": 2}]}],
+        "obstacles": [
+            {"class": "building", "x": [2, 10], "y": [67, 74], "z": [0, 30]},
+            {"class": "tree", "x": [15, 16], "y": [70, 71], "z": [0, 8]},
+        ],
+        "ues": [
+            {
+                "position": [0.0, 68.0, 1.5],
+                "legs": [{"at_s": 1, "velocity": [1.5, 0, 0]}, {"at_s": 11, "velocity": [0, 0, 0]}],
+            },
+            {"position": [5.0, 5.0, 1.5], "waypoints": [{"to": [5.0, 50.0, 1.5], "speed_mps": 2}]},
+        ],
     },
-}  # fmt: skip
+}
 
 
 def test_ue_paths_follow_legs_and_waypoints():
@@ -162,8 +193,9 @@ def test_scenario_map_draws_obstacles_gnbs_and_paths(tmp_path):
     ax = fig.axes[0]
     boxes = [p for p in ax.patches if isinstance(p, Rectangle)]
     assert [(b.get_x(), b.get_y(), b.get_width(), b.get_height()) for b in boxes] == [
-        (2, 67, 8, 7), (15, 70, 1, 1),
-    ]  # fmt: skip
+        (2, 67, 8, 7),
+        (15, 70, 1, 1),
+    ]
     assert to_hex(boxes[1].get_facecolor()) == figures.OBSTACLE_COLORS["tree"]
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert labels == ["building", "tree", "gNB", "UE 0 path", "UE 1 path"]

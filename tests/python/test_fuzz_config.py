@@ -25,9 +25,32 @@ MAX_DURATION_S = 0.05
 BUILTINS = {sid: tomllib.loads(_core.builtin_scenario(sid)) for sid, _ in _core.builtin_scenarios()}
 
 EDGE_NUMBERS = [
-    0, -1, 1, 2, 0.5, -0.0, 1e-12, 1e-9, 1e-6, 1e6, 1e6 + 1, 1.9e10, 1e12, 1e13, 1e300, -1e300,
-    2**32 - 1, 2**32, 2**53 + 1, 2**64 - 1, 2**64, -(2**63), math.nan, math.inf, -math.inf,
-]  # fmt: skip
+    0,
+    -1,
+    1,
+    2,
+    0.5,
+    -0.0,
+    1e-12,
+    1e-9,
+    1e-6,
+    1e6,
+    1e6 + 1,
+    1.9e10,
+    1e12,
+    1e13,
+    1e300,
+    -1e300,
+    2**32 - 1,
+    2**32,
+    2**53 + 1,
+    2**64 - 1,
+    2**64,
+    -(2**63),
+    math.nan,
+    math.inf,
+    -math.inf,
+]
 
 values = st.recursive(
     st.sampled_from(EDGE_NUMBERS)
@@ -37,7 +60,9 @@ values = st.recursive(
     | st.none()
     | st.sampled_from(["", "bbr", "udp", "onoff", "ns3", "3gpp", "building", "x" * 100])
     | st.text(max_size=8),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+    ),
     max_leaves=6,
 )
 
@@ -81,7 +106,11 @@ def configs(draw: st.DrawFn) -> Any:
             parent.extend([parent[last]] * draw(st.integers(1, 3)))
     if isinstance(config, dict):
         duration = config.get("duration_s")
-        if isinstance(duration, (int, float)) and not isinstance(duration, bool) and duration > MAX_DURATION_S:
+        if (
+            isinstance(duration, (int, float))
+            and not isinstance(duration, bool)
+            and duration > MAX_DURATION_S
+        ):
             config["duration_s"] = MAX_DURATION_S
     return config
 
@@ -119,7 +148,9 @@ def campaign(examples: int) -> None:
         if done % 10_000 == 0:
             print(f"{done} examples", flush=True)
 
-    options = settings(max_examples=examples, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+    options = settings(
+        max_examples=examples, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+    )
     given(configs())(options(counted))()
     print(f"{done} examples, no failure", flush=True)
 

@@ -98,7 +98,11 @@ needs_compiler = pytest.mark.skipif(_cannot_build() is not None, reason=str(_can
 
 def _wavecc(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "wavecc", *args], capture_output=True, text=True, timeout=60, check=False
+        [sys.executable, "-m", "wavecc", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
     )
 
 
@@ -152,7 +156,9 @@ def test_missing_tools_name_the_apt_packages(monkeypatch, capsys, tmp_path):
     monkeypatch.setattr(shutil, "which", lambda tool: None)
     assert cli.main(["kernel", "build", "--out", str(tmp_path / "out")]) == 2
     err = capsys.readouterr().err
-    assert err == f"wavecc: error: clang and bpftool not found: install with `{kernel.APT_INSTALL}`\n"
+    assert (
+        err == f"wavecc: error: clang and bpftool not found: install with `{kernel.APT_INSTALL}`\n"
+    )
     assert not (tmp_path / "out").exists()
 
 
@@ -331,13 +337,29 @@ def test_the_logic_headers_compile_natively_and_follow_the_simulator(tmp_path):
     source, binary = tmp_path / "cases.c", tmp_path / "cases"
     source.write_text(NATIVE_CASES)
     compiled = subprocess.run(
-        [_native_compiler(), "-O2", "-Wall", "-Wextra", "-Werror", "-I", str(kernel.sources_dir()),
-         str(source), "-o", str(binary)],
-        capture_output=True, text=True, check=False,
+        [
+            _native_compiler(),
+            "-O2",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-I",
+            str(kernel.sources_dir()),
+            str(source),
+            "-o",
+            str(binary),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert compiled.returncode == 0, compiled.stderr
-    out = dict(line.split() for line in subprocess.run(
-        [str(binary)], capture_output=True, text=True, check=True).stdout.splitlines())
+    out = dict(
+        line.split()
+        for line in subprocess.run(
+            [str(binary)], capture_output=True, text=True, check=True
+        ).stdout.splitlines()
+    )
     got = {key: int(value) for key, value in out.items()}
     q16 = 1 << 16
     assert got["isqrt_wrong"] == 0
@@ -346,7 +368,12 @@ def test_the_logic_headers_compile_natively_and_follow_the_simulator(tmp_path):
     assert got["mss_ssthresh_90"] == 45
     # MRVHS: b(1000) = 0.33, b(5000) = 0.25, b(30) = 0.5, the floor 2, b = 0.09 above the table.
     assert [got[f"mrvhs_ssthresh_{w}"] for w in (1000, 5000, 30, 3, 1000000)] == [
-        670, 3750, 15, 2, 910000]
+        670,
+        3750,
+        15,
+        2,
+        910000,
+    ]
     # D-TCP: twice the initial window; N = 2 after the first epoch; after the second
     # B_I = 1.01e6 B/s, BW_E = 1.105e6, N = 3 + (0.095 / 0.221) x 2 = 3.8597285.
     assert got["dtcp_initial_cwnd"] == 20
@@ -364,7 +391,11 @@ def test_the_logic_headers_compile_natively_and_follow_the_simulator(tmp_path):
     # FB-TCP: C1 adds 120 (trace code 10), ssthresh = max(inf, 0.75 x 1120) = inf;
     # D6 halves and lowers ssthresh to cwnd' - 1, then max with 0.75 cwnd'.
     assert (got["fbtcp_rule"], got["fbtcp_cwnd"], got["fbtcp_ssthresh"]) == (10, 1120, 0x7FFFFFFF)
-    assert (got["fbtcp_d6_rule"], got["fbtcp_d6_cwnd"], got["fbtcp_d6_ssthresh"]) == (1060, 500, 499)
+    assert (got["fbtcp_d6_rule"], got["fbtcp_d6_cwnd"], got["fbtcp_d6_ssthresh"]) == (
+        1060,
+        500,
+        499,
+    )
     assert got["fbtcp_loss_ssthresh"] == 799
 
 
@@ -390,14 +421,42 @@ def namespaces():
     try:
         _sh("ip", "netns", "add", client)
         _sh("ip", "netns", "add", server)
-        _sh("ip", "link", "add", f"{tag}c", "netns", client, "type", "veth",
-            "peer", "name", f"{tag}s", "netns", server)
+        _sh(
+            "ip",
+            "link",
+            "add",
+            f"{tag}c",
+            "netns",
+            client,
+            "type",
+            "veth",
+            "peer",
+            "name",
+            f"{tag}s",
+            "netns",
+            server,
+        )
         for ns, dev, addr in ((client, f"{tag}c", CLIENT), (server, f"{tag}s", SERVER)):
             _sh("ip", "-n", ns, "addr", "add", f"{addr}/24", "dev", dev)
             _sh("ip", "-n", ns, "link", "set", dev, "up")
             _sh("ip", "-n", ns, "link", "set", "lo", "up")
-        _sh("tc", "-n", client, "qdisc", "add", "dev", f"{tag}c", "root", "tbf",
-            "rate", RATE, "burst", "64kb", "latency", "5ms")
+        _sh(
+            "tc",
+            "-n",
+            client,
+            "qdisc",
+            "add",
+            "dev",
+            f"{tag}c",
+            "root",
+            "tbf",
+            "rate",
+            RATE,
+            "burst",
+            "64kb",
+            "latency",
+            "5ms",
+        )
         yield client, server
     finally:
         for ns in (client, server):
@@ -409,14 +468,29 @@ def _transfer(namespaces: tuple[str, str], cca: str, script: Path) -> dict:
     client, server = namespaces
     receiver = subprocess.Popen(
         ["ip", "netns", "exec", server, sys.executable, str(script), "receive", SERVER, str(PORT)],
-        stdout=subprocess.PIPE, text=True,
+        stdout=subprocess.PIPE,
+        text=True,
     )
     try:
         assert receiver.stdout.readline().strip() == "ready"
         sender = subprocess.run(
-            ["ip", "netns", "exec", client, sys.executable, str(script), "send", SERVER,
-             str(PORT), cca, str(TRANSFER_BYTES)],
-            capture_output=True, text=True, timeout=30, check=False,
+            [
+                "ip",
+                "netns",
+                "exec",
+                client,
+                sys.executable,
+                str(script),
+                "send",
+                SERVER,
+                str(PORT),
+                cca,
+                str(TRANSFER_BYTES),
+            ],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
         )
         assert sender.returncode == 0, sender.stderr
         received = json.loads(receiver.stdout.readline())
@@ -446,9 +520,11 @@ def test_each_algorithm_carries_50_mb_and_unloads_cleanly(name, build_dir, names
     assert result["cca"] == name
     assert result["bytes"] == TRANSFER_BYTES
     mbps = result["bytes"] * 8 / result["seconds"] / 1e6
-    print(f"{name}: {result['seconds']:.2f} s for 50 MiB, {mbps:.0f} Mb/s, "
-          f"{result['retransmissions']} retransmissions, final cwnd {result['cwnd']}, "
-          f"srtt {result['rtt_us']} us")
+    print(
+        f"{name}: {result['seconds']:.2f} s for 50 MiB, {mbps:.0f} Mb/s, "
+        f"{result['retransmissions']} retransmissions, final cwnd {result['cwnd']}, "
+        f"srtt {result['rtt_us']} us"
+    )
     assert 100 < mbps < 330, f"{mbps:.0f} Mb/s over a {RATE} tbf"
     assert kernel.struct_ops_maps() == before
     assert _released(programs)
@@ -476,10 +552,12 @@ def test_a_verifier_rejection_is_one_line_then_the_log(monkeypatch, tmp_path, ca
     sources = tmp_path / "bpf"
     shutil.copytree(kernel.sources_dir(), sources)
     ops = sources / "rtt_variation_ops.h"
-    ops.write_text(ops.read_text().replace(
-        "rttv_init(wavecc_priv(sk), wavecc_tp(sk)->snd_cwnd);",
-        "rttv_init(wavecc_priv(sk), wavecc_tp(sk)->snd_cwnd);\n\twavecc_tp(sk)->srtt_us = 0;",
-    ))
+    ops.write_text(
+        ops.read_text().replace(
+            "rttv_init(wavecc_priv(sk), wavecc_tp(sk)->snd_cwnd);",
+            "rttv_init(wavecc_priv(sk), wavecc_tp(sk)->snd_cwnd);\n\twavecc_tp(sk)->srtt_us = 0;",
+        )
+    )
     monkeypatch.setattr(kernel, "sources_dir", lambda: sources)
     before = kernel.struct_ops_maps()
     assert cli.main(["kernel", "load", "rttv", "--out", str(tmp_path / "out")]) == 2
@@ -496,10 +574,30 @@ def test_dtcp_takes_a_sinr_hint_from_its_map(build_dir, namespaces, tmp_path):
     try:
         # 12.5 dB, valid: the map's value is {s32 sinr_mdb, u32 valid}.
         value = (12500).to_bytes(4, "little") + (1).to_bytes(4, "little")
-        _sh("bpftool", "map", "update", "name", "dtcp_sinr", "key", "hex", "00", "00", "00",
-            "00", "value", "hex", *(f"{b:02x}" for b in value))
-        dump = json.loads(subprocess.run(["bpftool", "-j", "map", "dump", "name", "dtcp_sinr"],
-                                         capture_output=True, text=True, check=True).stdout)
+        _sh(
+            "bpftool",
+            "map",
+            "update",
+            "name",
+            "dtcp_sinr",
+            "key",
+            "hex",
+            "00",
+            "00",
+            "00",
+            "00",
+            "value",
+            "hex",
+            *(f"{b:02x}" for b in value),
+        )
+        dump = json.loads(
+            subprocess.run(
+                ["bpftool", "-j", "map", "dump", "name", "dtcp_sinr"],
+                capture_output=True,
+                text=True,
+                check=True,
+            ).stdout
+        )
         assert bytes(int(b, 16) for b in dump[0]["value"]) == value
         script = tmp_path / "traffic.py"
         script.write_text(TRAFFIC)

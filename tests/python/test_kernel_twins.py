@@ -16,8 +16,9 @@ from wavecc import kernel_twins
 
 
 def _wavecc(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "wavecc", *args], capture_output=True,
-                          text=True, check=False)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "wavecc", *args], capture_output=True, text=True, check=False
+    )
 
 
 def _goodput(cca: str, *overrides: str) -> dict:
@@ -37,8 +38,18 @@ def test_fixed_point_true_runs_the_kernel_arithmetic():
 
 
 def test_fixed_point_refuses_the_other_parameters():
-    run = _wavecc("run", "dumbbell-1g", "--cca", "mss", "--set", "duration_s=1",
-                  "--set", "flows.0.cc.fixed_point=true", "--set", "flows.0.cc.beta=0.5")  # fmt: skip
+    run = _wavecc(
+        "run",
+        "dumbbell-1g",
+        "--cca",
+        "mss",
+        "--set",
+        "duration_s=1",
+        "--set",
+        "flows.0.cc.fixed_point=true",
+        "--set",
+        "flows.0.cc.beta=0.5",
+    )
     assert run.returncode == 2
     lines = run.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("wavecc: error: flows[0].cc"), run.stderr
@@ -46,8 +57,18 @@ def test_fixed_point_refuses_the_other_parameters():
 
 
 def test_twins_prints_the_comparison_table():
-    out = _wavecc("kernel", "twins", "--duration", "1", "--seeds", "1,2", "--scenarios",
-                  "dumbbell-1g", "--cca", "mss,dtcp")  # fmt: skip
+    out = _wavecc(
+        "kernel",
+        "twins",
+        "--duration",
+        "1",
+        "--seeds",
+        "1,2",
+        "--scenarios",
+        "dumbbell-1g",
+        "--cca",
+        "mss,dtcp",
+    )
     assert out.returncode == 0, out.stderr
     rows = [line for line in out.stdout.splitlines() if line.startswith("| `dumbbell-1g`")]
     assert [row.split("|")[2].strip() for row in rows] == ["`mss`", "`dtcp`"]

@@ -70,14 +70,18 @@ def test_a_thousand_flows_at_most():
 
 def test_both_buffer_limits_are_refused():
     message = rejection(dumbbell(**{"path.buffer_packets": 100}))
-    assert message.startswith("path.buffer_packets: set path.buffer_bytes (2500000) or path.buffer_packets (100), not both")
+    assert message.startswith(
+        "path.buffer_packets: set path.buffer_bytes (2500000) or path.buffer_packets (100), not both"
+    )
     run = wavecc.run(dumbbell(**{"path.buffer_bytes": 0, "path.buffer_packets": 100}))
     assert run.config["path"]["buffer_packets"] == 100
 
 
 def test_a_flow_starting_at_the_end_is_refused():
     message = rejection(dumbbell(**{"flows.0.start_s": 0.2}))
-    assert message.startswith("flows[0].start_s: must be before the end of the run (duration_s = 0.2), got 0.2")
+    assert message.startswith(
+        "flows[0].start_s: must be before the end of the run (duration_s = 0.2), got 0.2"
+    )
 
 
 def radio(ue_position: list[float], **ue: Any) -> dict[str, Any]:
@@ -95,7 +99,9 @@ def radio(ue_position: list[float], **ue: Any) -> dict[str, Any]:
 
 def test_a_ue_inside_a_building_is_refused_and_a_path_through_one_is_not():
     message = rejection(radio([50, 5, 1.5]))
-    assert message == "radio.ues[0].position: [50, 5, 1.5] is inside a building (radio.obstacles[0])"
+    assert (
+        message == "radio.ues[0].position: [50, 5, 1.5] is inside a building (radio.obstacles[0])"
+    )
     walk = {"waypoints": [{"to": [70, 5, 1.5], "speed_mps": 10}]}
     assert wavecc.run(radio([30, 5, 1.5], **walk)).summary["sim_time_s"] == pytest.approx(0.05)
 
@@ -110,7 +116,10 @@ def test_a_ue_inside_a_building_is_refused_and_a_path_through_one_is_not():
             radio([0, 5, 1.5], legs=[{"at_s": 0, "velocity": [1, 0]}]),
             "radio.ues[0].legs[0].velocity: invalid length 2, expected an array of length 3",
         ),
-        (dumbbell(**{"tcp.dupthresh": 1.5}), "tcp.dupthresh: invalid type: floating point `1.5`, expected a whole number from 0 to 4294967295"),
+        (
+            dumbbell(**{"tcp.dupthresh": 1.5}),
+            "tcp.dupthresh: invalid type: floating point `1.5`, expected a whole number from 0 to 4294967295",
+        ),
     ],
 )
 def test_messages_use_plain_words_and_one_key_path_style(config, expected):
@@ -142,12 +151,20 @@ def test_the_legend_lists_twelve_entries_at_most():
     assert labels[0] == "flow 0 (cubic)" and labels[-1] == "+19 more"
     few = copy.deepcopy(config)
     few["flows"] = few["flows"][:3]
-    labels = [t.get_text() for t in figures.time_series(wavecc.run(few)).axes[0].get_legend().get_texts()]
+    labels = [
+        t.get_text() for t in figures.time_series(wavecc.run(few)).axes[0].get_legend().get_texts()
+    ]
     assert labels == ["flow 0 (cubic)", "flow 1 (cubic)", "flow 2 (cubic)"]
 
 
 def test_odd_keys_are_refused_on_one_line():
     # Found by test_fuzz_config: a key holding a newline split the message.
-    assert rejection({**dumbbell(), "\n": None}) == "'\\n': None is not a finite number, string, boolean, list or table, so it cannot be passed to the core"
+    assert (
+        rejection({**dumbbell(), "\n": None})
+        == "'\\n': None is not a finite number, string, boolean, list or table, so it cannot be passed to the core"
+    )
     assert rejection({**dumbbell(), "a\nb": 1}).startswith("a\\nb: unknown field `a\\nb`")
-    assert rejection({**dumbbell(), 5: 1}) == "[5]: 5 is not a finite number, string, boolean, list or table, so it cannot be passed to the core"
+    assert (
+        rejection({**dumbbell(), 5: 1})
+        == "[5]: 5 is not a finite number, string, boolean, list or table, so it cannot be passed to the core"
+    )

@@ -45,8 +45,10 @@ TB_LINES = [
 RTT = "0.12\t0\t0.02\n0.15\t0.02\t0.03\n0.25\t0.03\t0.04\n"
 # Two timeouts (4 -> 1, 2 -> 1); 0 -> 1 is the initial window, 1 -> 1 a change within
 # the first segment.
-CWND = ("0.12\t0\t1\n0.15\t1\t2\n0.18\t2\t3\n0.25\t3\t4\n"
-        "0.26\t4\t1\n0.265\t1\t1\n0.27\t1\t2\n0.28\t2\t1\n")
+CWND = (
+    "0.12\t0\t1\n0.15\t1\t2\n0.18\t2\t3\n0.25\t3\t4\n"
+    "0.26\t4\t1\n0.265\t1\t1\n0.27\t1\t2\n0.28\t2\t1\n"
+)
 # Data SDUs (LCID 3) handed to the RLC at 0.111, 0.1112, 0.1114, 0.1121 s; the UE receives
 # those of 0.111 and 0.1114 (receive time - delay), so the one of 0.1112 was dropped and
 # the one of 0.1121, after the last received, is not counted. LCID 1 lines are signalling.
@@ -62,7 +64,7 @@ PDCP = (
 )
 STDERR = (
     "RxDrop at 0.2\n"
-    "\tCommand being timed: \"s1\"\n"
+    '\tCommand being timed: "s1"\n'
     "\tUser time (seconds): 1.5\n"
     "\tSystem time (seconds): 0.5\n"
     "\tMaximum resident set size (kbytes): 2048\n"
@@ -70,8 +72,14 @@ STDERR = (
 )
 
 
-def write_run(directory: Path, *, command: str = TCP_COMMAND, stdout: str = STDOUT,
-              tb_lines: list[str] = TB_LINES, tcp_traces: bool = True) -> Path:
+def write_run(
+    directory: Path,
+    *,
+    command: str = TCP_COMMAND,
+    stdout: str = STDOUT,
+    tb_lines: list[str] = TB_LINES,
+    tcp_traces: bool = True,
+) -> Path:
     directory.mkdir(parents=True)
     files = {
         "command.txt": command + "\n",
@@ -90,8 +98,13 @@ def write_run(directory: Path, *, command: str = TCP_COMMAND, stdout: str = STDO
 
 
 def convert(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "wavecc.ns3mmwave", "convert", *map(str, args)],
-                          check=False, capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "wavecc.ns3mmwave", "convert", *map(str, args)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def read_rows(out: Path) -> list[dict[str, str]]:
@@ -105,8 +118,13 @@ def test_tcp_summary_fields(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     summary = json.loads((out / "summary.json").read_text())
     assert summary["case"] == {
-        "script": "s1", "transport": "tcp", "tcp_type": "TcpNewReno", "error_rate": 0.0,
-        "rlc_buffer_bytes": 2621440, "rng_run": 2, "sim_time_s": 0.3,
+        "script": "s1",
+        "transport": "tcp",
+        "tcp_type": "TcpNewReno",
+        "error_rate": 0.0,
+        "rlc_buffer_bytes": 2621440,
+        "rng_run": 2,
+        "sim_time_s": 0.3,
         "options": {"tcpType": "TcpNewReno", "errorRate": "0", "simTime": "0.3", "RngRun": "2"},
     }
     assert summary["ns3mmwave_commit"] == COMMIT
@@ -140,17 +158,43 @@ def test_tcp_timeseries(tmp_path: Path) -> None:
     out = tmp_path / "ref"
     assert convert(write_run(tmp_path / "run"), out).returncode == 0
     assert read_rows(out) == [
-        {"t_s": "0.1", "sink_goodput_mbps": "0.0", "srtt_mean_ms": "", "cwnd_segments_last": "",
-         "dl_sinr_mean_db": "20.00", "dl_tb_count": "1", "dl_tb_errors": "0", "dl_tb_bytes": "100"},
-        {"t_s": "0.2", "sink_goodput_mbps": "1.5", "srtt_mean_ms": "25.00",
-         "cwnd_segments_last": "3", "dl_sinr_mean_db": "26.67", "dl_tb_count": "3",
-         "dl_tb_errors": "1", "dl_tb_bytes": "900"},
-        {"t_s": "0.3", "sink_goodput_mbps": "", "srtt_mean_ms": "40.00", "cwnd_segments_last": "1",
-         "dl_sinr_mean_db": "", "dl_tb_count": "0", "dl_tb_errors": "0", "dl_tb_bytes": "0"},
+        {
+            "t_s": "0.1",
+            "sink_goodput_mbps": "0.0",
+            "srtt_mean_ms": "",
+            "cwnd_segments_last": "",
+            "dl_sinr_mean_db": "20.00",
+            "dl_tb_count": "1",
+            "dl_tb_errors": "0",
+            "dl_tb_bytes": "100",
+        },
+        {
+            "t_s": "0.2",
+            "sink_goodput_mbps": "1.5",
+            "srtt_mean_ms": "25.00",
+            "cwnd_segments_last": "3",
+            "dl_sinr_mean_db": "26.67",
+            "dl_tb_count": "3",
+            "dl_tb_errors": "1",
+            "dl_tb_bytes": "900",
+        },
+        {
+            "t_s": "0.3",
+            "sink_goodput_mbps": "",
+            "srtt_mean_ms": "40.00",
+            "cwnd_segments_last": "1",
+            "dl_sinr_mean_db": "",
+            "dl_tb_count": "0",
+            "dl_tb_errors": "0",
+            "dl_tb_bytes": "0",
+        },
     ]
     assert (out / ".wavecc-output.json").is_file()
     assert sorted(p.name for p in out.iterdir()) == [
-        ".wavecc-output.json", "summary.json", "timeseries_100ms.csv"]
+        ".wavecc-output.json",
+        "summary.json",
+        "timeseries_100ms.csv",
+    ]
 
 
 def test_udp_run_has_no_socket_fields(tmp_path: Path) -> None:
@@ -160,28 +204,47 @@ def test_udp_run_has_no_socket_fields(tmp_path: Path) -> None:
     summary = json.loads((out / "summary.json").read_text())
     assert summary["case"]["transport"] == "udp"
     assert summary["case"]["tcp_type"] is None
-    for field in ("srtt_mean_ms_per_update", "srtt_mean_ms_timeweighted", "srtt_updates",
-                  "srtt_min_ms", "srtt_p95_ms"):
+    for field in (
+        "srtt_mean_ms_per_update",
+        "srtt_mean_ms_timeweighted",
+        "srtt_updates",
+        "srtt_min_ms",
+        "srtt_p95_ms",
+    ):
         assert summary[field] is None
     assert summary["dl_tbs"] == 4
     assert (summary["rlc_drops"], summary["retransmitted_segments"], summary["rto_events"]) == (
-        1, None, None)
+        1,
+        None,
+        None,
+    )
     rows = read_rows(out)
     assert [r["srtt_mean_ms"] for r in rows] == ["", "", ""]
     assert [r["cwnd_segments_last"] for r in rows] == ["", "", ""]
     assert [r["dl_tb_count"] for r in rows] == ["1", "3", "0"]
 
 
-@pytest.mark.parametrize(("lines", "drops"), [
-    # The last SDU received was handed over at 0.1113996 s, printed 0.1114: one unit of
-    # the last digit (1e-6 s below 1 s) takes it in, not the one at 0.111402.
-    (["Tx 0.111 1 1 3 1454 ", "Tx 0.1114 1 1 3 1454 ", "Tx 0.111402 1 1 3 1454 ",
-      "Rx 0.112 1 1 3 1454 600400"], 1),
-    (["Tx 0.111 1 1 3 1454 ", "Rx 0.112 1 1 3 1454 1000000"], 0),
-    (["Tx 0.111 1 1 3 1454 ", "Rx 0.112 1 1 1 32 1000000"], None),  # no data SDU received
-])
+@pytest.mark.parametrize(
+    ("lines", "drops"),
+    [
+        # The last SDU received was handed over at 0.1113996 s, printed 0.1114: one unit of
+        # the last digit (1e-6 s below 1 s) takes it in, not the one at 0.111402.
+        (
+            [
+                "Tx 0.111 1 1 3 1454 ",
+                "Tx 0.1114 1 1 3 1454 ",
+                "Tx 0.111402 1 1 3 1454 ",
+                "Rx 0.112 1 1 3 1454 600400",
+            ],
+            1,
+        ),
+        (["Tx 0.111 1 1 3 1454 ", "Rx 0.112 1 1 3 1454 1000000"], 0),
+        (["Tx 0.111 1 1 3 1454 ", "Rx 0.112 1 1 1 32 1000000"], None),  # no data SDU received
+    ],
+)
 def test_rlc_drops_count_sdus_handed_over_before_the_last_received(
-        tmp_path: Path, lines: list[str], drops: int | None) -> None:
+    tmp_path: Path, lines: list[str], drops: int | None
+) -> None:
     path = tmp_path / "DlPdcpStats.txt"
     path.write_text("\n".join(lines) + "\n")
     assert ns3mmwave.read_rlc_drops(path) == drops
@@ -189,8 +252,13 @@ def test_rlc_drops_count_sdus_handed_over_before_the_last_received(
 
 def test_script_defaults_fill_options_left_out() -> None:
     case = ns3mmwave.parse_command("/b/s3", "command.txt")
-    assert (case.tcp_type, case.error_rate, case.rlc_buffer_bytes, case.sim_time_s,
-            case.rng_run) == ("Tcpfbtcp", 1e-7, 2621440, 20.0, 1)
+    assert (
+        case.tcp_type,
+        case.error_rate,
+        case.rlc_buffer_bytes,
+        case.sim_time_s,
+        case.rng_run,
+    ) == ("Tcpfbtcp", 1e-7, 2621440, 20.0, 1)
     assert ns3mmwave.parse_command("/b/s1", "command.txt").error_rate == 0.0
 
 
@@ -217,19 +285,24 @@ def test_run_without_wall_time_is_refused(tmp_path: Path) -> None:
     assert_refused(convert(run, out), out, "wall_s.txt", "still in progress")
 
 
-@pytest.mark.parametrize(("name", "text", "where"), [
-    ("RxPacketTrace.txt", TB_HEADER + TB_LINES[0] + "DL\t0.1\t1\t2\n", "RxPacketTrace.txt:3"),
-    ("RxPacketTrace.txt", TB_HEADER + TB_LINES[0].replace("20", "x"), "RxPacketTrace.txt:2"),
-    ("RxPacketTrace.txt", TB_HEADER + TB_LINES[0].replace("DL", "XX"), "RxPacketTrace.txt:2"),
-    ("rtt.txt", "0.12\t0\t0.02\n0.15\t0.02\tnan\n", "rtt.txt:2"),
-    ("cwnd.txt", "0.12\t0\t1\n0.10\t1\t2\n", "cwnd.txt:2"),
-    ("DlPdcpStats.txt", PDCP + "Rx 0.2 1 1 3 1454\n", "DlPdcpStats.txt:9"),
-    ("DlPdcpStats.txt", "Tx 0.1 1 1 3 x \n", "DlPdcpStats.txt:1"),
-    ("DlPdcpStats.txt",  # received twice, the last one handed over at 0.05 s, before any
-     "Tx 0.1 1 1 3 1454 \nRx 0.2 1 1 3 1454 1000\nRx 0.3 1 1 3 1454 250000000\n",
-     "fewer handed to the RLC"),
-    ("stdout.txt", STDOUT.replace("1.5 Mbit/s", "1.5 Mbps"), "stdout.txt:4"),
-])
+@pytest.mark.parametrize(
+    ("name", "text", "where"),
+    [
+        ("RxPacketTrace.txt", TB_HEADER + TB_LINES[0] + "DL\t0.1\t1\t2\n", "RxPacketTrace.txt:3"),
+        ("RxPacketTrace.txt", TB_HEADER + TB_LINES[0].replace("20", "x"), "RxPacketTrace.txt:2"),
+        ("RxPacketTrace.txt", TB_HEADER + TB_LINES[0].replace("DL", "XX"), "RxPacketTrace.txt:2"),
+        ("rtt.txt", "0.12\t0\t0.02\n0.15\t0.02\tnan\n", "rtt.txt:2"),
+        ("cwnd.txt", "0.12\t0\t1\n0.10\t1\t2\n", "cwnd.txt:2"),
+        ("DlPdcpStats.txt", PDCP + "Rx 0.2 1 1 3 1454\n", "DlPdcpStats.txt:9"),
+        ("DlPdcpStats.txt", "Tx 0.1 1 1 3 x \n", "DlPdcpStats.txt:1"),
+        (
+            "DlPdcpStats.txt",  # received twice, the last one handed over at 0.05 s, before any
+            "Tx 0.1 1 1 3 1454 \nRx 0.2 1 1 3 1454 1000\nRx 0.3 1 1 3 1454 250000000\n",
+            "fewer handed to the RLC",
+        ),
+        ("stdout.txt", STDOUT.replace("1.5 Mbit/s", "1.5 Mbps"), "stdout.txt:4"),
+    ],
+)
 def test_malformed_line_is_refused(tmp_path: Path, name: str, text: str, where: str) -> None:
     run = write_run(tmp_path / "run")
     (run / name).write_text(text)

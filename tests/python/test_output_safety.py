@@ -78,8 +78,12 @@ def store(tmp_path_factory) -> Path:
 def test_a_users_directory_survives_every_command(cli, thesis, args):
     before = tree(thesis.parent)
     proc = cli(*args)
-    assert_one_error_line(proc, "thesis exists and holds files wavecc did not write",
-                          "'figures', 'notes.txt', 'thesis.tex'", "empty or new directory")  # fmt: skip
+    assert_one_error_line(
+        proc,
+        "thesis exists and holds files wavecc did not write",
+        "'figures', 'notes.txt', 'thesis.tex'",
+        "empty or new directory",
+    )
     assert tree(thesis.parent) == before
 
 
@@ -123,7 +127,10 @@ def test_out_at_the_parent_of_the_working_directory_is_refused(cli, tmp_path):
 
 def test_force_replaces_an_earlier_run_and_only_a_run(cli, tmp_path):
     work = tmp_path / "work"
-    assert cli("run", "dumbbell-1g", *SHORT, "--seed", "1", "--out", "r", "--no-figure").returncode == 0
+    assert (
+        cli("run", "dumbbell-1g", *SHORT, "--seed", "1", "--out", "r", "--no-figure").returncode
+        == 0
+    )
     first = tree(work)
 
     again = cli("run", "dumbbell-1g", *SHORT, "--seed", "2", "--out", "r")
@@ -139,8 +146,11 @@ def test_force_replaces_an_earlier_run_and_only_a_run(cli, tmp_path):
     (work / "r" / "analysis.ipynb").write_text("{}")
     before = tree(work)
     refused = cli("run", "dumbbell-1g", *SHORT, "--out", "r", "--force")
-    assert_one_error_line(refused, "r holds files wavecc did not write ('analysis.ipynb')",
-                          "not replaced even with --force")  # fmt: skip
+    assert_one_error_line(
+        refused,
+        "r holds files wavecc did not write ('analysis.ipynb')",
+        "not replaced even with --force",
+    )
     assert tree(work) == before
 
 

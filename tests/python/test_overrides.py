@@ -223,4 +223,3 @@ def test_the_input_is_never_mutated(config, overrides):
     else:
         assert result is not config
     assert config == before
-

@@ -45,9 +45,17 @@ def test_the_report_is_one_self_contained_page(store):
     assert all(src.startswith("data:image/png;base64,") for src in sources)
     # Nothing is fetched from anywhere: no links, scripts or styles by URL.
     assert not re.search(r'(src|href)="(?!data:)', page)
-    for text in ["Means over seeds", "Percentage improvement", "cubic: total goodput (Mb/s)",
-                 "Throughput-RTT ellipses", "Configs used", "Versions", "path.loss.per_byte",
-                 '"one_way_delay_s"', f"<td>{wavecc.__version__}</td>"]:  # fmt: skip
+    for text in [
+        "Means over seeds",
+        "Percentage improvement",
+        "cubic: total goodput (Mb/s)",
+        "Throughput-RTT ellipses",
+        "Configs used",
+        "Versions",
+        "path.loss.per_byte",
+        '"one_way_delay_s"',
+        f"<td>{wavecc.__version__}</td>",
+    ]:
         assert text in page, text
     assert "Failed runs" not in page
 
@@ -95,12 +103,24 @@ def chromium() -> str:
 def browse(page: Path, screenshot: Path, profile: Path) -> list[str]:
     """Loads `page` in headless Chromium, saves a screenshot, returns the console lines."""
     done = subprocess.run(
-        [chromium(), "--headless", "--disable-gpu", "--no-sandbox", "--no-first-run",
-         f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0",
-         "--hide-scrollbars", "--window-size=1200,2400", f"--screenshot={screenshot}",
-         page.resolve().as_uri()],  # fmt: skip
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+        [
+            chromium(),
+            "--headless",
+            "--disable-gpu",
+            "--no-sandbox",
+            "--no-first-run",
+            f"--user-data-dir={profile}",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--hide-scrollbars",
+            "--window-size=1200,2400",
+            f"--screenshot={screenshot}",
+            page.resolve().as_uri(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     # Chromium writes every console message (log, error, uncaught exception) as
     # `...:CONSOLE:<line>] "<message>", source: <url> (<line>)`.
@@ -129,8 +149,10 @@ def test_the_report_loads_in_chromium_and_shows_its_figures(store, tmp_path):
 def test_the_console_check_catches_errors(tmp_path):
     """The negative control: an error on a page shows up in what `browse` returns."""
     bad = tmp_path / "bad.html"
-    bad.write_text('<!DOCTYPE html><html><head><link rel="icon" href="data:,"></head>'
-                   "<body><script>console.error('oops'); missing();</script></body></html>")  # fmt: skip
+    bad.write_text(
+        '<!DOCTYPE html><html><head><link rel="icon" href="data:,"></head>'
+        "<body><script>console.error('oops'); missing();</script></body></html>"
+    )
     console = browse(bad, tmp_path / "bad.png", tmp_path / "profile")
     assert console[0] == "oops" and "missing is not defined" in console[1]
 
@@ -140,8 +162,16 @@ def test_interval_samples_of_a_store(store):
 
     rs = wavecc.ResultSet.open(store)
     samples = analysis.interval_samples(rs)
-    assert list(samples.columns) == ["cca", "path.loss.per_byte", "seed", "key", "t_s", "flow",
-                                     "goodput_mbps", "rtt_mean_ms"]  # fmt: skip
+    assert list(samples.columns) == [
+        "cca",
+        "path.loss.per_byte",
+        "seed",
+        "key",
+        "t_s",
+        "flow",
+        "goodput_mbps",
+        "rtt_mean_ms",
+    ]
     assert samples["key"].nunique() == 8
     first = rs.load(rs.summary["key"][0]).flows
     assert list(samples[samples["key"] == rs.summary["key"][0]]["goodput_mbps"]) == list(
@@ -155,8 +185,7 @@ def test_a_radio_sweep_gets_the_map_and_the_radio_traces(tmp_path):
     base = wavecc.apply_overrides(wavecc.load_scenario("fbtcp-2"), ["duration_s=3"])
     wavecc.sweep(base, {"cca": ["cubic"]}, jobs=0, out=tmp_path / "radio")
     page = write_report(tmp_path / "radio").read_text()
-    for caption in ("scenario map: obstacles, gNBs and UE paths",
-                    "cubic: SINR and RLC occupancy"):  # fmt: skip
+    for caption in ("scenario map: obstacles, gNBs and UE paths", "cubic: SINR and RLC occupancy"):
         assert f'alt="{caption}"' in page
 
 
@@ -262,13 +291,31 @@ def test_a_runs_numbers_combine_its_flows():
     # Two TCP flows of a 10 s run, the second active for its last 5 s, and a UDP flow
     # (no RTT).
     flows = [
-        {"bytes_delivered": 50_000_000, "goodput_mbps": 40.0, "mean_rtt_ms": 20.0,
-         "p95_rtt_ms": 25.0, "retransmitted_segments": 3, "rto_events": 1},
-        {"bytes_delivered": 25_000_000, "goodput_mbps": 40.0, "mean_rtt_ms": 30.0,
-         "p95_rtt_ms": 40.0, "retransmitted_segments": 2, "rto_events": 0},
-        {"bytes_delivered": 12_500_000, "goodput_mbps": 10.0, "mean_rtt_ms": None,
-         "p95_rtt_ms": None, "retransmitted_segments": 0, "rto_events": 0},
-    ]  # fmt: skip
+        {
+            "bytes_delivered": 50_000_000,
+            "goodput_mbps": 40.0,
+            "mean_rtt_ms": 20.0,
+            "p95_rtt_ms": 25.0,
+            "retransmitted_segments": 3,
+            "rto_events": 1,
+        },
+        {
+            "bytes_delivered": 25_000_000,
+            "goodput_mbps": 40.0,
+            "mean_rtt_ms": 30.0,
+            "p95_rtt_ms": 40.0,
+            "retransmitted_segments": 2,
+            "rto_events": 0,
+        },
+        {
+            "bytes_delivered": 12_500_000,
+            "goodput_mbps": 10.0,
+            "mean_rtt_ms": None,
+            "p95_rtt_ms": None,
+            "retransmitted_segments": 0,
+            "rto_events": 0,
+        },
+    ]
     got = run_metrics({"sim_time_s": 10.0, "flows": flows})
     assert got == {
         "total_goodput_mbps": 70.0,  # 87.5 MB x 8 / 10 s

@@ -20,10 +20,19 @@ from wavecc.reproduce import findings, markdown, quick
 from wavecc.reproduce.core import TABLE_COLUMNS, attach_published, cell, published
 
 IDS = {
-    "fbtcp", "urban", "thesis-benchmarks", "thesis-rttv", "thesis-mss", "thesis-mrvhs",
-    "mateo-blockage", "mateo-handover", "mateo-multiuser", "dtcp-mmwave", "dtcp-bottleneck",
+    "fbtcp",
+    "urban",
+    "thesis-benchmarks",
+    "thesis-rttv",
+    "thesis-mss",
+    "thesis-mrvhs",
+    "mateo-blockage",
+    "mateo-handover",
+    "mateo-multiuser",
+    "dtcp-mmwave",
+    "dtcp-bottleneck",
     "dtcp-fairness",
-}  # fmt: skip
+}
 
 
 def test_every_experiment_the_issue_names_is_registered():
@@ -35,9 +44,7 @@ def test_every_experiment_builds_valid_cases_quick_and_full():
         for quick in (True, False):
             cases = experiment.cases(quick)
             assert cases, experiment.id
-            assert len({c.name for c in cases}) == len(cases), (
-                f"{experiment.id}: case names repeat"
-            )
+            assert len({c.name for c in cases}) == len(cases), f"{experiment.id}: case names repeat"
             # Quick runs are short and use one seed; full ones the seeds' 3 repetitions.
             assert experiment.seeds(quick) == (1 if quick else 3)
         full = sum(c.simulated_s(3) for c in experiment.cases(False))
@@ -52,11 +59,27 @@ def test_an_unknown_experiment_lists_the_known_ones():
 
 def test_published_values_are_matched_and_missing_cells_kept():
     rows = [
-        cell("table3.3", "avg_throughput", "Mb/s", [100.0, 120.0], setting="bdp (2.5 MB)",
-             per_byte=0.0, cca="newreno", scenario="thesis urban"),
-        cell("table3.3", "avg_throughput", "Mb/s", [50.0], setting="bdp (2.5 MB)",
-             per_byte=0.0, cca="rttv", scenario="thesis urban"),
-    ]  # fmt: skip
+        cell(
+            "table3.3",
+            "avg_throughput",
+            "Mb/s",
+            [100.0, 120.0],
+            setting="bdp (2.5 MB)",
+            per_byte=0.0,
+            cca="newreno",
+            scenario="thesis urban",
+        ),
+        cell(
+            "table3.3",
+            "avg_throughput",
+            "Mb/s",
+            [50.0],
+            setting="bdp (2.5 MB)",
+            per_byte=0.0,
+            cca="rttv",
+            scenario="thesis urban",
+        ),
+    ]
     match = ["setting", "per_byte", "cca", "metric"]
     table = attach_published(rows, "001", ("3.3",), match)
     assert list(table.columns) == TABLE_COLUMNS
@@ -74,8 +97,15 @@ def test_published_values_are_matched_and_missing_cells_kept():
     # the table is present even without a run (ours NaN): 80 published + 1 of ours.
     assert math.isnan(float(table[table["cca"] == "rttv"]["published"].iloc[0]))
     pub = published()
-    assert len(table) == len(pub[(pub["seed"] == "001") & (pub["table"] == "3.3")].drop_duplicates(
-        subset=["setting", "per_byte", "cca", "metric"])) + 1  # fmt: skip
+    assert (
+        len(table)
+        == len(
+            pub[(pub["seed"] == "001") & (pub["table"] == "3.3")].drop_duplicates(
+                subset=["setting", "per_byte", "cca", "metric"]
+            )
+        )
+        + 1
+    )
 
 
 def test_the_confidence_interval_of_a_cell_spans_the_repetitions():
@@ -114,7 +144,9 @@ def test_a_quick_reproduction_writes_its_tables_and_figures(tmp_path):
 
 
 def test_a_reproduction_in_one_chosen_stack(tmp_path):
-    done = reproduce.run("dtcp-bottleneck", tmp_path / "out", quick=True, jobs=2, stack="linux", figures=False)
+    done = reproduce.run(
+        "dtcp-bottleneck", tmp_path / "out", quick=True, jobs=2, stack="linux", figures=False
+    )
     assert set(done.runs) == {"linux"} and set(done.summary["stack"]) == {"linux"}
     assert set(pd.read_csv(done.tables["goodput"])["stack"]) == {"linux"}
     assert sorted(p.name for p in (tmp_path / "out" / "runs").iterdir()) == ["linux"]
@@ -134,8 +166,15 @@ QUICK = Path(__file__).resolve().parents[2] / "reproductions" / "quick"
 # the twelve's 264 s with --jobs 2 on this project's two cores, busy with other work).
 # WAVECC_QUICK_ALL=1 regenerates all twelve, as does
 # `python -m wavecc.reproduce.quick check reproductions/quick --jobs 2`.
-DEFAULT_QUICK = ("dtcp-bottleneck", "dtcp-fairness", "mateo-handover", "mateo-multiuser",
-                 "thesis-rttv", "thesis-mrvhs", "thesis-mss")  # fmt: skip
+DEFAULT_QUICK = (
+    "dtcp-bottleneck",
+    "dtcp-fairness",
+    "mateo-handover",
+    "mateo-multiuser",
+    "thesis-rttv",
+    "thesis-mrvhs",
+    "thesis-mss",
+)
 REGENERATE = "python -m wavecc.reproduce.quick write reproductions/quick --jobs 2"
 
 
@@ -144,8 +183,9 @@ def fresh_quick(tmp_path_factory) -> Path:
     """The --quick outputs regenerated from the installed model, like the committed ones."""
     root = tmp_path_factory.mktemp("quick")
     every = os.environ.get("WAVECC_QUICK_ALL") == "1"
-    quick.generate(root, list(reproduce.EXPERIMENTS) if every else DEFAULT_QUICK, jobs=2,
-                   log=lambda line: None)  # fmt: skip
+    quick.generate(
+        root, list(reproduce.EXPERIMENTS) if every else DEFAULT_QUICK, jobs=2, log=lambda line: None
+    )
     return root
 
 
@@ -166,8 +206,12 @@ def test_the_seeds_findings_over_fresh_quick_outputs(fresh_quick):
     # Each regenerated experiment's findings, in both stacks it ran in.
     assert set(fresh) == {reproduce.get(e).stack for e in regenerated} | {"linux"}
     for stack, verdicts in fresh.items():
-        assert set(verdicts) == {f.id for f in findings_in(stack) if set(f.experiments) <= regenerated}
-        assert {k: v["holds"] for k, v in verdicts.items()} == {k: expected[stack][k]["holds"] for k in verdicts}
+        assert set(verdicts) == {
+            f.id for f in findings_in(stack) if set(f.experiments) <= regenerated
+        }
+        assert {k: v["holds"] for k, v in verdicts.items()} == {
+            k: expected[stack][k]["holds"] for k in verdicts
+        }
     assert len(fresh["linux"]) >= 3
 
 
@@ -183,7 +227,11 @@ def test_the_committed_findings_are_those_of_the_committed_tables():
 
 def findings_in(stack: str) -> list[findings.Finding]:
     """The findings whose experiments all run in `stack` (Linux: every finding)."""
-    return [f for f in findings.FINDINGS if all(stack in reproduce.get(e).stacks() for e in f.experiments)]
+    return [
+        f
+        for f in findings.FINDINGS
+        if all(stack in reproduce.get(e).stacks() for e in f.experiments)
+    ]
 
 
 def test_stale_outputs_are_named_by_file_table_and_row(fresh_quick, tmp_path):
@@ -232,20 +280,28 @@ def test_findings_are_checked_per_stack_and_once_for_tables_without_one(tmp_path
     reproduce.run("dtcp-bottleneck", fresh / "dtcp-bottleneck", quick=True, jobs=2, figures=False)
     verdicts = [v for v in findings.evaluate(fresh) if v.holds is not None]
     own = reproduce.get("dtcp-bottleneck").stack
-    assert [(v.finding.id, v.stack) for v in verdicts] == [("dtcp-lossy", own), ("dtcp-lossy", "linux")]
+    assert [(v.finding.id, v.stack) for v in verdicts] == [
+        ("dtcp-lossy", own),
+        ("dtcp-lossy", "linux"),
+    ]
     # A reproduction written before stacks (no stack column) is checked once, as it is.
     legacy = tmp_path / "legacy" / "dtcp-bottleneck" / "tables"
     legacy.mkdir(parents=True)
     for path in (fresh / "dtcp-bottleneck" / "tables").glob("*.csv"):
         frame = pd.read_csv(path)
-        frame[frame["stack"] == "linux"].drop(columns="stack").to_csv(legacy / path.name, index=False)
+        frame[frame["stack"] == "linux"].drop(columns="stack").to_csv(
+            legacy / path.name, index=False
+        )
     [old] = [v for v in findings.evaluate(tmp_path / "legacy") if v.holds is not None]
     assert old.stack is None and old.evidence == verdicts[1].evidence
     assert "(linux)" in findings.describe(verdicts) and "(None)" not in findings.describe([old])
 
 
 def test_markdown_counts_each_stacks_cells_within_10_and_25_percent():
-    frame = pd.DataFrame({"stack": ["a", "a", "a", "b", "b"], "difference_pct": [5.0, -20.0, 40.0, -9.0, math.nan]})
+    frame = pd.DataFrame(
+        {"stack": ["a", "a", "a", "b", "b"], "difference_pct": [5.0, -20.0, 40.0, -9.0, math.nan]}
+    )
     assert markdown.agreement(frame) == {"a": (3, 1, 2), "b": (1, 1, 1)}
     assert markdown.agreement_line(frame) == (
-        "Cells with a published number: a 1/3 within 10%, 2/3 within 25%; b 1/1 within 10%, 1/1 within 25%.")
+        "Cells with a published number: a 1/3 within 10%, 2/3 within 25%; b 1/1 within 10%, 1/1 within 25%."
+    )

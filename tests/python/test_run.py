@@ -13,28 +13,71 @@ import pytest
 import wavecc
 from wavecc import ConfigError
 
-SUMMARY_KEYS = {"name", "seed", "sim_time_s", "wall_time_s", "events", "flows", "queues", "ues", "cells"}
+SUMMARY_KEYS = {
+    "name",
+    "seed",
+    "sim_time_s",
+    "wall_time_s",
+    "events",
+    "flows",
+    "queues",
+    "ues",
+    "cells",
+}
 FLOW_SUMMARY_KEYS = {
-    "flow", "cca", "app", "transport", "goodput_mbps", "bytes_delivered", "mean_rtt_ms",
-    "p50_rtt_ms", "p95_rtt_ms", "min_rtt_ms", "rtt_samples", "segments_sent",
-    "retransmitted_segments", "rto_events", "fast_recovery_episodes",
-    "spurious_retransmissions", "losses",
-}  # fmt: skip
+    "flow",
+    "cca",
+    "app",
+    "transport",
+    "goodput_mbps",
+    "bytes_delivered",
+    "mean_rtt_ms",
+    "p50_rtt_ms",
+    "p95_rtt_ms",
+    "min_rtt_ms",
+    "rtt_samples",
+    "segments_sent",
+    "retransmitted_segments",
+    "rto_events",
+    "fast_recovery_episodes",
+    "spurious_retransmissions",
+    "losses",
+}
 COLUMNS = {
     "flows": [
-        "t_s", "flow", "goodput_mbps", "cwnd_segments", "ssthresh_segments", "inflight_bytes",
-        "srtt_ms", "min_rtt_ms", "rtt_samples", "rtt_mean_ms", "pacing_rate_mbps", "ca_state",
+        "t_s",
+        "flow",
+        "goodput_mbps",
+        "cwnd_segments",
+        "ssthresh_segments",
+        "inflight_bytes",
+        "srtt_ms",
+        "min_rtt_ms",
+        "rtt_samples",
+        "rtt_mean_ms",
+        "pacing_rate_mbps",
+        "ca_state",
         "retransmits",
     ],
     "queues": ["t_s", "queue", "bytes", "packets", "drops_overflow", "drops_random"],
     "cc": ["t_s", "flow", "var", "value"],
     "events": ["t_s", "flow", "kind", "detail", "seq"],
     "ues": [
-        "t_s", "ue", "x_m", "y_m", "cell", "sinr_db", "mcs", "los", "rlc_bytes", "rlc_packets",
-        "rlc_drops", "harq_retx",
+        "t_s",
+        "ue",
+        "x_m",
+        "y_m",
+        "cell",
+        "sinr_db",
+        "mcs",
+        "los",
+        "rlc_bytes",
+        "rlc_packets",
+        "rlc_drops",
+        "harq_retx",
     ],
     "radio_events": ["t_s", "ue", "kind", "cell", "from_cell"],
-}  # fmt: skip
+}
 
 
 def test_the_summary_has_every_field(dumbbell):
@@ -96,7 +139,11 @@ def test_cca_and_seed_apply_to_every_flow_and_the_run():
         cca="newreno",
         seed=7,
         # Flows must start before the end of the run (the built-in starts them 5 s apart).
-        overrides=["duration_s=0.5", "path.rate_bps=1e8", *(f"flows.{i}.start_s=0.1" for i in (1, 2, 3))],
+        overrides=[
+            "duration_s=0.5",
+            "path.rate_bps=1e8",
+            *(f"flows.{i}.start_s=0.1" for i in (1, 2, 3)),
+        ],
     )
     assert [flow["cca"] for flow in result.config["flows"]] == ["newreno"] * 4
     assert [flow["cca"] for flow in result.summary["flows"]] == ["newreno"] * 4

@@ -12,9 +12,17 @@ from wavecc import figures, outdir
 from wavecc.atomic import atomic_directory
 
 FILES = {
-    "summary.json", "config.json", "flows.parquet", "queues.parquet", "cc.parquet",
-    "events.parquet", "ues.parquet", "radio_events.parquet", "figure.png", outdir.MARKER,
-}  # fmt: skip
+    "summary.json",
+    "config.json",
+    "flows.parquet",
+    "queues.parquet",
+    "cc.parquet",
+    "events.parquet",
+    "ues.parquet",
+    "radio_events.parquet",
+    "figure.png",
+    outdir.MARKER,
+}
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
 

@@ -29,8 +29,11 @@ SHORT = ["duration_s=0.5"]
 def run_cli(*args: str | Path, cwd: Path):
     return subprocess.run(
         [sys.executable, "-m", "wavecc", *map(str, args)],
-        cwd=cwd, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
 
 
 def effective(config: dict) -> dict:
@@ -73,8 +76,12 @@ def test_a_stack_is_its_keys_written_out(name):
 
 
 def test_keys_the_user_sets_beat_the_stack():
-    config = resolve("dumbbell-1g", cca="vegas", stack="ns3-3.37",
-                     overrides=["tcp.cc_rtt=sample", "flows.0.cc.integer_windows=false"])  # fmt: skip
+    config = resolve(
+        "dumbbell-1g",
+        cca="vegas",
+        stack="ns3-3.37",
+        overrides=["tcp.cc_rtt=sample", "flows.0.cc.integer_windows=false"],
+    )
     got = effective(config)
     assert got["tcp"]["cc_rtt"] == "sample"  # the user's
     assert got["tcp"]["rtt_granularity_s"] == 0.001  # the stack's
@@ -83,8 +90,20 @@ def test_keys_the_user_sets_beat_the_stack():
 
 
 def test_run_with_a_stack_is_the_harness_reading_and_config_json_shows_it(tmp_path):
-    proc = run_cli("run", "dumbbell-1g", "--stack", "ns3-3.37", "--cca", "vegas",
-                   "--set", "duration_s=2", "--out", "r", "--no-figure", cwd=tmp_path)  # fmt: skip
+    proc = run_cli(
+        "run",
+        "dumbbell-1g",
+        "--stack",
+        "ns3-3.37",
+        "--cca",
+        "vegas",
+        "--set",
+        "duration_s=2",
+        "--out",
+        "r",
+        "--no-figure",
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
     config = json.loads((tmp_path / "r" / "config.json").read_text())
     ns3 = wavecc.stacks()["ns3-3.37"]
@@ -92,7 +111,9 @@ def test_run_with_a_stack_is_the_harness_reading_and_config_json_shows_it(tmp_pa
     assert {k: config["tcp"][k] for k in ns3["tcp"]} == ns3["tcp"]
     assert {k: config["flows"][0]["cc"][k] for k in ns3["cc"]["vegas"]} == ns3["cc"]["vegas"]
     summary = json.loads((tmp_path / "r" / "summary.json").read_text())
-    by_hand = wavecc.run(with_keys_set(resolve("dumbbell-1g", cca="vegas", overrides=["duration_s=2"]), ns3))
+    by_hand = wavecc.run(
+        with_keys_set(resolve("dumbbell-1g", cca="vegas", overrides=["duration_s=2"]), ns3)
+    )
     assert summary["flows"][0]["goodput_mbps"] == by_hand.summary["flows"][0]["goodput_mbps"]
     linux = wavecc.run("dumbbell-1g", cca="vegas", overrides=["duration_s=2"])
     # ns-3's Vegas never fills the path (docs/validation.md), Linux's does.
@@ -111,8 +132,21 @@ def test_sweep_takes_a_stack_and_sweeps_over_stacks(tmp_path):
 
 
 def test_sweep_cli_stack_reaches_every_run(tmp_path):
-    proc = run_cli("sweep", "dumbbell-1g", "--set", "duration_s=0.3", "--grid", "cca=cubic,bbr",
-                   "--stack", "ns3-3.37", "--jobs", "0", "--out", "s", cwd=tmp_path)  # fmt: skip
+    proc = run_cli(
+        "sweep",
+        "dumbbell-1g",
+        "--set",
+        "duration_s=0.3",
+        "--grid",
+        "cca=cubic,bbr",
+        "--stack",
+        "ns3-3.37",
+        "--jobs",
+        "0",
+        "--out",
+        "s",
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stderr
     store = wavecc.ResultSet.open(tmp_path / "s")
     for key in store.summary["key"]:
@@ -124,9 +158,29 @@ def test_sweep_cli_stack_reaches_every_run(tmp_path):
     "args",
     [
         ["run", "dumbbell-1g", "--stack", "bsd", "--out", "x"],
-        ["sweep", "dumbbell-1g", "--grid", "cca=cubic", "--stack", "bsd", "--jobs", "0", "--out", "x"],
+        [
+            "sweep",
+            "dumbbell-1g",
+            "--grid",
+            "cca=cubic",
+            "--stack",
+            "bsd",
+            "--jobs",
+            "0",
+            "--out",
+            "x",
+        ],
         ["reproduce", "mateo-handover", "--quick", "--stack", "bsd", "--out", "x"],
-        ["validate", "ns3", "--stack", "bsd", "--ns3-dir", REPO / "validation" / "ns3", "--out", "x"],
+        [
+            "validate",
+            "ns3",
+            "--stack",
+            "bsd",
+            "--ns3-dir",
+            REPO / "validation" / "ns3",
+            "--out",
+            "x",
+        ],
     ],
     ids=["run", "sweep", "reproduce", "validate"],
 )
@@ -145,9 +199,17 @@ def test_an_unknown_stack_in_the_api():
 
 
 # docs/validation.md's switch tables, one per stack: "| where | switch (<stack> stack) | ... |".
-DOC_ROWS = {"NewReno": "newreno", "CUBIC": "cubic", "HighSpeed": "highspeed", "BBR": "bbr",
-            "Vegas": "vegas", "Scalable": "scalable", "YeAH": "yeah", "Westwood+": "westwood",
-            "FB-TCP": "fbtcp"}  # fmt: skip
+DOC_ROWS = {
+    "NewReno": "newreno",
+    "CUBIC": "cubic",
+    "HighSpeed": "highspeed",
+    "BBR": "bbr",
+    "Vegas": "vegas",
+    "Scalable": "scalable",
+    "YeAH": "yeah",
+    "Westwood+": "westwood",
+    "FB-TCP": "fbtcp",
+}
 
 
 def documented_switches(stack: str) -> tuple[dict, dict]:
@@ -193,4 +255,7 @@ def test_ns3_3_29_is_the_paper_simulators_socket():
     assert stack["cc"]["cubic"]["beta"] == 0.8
     assert stack["cc"]["fbtcp"]["rate_source"] == "sink"
     got = effective(resolve("fbtcp-2", cca="fbtcp", stack="ns3-3.29"))
-    assert got["tcp"]["recovery_sends"] == "ns3-3.29" and got["flows"][0]["cc"]["cycle_end"] == "reached"
+    assert (
+        got["tcp"]["recovery_sends"] == "ns3-3.29"
+        and got["flows"][0]["cc"]["cycle_end"] == "reached"
+    )

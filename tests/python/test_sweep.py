@@ -39,8 +39,11 @@ def test_expand_is_the_cartesian_product_times_seeds(base):
     points = sweeping.expand(base, GRID, seeds=3)
     assert len(points) == 2 * 2 * 3
     assert [(p.values["cca"], p.values["path.one_way_delay_s"], p.seed) for p in points[:4]] == [
-        ("cubic", 0.005, 1), ("cubic", 0.005, 2), ("cubic", 0.005, 3), ("cubic", 0.01, 1),
-    ]  # fmt: skip
+        ("cubic", 0.005, 1),
+        ("cubic", 0.005, 2),
+        ("cubic", 0.005, 3),
+        ("cubic", 0.01, 1),
+    ]
     assert len({p.key for p in points}) == 12
     first = points[0].config
     assert first["flows"][0]["cca"] == "cubic" and first["path"]["one_way_delay_s"] == 0.005
@@ -114,8 +117,16 @@ def test_a_sweep_writes_every_run_and_a_summary(base, tmp_path):
     summary = pd.read_parquet(out / "summary.parquet")
     pd.testing.assert_frame_equal(summary, rs.summary)
     assert len(summary) == 8
-    for column in ["cca", "path.one_way_delay_s", "seed", "key", "status", "error",
-                   "wall_time_s", *METRICS]:  # fmt: skip
+    for column in [
+        "cca",
+        "path.one_way_delay_s",
+        "seed",
+        "key",
+        "status",
+        "error",
+        "wall_time_s",
+        *METRICS,
+    ]:
         assert column in summary.columns, column
     assert set(summary["status"]) == {"ok"} and rs.failed == []
     assert sorted(summary["cca"].unique()) == ["cubic", "newreno"]
@@ -243,11 +254,14 @@ def test_wavecc_sweep_is_the_function_after_its_module_is_imported():
     [
         ("cca=cubic,bbr", "cca", ["cubic", "bbr"]),
         ("path.loss.per_byte=0,1e-8,1e-7", "path.loss.per_byte", [0, 1e-8, 1e-7]),
-        ('flows=[{cca = "cubic"}, {cca = "bbr"}],[{cca = "bic"}]', "flows",
-         [[{"cca": "cubic"}, {"cca": "bbr"}], [{"cca": "bic"}]]),
+        (
+            'flows=[{cca = "cubic"}, {cca = "bbr"}],[{cca = "bic"}]',
+            "flows",
+            [[{"cca": "cubic"}, {"cca": "bbr"}], [{"cca": "bic"}]],
+        ),
         ('name="a,b",c', "name", ["a,b", "c"]),
     ],
-)  # fmt: skip
+)
 def test_grid_arguments_parse_like_set_values(text, key, values):
     assert sweeping.parse_grid_arg(text) == (key, values)
 
@@ -257,9 +271,21 @@ def test_grid_arguments_parse_like_set_values(text, key, values):
 
 def test_cli_sweep_runs_and_resumes(cli, tmp_path):
     out = tmp_path / "store"
-    args = ["sweep", "dumbbell-1g", "--grid", "cca=cubic,newreno", "--grid",
-            "path.one_way_delay_s=0.005,0.01", "--seeds", "2", "--jobs", "2",
-            *[a for s in SHORT for a in ("--set", s)], "--out", out]  # fmt: skip
+    args = [
+        "sweep",
+        "dumbbell-1g",
+        "--grid",
+        "cca=cubic,newreno",
+        "--grid",
+        "path.one_way_delay_s=0.005,0.01",
+        "--seeds",
+        "2",
+        "--jobs",
+        "2",
+        *[a for s in SHORT for a in ("--set", s)],
+        "--out",
+        out,
+    ]
     done = cli(*args)
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
@@ -315,8 +341,17 @@ def test_cli_sweep_exit_1_names_the_failed_runs(cli, tmp_path):
     points = sweeping.expand(base, {"cca": ["cubic", "bic"]})
     Store(out).open()
     (out / "runs" / points[1].key).write_text("in the way")
-    done = cli("sweep", "dumbbell-1g", "--grid", "cca=cubic,bic",
-               *[a for s in SHORT for a in ("--set", s)], "--jobs", "1", "--out", out)  # fmt: skip
+    done = cli(
+        "sweep",
+        "dumbbell-1g",
+        "--grid",
+        "cca=cubic,bic",
+        *[a for s in SHORT for a in ("--set", s)],
+        "--jobs",
+        "1",
+        "--out",
+        out,
+    )
     assert done.returncode == 1, done.stderr
     assert "1 run(s) failed" in done.stdout
     assert f"{points[1].key}  cca=bic seed=1:" in done.stdout
@@ -331,9 +366,23 @@ def test_cli_sweep_killed_halfway_resumes_without_recomputing(tmp_path):
 
     out = tmp_path / "store"
     # 1 Gb/s for 10 s: about a tenth of a wall second per run, slow enough to kill midway.
-    args = [sys.executable, "-m", "wavecc", "sweep", "dumbbell-1g", "--grid",
-            "cca=cubic,newreno,bic,highspeed", "--seeds", "2", "--jobs", "1",
-            "--set", "duration_s=10", "--out", str(out)]  # fmt: skip
+    args = [
+        sys.executable,
+        "-m",
+        "wavecc",
+        "sweep",
+        "dumbbell-1g",
+        "--grid",
+        "cca=cubic,newreno,bic,highspeed",
+        "--seeds",
+        "2",
+        "--jobs",
+        "1",
+        "--set",
+        "duration_s=10",
+        "--out",
+        str(out),
+    ]
     child = subprocess.Popen(
         args, stdout=subprocess.PIPE, text=True, start_new_session=True, cwd=tmp_path
     )
@@ -379,8 +428,14 @@ def test_a_local_cluster_gives_the_same_table_as_the_local_pool(base, tmp_path, 
     grid = {"cca": ["cubic", "newreno"], "path.loss.per_byte": [0, 1e-7]}
     pool = wavecc.sweep(base, grid, seeds=2, jobs=2, out=tmp_path / "pool").summary
     seen = []
-    dask = wavecc.sweep(base, grid, seeds=2, cluster=local_cluster.scheduler_address,
-                        out=tmp_path / "dask", progress=seen.append).summary  # fmt: skip
+    dask = wavecc.sweep(
+        base,
+        grid,
+        seeds=2,
+        cluster=local_cluster.scheduler_address,
+        out=tmp_path / "dask",
+        progress=seen.append,
+    ).summary
     columns = ["cca", "path.loss.per_byte", "seed", "key", "status", *METRICS]
     pd.testing.assert_frame_equal(pool[columns], dask[columns])
     assert set(dask["status"]) == {"ok"} and len(seen) == 9 and seen[-1].done == 8
@@ -391,8 +446,9 @@ def test_a_local_cluster_gives_the_same_table_as_the_local_pool(base, tmp_path, 
 
     # Resuming through the cluster skips what the store has.
     again = []
-    wavecc.sweep(base, grid, seeds=2, cluster=local_cluster, out=tmp_path / "dask",
-                 progress=again.append)  # fmt: skip
+    wavecc.sweep(
+        base, grid, seeds=2, cluster=local_cluster, out=tmp_path / "dask", progress=again.append
+    )
     assert len(again) == 1 and again[0].skipped == 8
 
 
@@ -466,14 +522,26 @@ def test_an_unreachable_scheduler_fails_before_writing(base, tmp_path):
 
 def test_cli_sweep_on_a_cluster(cli, tmp_path):
     distributed = pytest.importorskip("distributed")
-    args = ["sweep", "dumbbell-1g", "--grid", "cca=cubic,newreno", "--seeds", "2",
-            *[a for s in SHORT for a in ("--set", s)]]  # fmt: skip
+    args = [
+        "sweep",
+        "dumbbell-1g",
+        "--grid",
+        "cca=cubic,newreno",
+        "--seeds",
+        "2",
+        *[a for s in SHORT for a in ("--set", s)],
+    ]
     local = cli(*args, "--jobs", "2", "--out", tmp_path / "local")
     assert local.returncode == 0, local.stderr
     # A scheduler on loopback that the command line's own process connects to.
-    with distributed.LocalCluster(n_workers=1, threads_per_worker=2, processes=False,
-                                  protocol="tcp", host="127.0.0.1",
-                                  dashboard_address=":0") as cluster:  # fmt: skip
+    with distributed.LocalCluster(
+        n_workers=1,
+        threads_per_worker=2,
+        processes=False,
+        protocol="tcp",
+        host="127.0.0.1",
+        dashboard_address=":0",
+    ) as cluster:
         done = cli(*args, "--cluster", cluster.scheduler_address, "--out", tmp_path / "dask")
     assert done.returncode == 0, done.stderr
     assert sum("] ok " in line for line in done.stdout.splitlines()) == 4
@@ -486,11 +554,29 @@ def test_cli_sweep_on_a_cluster(cli, tmp_path):
 def test_cli_sweep_bad_cluster_is_one_line(cli, tmp_path, monkeypatch):
     monkeypatch.setenv("DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT", "2s")
     out = tmp_path / "store"
-    done = cli("sweep", "dumbbell-1g", "--grid", "cca=cubic", "--cluster", "tcp://127.0.0.1:9",
-               "--out", out)  # fmt: skip
+    done = cli(
+        "sweep",
+        "dumbbell-1g",
+        "--grid",
+        "cca=cubic",
+        "--cluster",
+        "tcp://127.0.0.1:9",
+        "--out",
+        out,
+    )
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     assert done.stderr.startswith("wavecc: error: cannot reach the Dask scheduler")
     assert not out.exists()
-    both = cli("sweep", "dumbbell-1g", "--grid", "cca=cubic", "--cluster", "tcp://127.0.0.1:9",
-               "--jobs", "2", "--out", out)  # fmt: skip
+    both = cli(
+        "sweep",
+        "dumbbell-1g",
+        "--grid",
+        "cca=cubic",
+        "--cluster",
+        "tcp://127.0.0.1:9",
+        "--jobs",
+        "2",
+        "--out",
+        out,
+    )
     assert both.returncode == 2 and "either --jobs" in both.stderr

@@ -73,8 +73,17 @@ def test_an_unknown_transport_is_refused():
 
 
 def test_cli_transport_udp(cli, tmp_path):
-    done = cli("run", "lossy-100m", "--transport", "udp", "--set", "duration_s=1",
-               "--no-figure", "--out", tmp_path / "udp")  # fmt: skip
+    done = cli(
+        "run",
+        "lossy-100m",
+        "--transport",
+        "udp",
+        "--set",
+        "duration_s=1",
+        "--no-figure",
+        "--out",
+        tmp_path / "udp",
+    )
     assert done.returncode == 0, done.stderr
     summary = json.loads((tmp_path / "udp" / "summary.json").read_text())
     assert summary["flows"][0]["app"] == "udp"

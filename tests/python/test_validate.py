@@ -143,13 +143,25 @@ def write_reference(ns3_dir: Path, case: validate.Case, goodput: float, rtt: flo
     steps = round(case.duration_s / case.interval_s)
     with open(directory / "timeseries.csv", "w", newline="") as f:
         writer = csv.writer(f)
-        writer.writerow(["t_s", "cwnd_segments", "goodput_mbps", "rtt_ms", "rtt_mean_ms",
-                         "rtt_samples", "srtt_ms", "queue_bytes", "queue_packets",
-                         "retransmits"])  # fmt: skip
+        writer.writerow(
+            [
+                "t_s",
+                "cwnd_segments",
+                "goodput_mbps",
+                "rtt_ms",
+                "rtt_mean_ms",
+                "rtt_samples",
+                "srtt_ms",
+                "queue_bytes",
+                "queue_packets",
+                "retransmits",
+            ]
+        )
         for i in range(1, steps + 1):
             rtt_cell = "" if i == 1 else rtt  # an interval without RTT samples
-            writer.writerow([i * case.interval_s, 10 * i, goodput, rtt_cell, rtt_cell, 0, rtt,
-                             1000 * i, i, 0])  # fmt: skip
+            writer.writerow(
+                [i * case.interval_s, 10 * i, goodput, rtt_cell, rtt_cell, 0, rtt, 1000 * i, i, 0]
+            )
     (directory / "command.txt").write_text("# synthetic\n")
     return directory
 
@@ -178,14 +190,30 @@ def test_compare_against_references(tmp_path, work):
     write_reference(ns3_dir, cubic, c["goodput_mbps"] / 0.95, c["mean_rtt_ms"])
     write_reference(ns3_dir, vegas, v["goodput_mbps"], v["mean_rtt_ms"] / 1.5)
 
-    proc = run_cli("validate", "ns3", "--cases", "cubic-100m-0,bbr-100m-0,vegas-100m-0",
-                   "--stack", "linux", "--duration", "1", "--ns3-dir", ns3_dir, "--out", "cmp",
-                   cwd=work)  # fmt: skip
+    proc = run_cli(
+        "validate",
+        "ns3",
+        "--cases",
+        "cubic-100m-0,bbr-100m-0,vegas-100m-0",
+        "--stack",
+        "linux",
+        "--duration",
+        "1",
+        "--ns3-dir",
+        ns3_dir,
+        "--out",
+        "cmp",
+        cwd=work,
+    )
     assert proc.returncode == 0, proc.stderr
     out = work / "cmp"
     assert {p.name for p in out.iterdir()} == {
-        "comparison.csv", "comparison.md", "cubic-100m-0.png", "vegas-100m-0.png", MARKER,
-    }  # fmt: skip
+        "comparison.csv",
+        "comparison.md",
+        "cubic-100m-0.png",
+        "vegas-100m-0.png",
+        MARKER,
+    }
     with open(out / "comparison.csv", newline="") as f:
         rows = {row["case"]: row for row in csv.DictReader(f)}
     assert list(rows) == ["cubic-100m-0", "vegas-100m-0"]
@@ -218,13 +246,29 @@ def test_compare_against_references(tmp_path, work):
 def test_both_stacks_and_several_seeds_are_compared(tmp_path, work):
     ns3_dir = tmp_path / "ns3"
     case = short("vegas-100m-0")
-    runs = [wavecc.run(validate.wavecc_config(case, "ns3-3.37", seed=s)).summary["flows"][0]
-            for s in (1, 2)]  # fmt: skip
+    runs = [
+        wavecc.run(validate.wavecc_config(case, "ns3-3.37", seed=s)).summary["flows"][0]
+        for s in (1, 2)
+    ]
     goodputs = sorted(run["goodput_mbps"] for run in runs)
     # ns-3's goodput inside the ns-3 stack's range over seeds 1 and 2.
     write_reference(ns3_dir, case, sum(goodputs) / 2, runs[0]["mean_rtt_ms"])
-    proc = run_cli("validate", "ns3", "--cases", "vegas-100m-0", "--seeds", "2", "--duration",
-                   "1", "--ns3-dir", ns3_dir, "--out", "cmp", "--no-figures", cwd=work)  # fmt: skip
+    proc = run_cli(
+        "validate",
+        "ns3",
+        "--cases",
+        "vegas-100m-0",
+        "--seeds",
+        "2",
+        "--duration",
+        "1",
+        "--ns3-dir",
+        ns3_dir,
+        "--out",
+        "cmp",
+        "--no-figures",
+        cwd=work,
+    )
     assert proc.returncode == 0, proc.stderr
     with open(work / "cmp" / "comparison.csv", newline="") as f:
         rows = {row["stack"]: row for row in csv.DictReader(f)}
@@ -252,9 +296,22 @@ def test_further_ns3_seeds_are_averaged(tmp_path, work):
         seeded = dataclasses.replace(case, seed=seed)
         write_reference(ns3_dir, seeded, flow["goodput_mbps"] * factor, flow["mean_rtt_ms"])
     assert (ns3_dir / "extra-seeds" / "cubic-100m-0" / "3" / "summary.json").is_file()
-    proc = run_cli("validate", "ns3", "--cases", "cubic-100m-0", "--stack", "linux",
-                   "--duration", "1", "--ns3-dir", ns3_dir, "--out", "cmp", "--no-figures",
-                   cwd=work)  # fmt: skip
+    proc = run_cli(
+        "validate",
+        "ns3",
+        "--cases",
+        "cubic-100m-0",
+        "--stack",
+        "linux",
+        "--duration",
+        "1",
+        "--ns3-dir",
+        ns3_dir,
+        "--out",
+        "cmp",
+        "--no-figures",
+        cwd=work,
+    )
     assert proc.returncode == 0, proc.stderr
     with open(work / "cmp" / "comparison.csv", newline="") as f:
         [row] = list(csv.DictReader(f))
@@ -318,8 +375,19 @@ def test_the_linux_stack_is_the_cores_default():
 
 
 def test_without_any_reference_nothing_is_written(tmp_path, work):
-    proc = run_cli("validate", "ns3", "--cases", "cubic-100m-0", "--duration", "1",
-                   "--ns3-dir", tmp_path / "ns3", "--out", "cmp", cwd=work)  # fmt: skip
+    proc = run_cli(
+        "validate",
+        "ns3",
+        "--cases",
+        "cubic-100m-0",
+        "--duration",
+        "1",
+        "--ns3-dir",
+        tmp_path / "ns3",
+        "--out",
+        "cmp",
+        cwd=work,
+    )
     assert_one_error_line(proc, "no usable ns-3 reference", "cubic-100m-0", "--regenerate")
     assert list(work.iterdir()) == []
 
@@ -349,15 +417,30 @@ def tree(root: Path) -> dict[str, bytes | None]:
 def test_out_is_replaced_only_when_it_is_an_earlier_comparison(tmp_path, work):
     ns3_dir = tmp_path / "ns3"
     write_reference(ns3_dir, short("cubic-100m-0"), 90.0, 60.0)
-    args = ("validate", "ns3", "--cases", "cubic-100m-0", "--stack", "linux", "--duration", "1",
-            "--ns3-dir", ns3_dir, "--no-figures", "--out", "cmp")  # fmt: skip
+    args = (
+        "validate",
+        "ns3",
+        "--cases",
+        "cubic-100m-0",
+        "--stack",
+        "linux",
+        "--duration",
+        "1",
+        "--ns3-dir",
+        ns3_dir,
+        "--no-figures",
+        "--out",
+        "cmp",
+    )
     users = work / "cmp"
     users.mkdir()
     (users / "thesis.tex").write_text("\\chapter{Results}\n")
     before = tree(work)
     for force in ([], ["--force"]):
         proc = run_cli(*args, *force, cwd=work)
-        assert_one_error_line(proc, "cmp exists and holds files wavecc did not write ('thesis.tex')")
+        assert_one_error_line(
+            proc, "cmp exists and holds files wavecc did not write ('thesis.tex')"
+        )
         assert tree(work) == before
     (users / "thesis.tex").unlink()
 
@@ -374,8 +457,9 @@ def test_out_is_replaced_only_when_it_is_an_earlier_comparison(tmp_path, work):
     (users / "notes.txt").write_text("ask about BBR\n")
     before = tree(work)
     proc = run_cli(*args, "--force", cwd=work)
-    assert_one_error_line(proc, "cmp holds files wavecc did not write ('notes.txt')",
-                          "not replaced even with --force")  # fmt: skip
+    assert_one_error_line(
+        proc, "cmp holds files wavecc did not write ('notes.txt')", "not replaced even with --force"
+    )
     assert tree(work) == before
 
 
@@ -410,9 +494,18 @@ def test_relative_differences_of_missing_numbers_are_nan():
 def test_welch_p_value_of_the_seeds():
     # Means 2.5 and 4.5, variances 5/3 each, four seeds a side: t = -2.191 on 6
     # degrees of freedom, two-sided p = 0.0710.
-    row = validate.Row("x", "cubic", 2.5, 4.5, 20.0, 20.0, seeds=4, ns3_seeds=4,
-                       per_seed_wavecc=tuple((g, 20.0) for g in (1, 2, 3, 4)),
-                       per_seed_ns3=tuple((g, 20.0) for g in (3, 4, 5, 6)))  # fmt: skip
+    row = validate.Row(
+        "x",
+        "cubic",
+        2.5,
+        4.5,
+        20.0,
+        20.0,
+        seeds=4,
+        ns3_seeds=4,
+        per_seed_wavecc=tuple((g, 20.0) for g in (1, 2, 3, 4)),
+        per_seed_ns3=tuple((g, 20.0) for g in (3, 4, 5, 6)),
+    )
     assert row.goodput_p_value == pytest.approx(0.0710, abs=1e-4)
     assert row.rtt_p_value == 1.0  # equal constants
     assert not row.goodput_within and row.rtt_within
@@ -422,8 +515,18 @@ def test_welch_p_value_of_the_seeds():
 def test_off_beyond_noise_needs_a_significant_metric_outside_10_percent():
     wavecc = tuple((g, 20.0) for g in (100.0, 110.0, 90.0, 105.0))
     ns3 = tuple((g, 21.0) for g in (80.0, 85.0, 75.0, 82.0))
-    row = validate.Row("x", "cubic", 101.25, 80.5, 20.0, 21.0, seeds=4, ns3_seeds=4,
-                       per_seed_wavecc=wavecc, per_seed_ns3=ns3)  # fmt: skip
+    row = validate.Row(
+        "x",
+        "cubic",
+        101.25,
+        80.5,
+        20.0,
+        21.0,
+        seeds=4,
+        ns3_seeds=4,
+        per_seed_wavecc=wavecc,
+        per_seed_ns3=ns3,
+    )
     assert row.goodput_p_value < 0.05 and row.off_beyond_noise is True
     # The RTT differs significantly too (different constants) but within 10 %: not counted.
     assert row.rtt_p_value == 0.0 and row.rtt_within
@@ -444,8 +547,17 @@ def test_regenerate_without_ns3_says_how_to_install_it(tmp_path, work, missing):
     empty.mkdir()
     # No ns-3: pkg-config searches only an empty directory. No pkg-config: an empty PATH.
     env = {"PKG_CONFIG_LIBDIR": str(empty)} if missing == "ns3" else {"PATH": str(empty)}
-    proc = run_cli("validate", "ns3", "--regenerate", "--cases", "cubic-100m-0",
-                   "--ns3-dir", ns3_dir, cwd=work, env=env)  # fmt: skip
+    proc = run_cli(
+        "validate",
+        "ns3",
+        "--regenerate",
+        "--cases",
+        "cubic-100m-0",
+        "--ns3-dir",
+        ns3_dir,
+        cwd=work,
+        env=env,
+    )
     assert_one_error_line(proc, "apt-get install libns3-dev")
     assert list(ns3_dir.iterdir()) == []
 
@@ -460,7 +572,10 @@ def test_regenerate_without_ns3_says_how_to_install_it(tmp_path, work, missing):
         (["--ns3-seeds", "0"], "--ns3-seeds must be at least 1"),
         (["--ns3-seeds", "3"], "--ns3-seeds applies only with --regenerate"),
         (["--missing-only"], "--missing-only applies only with --regenerate"),
-        (["--stack", "linux,bsd"], "tcp.stack: unknown stack 'bsd' (stacks: linux, ns3-3.37, ns3-3.29)"),
+        (
+            ["--stack", "linux,bsd"],
+            "tcp.stack: unknown stack 'bsd' (stacks: linux, ns3-3.37, ns3-3.29)",
+        ),
         ([], "cannot find validation/ns3/dumbbell.cc"),
     ],
 )
@@ -515,33 +630,63 @@ def test_committed_further_seeds_belong_to_their_cases(directory):
     assert len(reference.timeseries) == round(case.duration_s / case.interval_s)
     command = (directory / "command.txt").read_text().splitlines()
     out = f"validation/ns3/extra-seeds/{case.name}/{seeded.seed}"
-    assert command[-1].split() == ["validation/ns3/build/dumbbell", *validate.ns3_arguments(seeded, out)]
+    assert command[-1].split() == [
+        "validation/ns3/build/dumbbell",
+        *validate.ns3_arguments(seeded, out),
+    ]
 
 
 # The cases that agree with ns-3 within 10 % today (docs/validation.md). A change to
 # the model that breaks one of them must explain itself there, not pass silently.
 AGREEING = (
-    "newreno-100m-0", "cubic-100m-0", "highspeed-100m-0", "bbr-100m-0", "vegas-1g-1e-8",
-    "scalable-100m-0", "yeah-1g-0", "yeah-100m-0",
-)  # fmt: skip
+    "newreno-100m-0",
+    "cubic-100m-0",
+    "highspeed-100m-0",
+    "bbr-100m-0",
+    "vegas-1g-1e-8",
+    "scalable-100m-0",
+    "yeah-1g-0",
+    "yeah-100m-0",
+)
 
 
 # The same in wavecc's ns3-3.37 stack (wavecc's seed 1 against ns-3's committed
 # seeds, docs/validation.md).
 AGREEING_NS3 = (
-    "newreno-1g-0", "newreno-1g-1e-7", "newreno-100m-0", "cubic-1g-0", "cubic-100m-0",
-    "highspeed-1g-0", "highspeed-1g-1e-7", "highspeed-100m-0", "bbr-1g-0", "bbr-1g-1e-8",
-    "bbr-100m-0", "vegas-1g-0", "vegas-1g-1e-7", "vegas-100m-0", "scalable-1g-0",
-    "scalable-1g-1e-8", "scalable-100m-0", "yeah-1g-0", "yeah-1g-1e-7", "yeah-100m-0",
-    "westwood-1g-0", "westwood-100m-0",
-)  # fmt: skip
+    "newreno-1g-0",
+    "newreno-1g-1e-7",
+    "newreno-100m-0",
+    "cubic-1g-0",
+    "cubic-100m-0",
+    "highspeed-1g-0",
+    "highspeed-1g-1e-7",
+    "highspeed-100m-0",
+    "bbr-1g-0",
+    "bbr-1g-1e-8",
+    "bbr-100m-0",
+    "vegas-1g-0",
+    "vegas-1g-1e-7",
+    "vegas-100m-0",
+    "scalable-1g-0",
+    "scalable-1g-1e-8",
+    "scalable-100m-0",
+    "yeah-1g-0",
+    "yeah-1g-1e-7",
+    "yeah-100m-0",
+    "westwood-1g-0",
+    "westwood-100m-0",
+)
 
 
 @pytest.mark.parametrize(("stack", "cases"), [("linux", AGREEING), ("ns3-3.37", AGREEING_NS3)])
 def test_cases_that_agree_with_the_committed_ns3_references_still_do(tmp_path, stack, cases):
     comparison = validate.compare(
-        validate.select(cases), NS3_DIR, tmp_path / "cmp", stacks=[stack], figures=False,
-    )  # fmt: skip
+        validate.select(cases),
+        NS3_DIR,
+        tmp_path / "cmp",
+        stacks=[stack],
+        figures=False,
+    )
     assert not comparison.missing and not comparison.stale
     disagreeing = [
         (r.case, f"{r.goodput_rel_diff:+.1%}", f"{r.mean_rtt_rel_diff:+.1%}")

@@ -31,8 +31,14 @@ DURATION_S = 1.0
 
 
 def run_cli(*args: str | Path, cwd: Path):
-    return subprocess.run([sys.executable, "-m", "wavecc", *map(str, args)], cwd=cwd,
-                          capture_output=True, text=True, timeout=600, check=False)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "wavecc", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
 
 
 def assert_one_error_line(proc, *fragments: str) -> None:
@@ -43,24 +49,48 @@ def assert_one_error_line(proc, *fragments: str) -> None:
         assert fragment in line, line
 
 
-def case_fields(script="s2", tcp_type="TcpNewReno", error_rate=0.0, rng_run=1,
-                rlc=2_621_440, sim_time=20.0) -> dict:  # fmt: skip
-    return {"script": script, "transport": "tcp" if tcp_type else "udp", "tcp_type": tcp_type,
-            "error_rate": error_rate, "rlc_buffer_bytes": rlc, "rng_run": rng_run,
-            "sim_time_s": sim_time, "options": {}}  # fmt: skip
+def case_fields(
+    script="s2", tcp_type="TcpNewReno", error_rate=0.0, rng_run=1, rlc=2_621_440, sim_time=20.0
+) -> dict:
+    return {
+        "script": script,
+        "transport": "tcp" if tcp_type else "udp",
+        "tcp_type": tcp_type,
+        "error_rate": error_rate,
+        "rlc_buffer_bytes": rlc,
+        "rng_run": rng_run,
+        "sim_time_s": sim_time,
+        "options": {},
+    }
 
 
 def write_reference(root: Path, directory: str, fields: dict, **values) -> Path:
     """A reference directory as `ns3mmwave.convert` writes it, with chosen values."""
     path = root / directory
     path.mkdir(parents=True)
-    summary = {"case": fields, "goodput_mbps": 100.0, "srtt_mean_ms_timeweighted": 30.0,
-               "dl_sinr_timeavg_db": 20.0, "dl_tb_error_rate": 0.01, "rxdrop_events": 0} | values  # fmt: skip
+    summary = {
+        "case": fields,
+        "goodput_mbps": 100.0,
+        "srtt_mean_ms_timeweighted": 30.0,
+        "dl_sinr_timeavg_db": 20.0,
+        "dl_tb_error_rate": 0.01,
+        "rxdrop_events": 0,
+    } | values
     (path / ns3mmwave.SUMMARY).write_text(json.dumps(summary))
     bins = ns3mmwave.bin_count(fields["sim_time_s"])
-    rows = [{"t_s": f"{(k + 1) * 0.1:.1f}", "sink_goodput_mbps": 100.0, "srtt_mean_ms": 30.0,
-             "cwnd_segments_last": "" if k % 3 else 10 * k, "dl_sinr_mean_db": 20.0,
-             "dl_tb_count": 10, "dl_tb_errors": 0, "dl_tb_bytes": 1000} for k in range(bins)]  # fmt: skip
+    rows = [
+        {
+            "t_s": f"{(k + 1) * 0.1:.1f}",
+            "sink_goodput_mbps": 100.0,
+            "srtt_mean_ms": 30.0,
+            "cwnd_segments_last": "" if k % 3 else 10 * k,
+            "dl_sinr_mean_db": 20.0,
+            "dl_tb_count": 10,
+            "dl_tb_errors": 0,
+            "dl_tb_bytes": 1000,
+        }
+        for k in range(bins)
+    ]
     with open(path / ns3mmwave.TIMESERIES, "w", newline="") as f:
         writer = csv.DictWriter(f, fieldnames=ns3mmwave.COLUMNS)
         writer.writeheader()
@@ -79,7 +109,12 @@ def work(tmp_path: Path) -> Path:
 
 
 def test_rate_labels_are_short():
-    assert [validate_mmwave.rate_label(r) for r in (0.0, 1e-7, 2.5e-8, 1e-9)] == ["0", "1e-7", "2.5e-8", "1e-9"]
+    assert [validate_mmwave.rate_label(r) for r in (0.0, 1e-7, 2.5e-8, 1e-9)] == [
+        "0",
+        "1e-7",
+        "2.5e-8",
+        "1e-9",
+    ]
 
 
 def test_runs_of_a_case_are_grouped_by_their_fields_not_their_directories(tmp_path):
@@ -87,7 +122,9 @@ def test_runs_of_a_case_are_grouped_by_their_fields_not_their_directories(tmp_pa
     write_reference(tmp_path, "a", {**lossy, "rng_run": 3})
     write_reference(tmp_path, "whatever-name", {**lossy, "rng_run": 1})
     write_reference(tmp_path, "s2-udp-0", case_fields("s2", None))
-    write_reference(tmp_path, "small-rlc", case_fields("s4", "Tcpfbtcp", rlc=1_000_000, sim_time=10.0))
+    write_reference(
+        tmp_path, "small-rlc", case_fields("s4", "Tcpfbtcp", rlc=1_000_000, sim_time=10.0)
+    )
     cases = validate_mmwave.load_references(tmp_path)
     names = {case.name: [run.rng_run for run in runs] for case, runs in cases.items()}
     assert names == {"s1-newreno-1e-7": [1, 3], "s2-udp-0": [1], "s4-fbtcp-0-rlc1000000-10s": [1]}
@@ -124,8 +161,12 @@ def test_wavecc_config_is_the_case_on_its_scenario():
     udp = validate_mmwave.wavecc_config(Case("s1", "udp", None, 0.0, 2_621_440, 20.0), "linux", 1)
     assert udp["flows"][0]["app"] == "udp" and "cc" not in udp["flows"][0]
     assert udp["duration_s"] == 20.0
-    cubic = validate_mmwave.wavecc_config(Case("s2", "tcp", "TcpCubic", 0.0, 2_621_440, 20.0), "linux", 1)
-    assert cubic["flows"][0]["cca"] == "cubic" and "rate_source" not in cubic["flows"][0].get("cc", {})
+    cubic = validate_mmwave.wavecc_config(
+        Case("s2", "tcp", "TcpCubic", 0.0, 2_621_440, 20.0), "linux", 1
+    )
+    assert cubic["flows"][0]["cca"] == "cubic" and "rate_source" not in cubic["flows"][0].get(
+        "cc", {}
+    )
 
 
 def test_the_default_stack_is_ns3_3_29_when_the_core_has_it():
@@ -151,23 +192,48 @@ def test_the_table_compares_every_quantity(tmp_path, work):
     # Two RngRuns whose goodput averages wavecc's / 0.95 (wavecc 5 % under), SINR 1 dB higher.
     mean_goodput = sum(goodputs) / 2
     for rng_run, scale in ((1, 0.9), (2, 1.1)):
-        write_reference(refs, f"run{rng_run}", {**newreno, "rng_run": rng_run},
-                        goodput_mbps=mean_goodput / 0.95 * scale,
-                        dl_sinr_timeavg_db=sinr + 1.0, srtt_mean_ms_timeweighted=srtts[0])  # fmt: skip
+        write_reference(
+            refs,
+            f"run{rng_run}",
+            {**newreno, "rng_run": rng_run},
+            goodput_mbps=mean_goodput / 0.95 * scale,
+            dl_sinr_timeavg_db=sinr + 1.0,
+            srtt_mean_ms_timeweighted=srtts[0],
+        )
     write_reference(refs, "udp", case_fields("s1", None))
 
-    proc = run_cli("validate", "ns3-mmwave", "--reference-dir", refs, "--cases", "s2-*",
-                   "--stack", "linux", "--duration", DURATION_S, "--out", "cmp", cwd=work)  # fmt: skip
+    proc = run_cli(
+        "validate",
+        "ns3-mmwave",
+        "--reference-dir",
+        refs,
+        "--cases",
+        "s2-*",
+        "--stack",
+        "linux",
+        "--duration",
+        DURATION_S,
+        "--out",
+        "cmp",
+        cwd=work,
+    )
     assert proc.returncode == 0, proc.stderr
     out = work / "cmp"
-    assert {p.name for p in out.iterdir()} == {"comparison.csv", "comparison.md", "s2-newreno-0.png", MARKER}
+    assert {p.name for p in out.iterdir()} == {
+        "comparison.csv",
+        "comparison.md",
+        "s2-newreno-0.png",
+        MARKER,
+    }
     assert (out / "s2-newreno-0.png").stat().st_size > 10_000
     table = pd.read_csv(out / "comparison.csv")
     assert list(table.columns) == list(validate_mmwave.COLUMNS)
     rows = table.set_index("quantity")
     assert set(table["case"]) == {"s2-newreno-0"}
     assert (rows["ns3mmwave_runs"] == 2).all() and (rows["wavecc_runs"] == 2).all()
-    assert (rows["wavecc_duration_s"] == DURATION_S).all() and (rows["ns3mmwave_duration_s"] == 20).all()
+    assert (rows["wavecc_duration_s"] == DURATION_S).all() and (
+        rows["ns3mmwave_duration_s"] == 20
+    ).all()
     goodput = rows.loc["goodput"]
     assert goodput["wavecc"] == pytest.approx(mean_goodput)
     assert goodput["ns3mmwave"] == pytest.approx(mean_goodput / 0.95)
@@ -175,18 +241,34 @@ def test_the_table_compares_every_quantity(tmp_path, work):
     assert 0 < goodput["welch_p"] < 1
     sinr_row = rows.loc["DL SINR, time average"]
     wavecc_sinr = sum(r.summary["ues"][0]["mean_sinr_db"] for r in mine) / 2
-    assert (sinr_row["difference"], sinr_row["difference_unit"]) == (pytest.approx(wavecc_sinr - sinr - 1.0), "dB")
+    assert (sinr_row["difference"], sinr_row["difference_unit"]) == (
+        pytest.approx(wavecc_sinr - sinr - 1.0),
+        "dB",
+    )
     assert rows.loc["mean RTT, srtt time-weighted", "wavecc"] == pytest.approx(sum(srtts) / 2)
-    assert (rows.loc["error-model drops", "ns3mmwave"], rows.loc["error-model drops", "wavecc"]) == (0, 0)
+    assert (
+        rows.loc["error-model drops", "ns3mmwave"],
+        rows.loc["error-model drops", "wavecc"],
+    ) == (0, 0)
     # The references have no RLC drops, retransmissions or RTOs: only wavecc's side.
     for quantity, key in (("retransmissions", "retransmitted_segments"), ("RTOs", "rto_events")):
-        assert math.isnan(rows.loc[quantity, "ns3mmwave"]) and math.isnan(rows.loc[quantity, "difference"])
-        assert rows.loc[quantity, "wavecc"] == pytest.approx(sum(r.summary["flows"][0][key] for r in mine) / 2)
+        assert math.isnan(rows.loc[quantity, "ns3mmwave"]) and math.isnan(
+            rows.loc[quantity, "difference"]
+        )
+        assert rows.loc[quantity, "wavecc"] == pytest.approx(
+            sum(r.summary["flows"][0][key] for r in mine) / 2
+        )
     ue = mine[0].summary["ues"][0]
-    assert 0 <= ue["dl_tb_errors"] < ue["dl_tb_transmissions"] == mine[0].summary["cells"][0]["transport_blocks"]
+    assert (
+        0
+        <= ue["dl_tb_errors"]
+        < ue["dl_tb_transmissions"]
+        == mine[0].summary["cells"][0]["transport_blocks"]
+    )
     markdown = (out / "comparison.md").read_text().splitlines()
-    assert markdown[0] == ("wavecc in the linux stack. Shortened: `s2-newreno-0` wavecc 1 s against "
-                           "ns3-mmwave's 20 s.")  # fmt: skip
+    assert markdown[0] == (
+        "wavecc in the linux stack. Shortened: `s2-newreno-0` wavecc 1 s against ns3-mmwave's 20 s."
+    )
     assert "| `s2-newreno-0` | 2 / 2 | RLC drops (SDUs) | - |" in "\n".join(markdown)
     assert proc.stdout.splitlines()[2].split()[:2] == ["s2-newreno-0", "2/2"]
 
@@ -194,8 +276,22 @@ def test_the_table_compares_every_quantity(tmp_path, work):
 def test_seeds_option_sets_wavecc_runs_and_udp_has_no_socket_quantities(tmp_path, work):
     refs = tmp_path / "refs"
     write_reference(refs, "udp", case_fields("s1", None), srtt_mean_ms_timeweighted=None)
-    proc = run_cli("validate", "ns3-mmwave", "--reference-dir", refs, "--seeds", "2", "--stack", "linux",
-                   "--duration", "0.5", "--no-figures", "--out", "cmp", cwd=work)  # fmt: skip
+    proc = run_cli(
+        "validate",
+        "ns3-mmwave",
+        "--reference-dir",
+        refs,
+        "--seeds",
+        "2",
+        "--stack",
+        "linux",
+        "--duration",
+        "0.5",
+        "--no-figures",
+        "--out",
+        "cmp",
+        cwd=work,
+    )
     assert proc.returncode == 0, proc.stderr
     rows = pd.read_csv(work / "cmp" / "comparison.csv").set_index("quantity")
     assert (rows["wavecc_runs"] == 2).all() and (rows["ns3mmwave_runs"] == 1).all()
@@ -208,25 +304,44 @@ def test_seeds_option_sets_wavecc_runs_and_udp_has_no_socket_quantities(tmp_path
 
 
 def tree(root: Path) -> dict[str, bytes | None]:
-    return {str(p.relative_to(root)): None if p.is_dir() else p.read_bytes() for p in sorted(root.rglob("*"))}
+    return {
+        str(p.relative_to(root)): None if p.is_dir() else p.read_bytes()
+        for p in sorted(root.rglob("*"))
+    }
 
 
 def test_out_is_replaced_only_when_it_is_an_earlier_comparison(tmp_path, work):
     refs = tmp_path / "refs"
     write_reference(refs, "udp", case_fields("s1", None))
-    args = ("validate", "ns3-mmwave", "--reference-dir", refs, "--stack", "linux", "--duration", "0.2",
-            "--no-figures", "--out", "cmp")  # fmt: skip
+    args = (
+        "validate",
+        "ns3-mmwave",
+        "--reference-dir",
+        refs,
+        "--stack",
+        "linux",
+        "--duration",
+        "0.2",
+        "--no-figures",
+        "--out",
+        "cmp",
+    )
     users = work / "cmp"
     users.mkdir()
     (users / "thesis.tex").write_text("\\chapter{Results}\n")
     before = tree(work)
     for force in ([], ["--force"]):
-        assert_one_error_line(run_cli(*args, *force, cwd=work), "cmp exists and holds files wavecc did not write")
+        assert_one_error_line(
+            run_cli(*args, *force, cwd=work), "cmp exists and holds files wavecc did not write"
+        )
         assert tree(work) == before
     (users / "thesis.tex").unlink()
     assert run_cli(*args, cwd=work).returncode == 0
     first = tree(work)
-    assert_one_error_line(run_cli(*args, cwd=work), "cmp holds an earlier wavecc comparison with ns3-mmwave; use --force")
+    assert_one_error_line(
+        run_cli(*args, cwd=work),
+        "cmp holds an earlier wavecc comparison with ns3-mmwave; use --force",
+    )
     assert tree(work) == first
     assert run_cli(*args, "--force", cwd=work).returncode == 0
     assert sorted(os.listdir(work)) == ["cmp"]
@@ -250,8 +365,11 @@ def test_user_errors_are_one_line_and_write_nothing(work, args, named):
 
 
 def test_references_are_found_from_the_repository_only(work):
-    assert_one_error_line(run_cli("validate", "ns3-mmwave", cwd=work),
-                          "cannot find validation/ns3mmwave/reference", "--reference-dir")  # fmt: skip
+    assert_one_error_line(
+        run_cli("validate", "ns3-mmwave", cwd=work),
+        "cannot find validation/ns3mmwave/reference",
+        "--reference-dir",
+    )
     assert validate_mmwave.find_reference_dir(REPO / "docs") == REFERENCES
 
 

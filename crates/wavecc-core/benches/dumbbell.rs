@@ -3,9 +3,9 @@
 //! element is one simulated second: the figure is simulated seconds per wall second. `wavecc bench` measures the full
 //! 60 s cases with peak memory; this is the quick, statistically careful view.
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use wavecc_core::scenario::builtin;
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use wavecc_core::Config;
+use wavecc_core::scenario::builtin;
 
 const SIM_SECONDS: f64 = 10.0;
 
@@ -26,9 +26,12 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("dumbbell-1g-10s");
     group.sample_size(10);
     group.throughput(Throughput::Elements(SIM_SECONDS as u64));
-    for (name, cca, loss) in
-        [("cubic", "cubic", 0.0), ("newreno", "newreno", 0.0), ("bbr", "bbr", 0.0), ("cubic-loss1e-7", "cubic", 1e-7)]
-    {
+    for (name, cca, loss) in [
+        ("cubic", "cubic", 0.0),
+        ("newreno", "newreno", 0.0),
+        ("bbr", "bbr", 0.0),
+        ("cubic-loss1e-7", "cubic", 1e-7),
+    ] {
         let cfg = dumbbell(cca, loss);
         group.bench_function(name, |b| b.iter(|| wavecc_core::run(&cfg)));
     }

@@ -7,11 +7,13 @@
 //! With `WAVECC_OUT=FILE` it also writes the whole output (summary and traces) as JSON,
 //! to check that a change leaves results bit-identical.
 
-use wavecc_core::{scenario::builtin, Config};
+use wavecc_core::{Config, scenario::builtin};
 
 fn main() {
     let mut args = std::env::args().skip(1);
-    let id = args.next().expect("usage: run_scenario SCENARIO [TOML-LINE]...");
+    let id = args
+        .next()
+        .expect("usage: run_scenario SCENARIO [TOML-LINE]...");
     let mut text = match builtin::get(&id) {
         Ok(t) => t.to_string(),
         Err(_) => std::fs::read_to_string(&id).expect("a built-in id or a readable TOML file"),
@@ -29,7 +31,10 @@ fn main() {
     }
     let config = Config::from_toml(&text).unwrap_or_else(|e| panic!("{e}"));
     let out = wavecc_core::run(&config);
-    println!("{}", serde_json::to_string_pretty(&out.summary).expect("serialisable"));
+    println!(
+        "{}",
+        serde_json::to_string_pretty(&out.summary).expect("serialisable")
+    );
     if let Some(path) = std::env::var_os("WAVECC_OUT") {
         let json = serde_json::to_string(&out).expect("serialisable");
         std::fs::write(path, json).expect("WAVECC_OUT is writable");

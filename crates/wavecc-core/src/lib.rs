@@ -18,4 +18,4 @@ pub mod world;
 
 pub use scenario::{Config, ConfigError};
 pub use trace::RunOutput;
-pub use world::{run, run_watched, Stopped, Watch, POLL_EVENTS};
+pub use world::{POLL_EVENTS, Stopped, Watch, run, run_watched};

@@ -4,13 +4,16 @@
 
 use crate::app::Source;
 use crate::cc::Socket;
-use crate::engine::{from_secs, to_secs, EventQueue, RngExt as _, RngStreams, Time, Timer};
-use crate::net::{Body, Link, LossModel, Packet, QueueLimit, Verdict, UDP_HEADER_BYTES};
+use crate::engine::{EventQueue, RngExt as _, RngStreams, Time, Timer, from_secs, to_secs};
+use crate::net::{Body, Link, LossModel, Packet, QueueLimit, UDP_HEADER_BYTES, Verdict};
 use crate::radio::{RadioEvent, Ran};
 use crate::scenario::{AppKind, Config, FlowConfig, LossDirection};
-use crate::tcp::{AckPolicy, AppSink, Io, Outbox, Receiver, ReceiverConfig, RttEstimator, Sender, SenderConfig};
+use crate::tcp::{
+    AckPolicy, AppSink, Io, Outbox, Receiver, ReceiverConfig, RttEstimator, Sender, SenderConfig,
+};
 use crate::trace::{
-    EventLog, FlowSampler, FlowState, FlowSummary, QueueSummary, RadioEventTrace, RunOutput, Sampler, Summary, UeTrace,
+    EventLog, FlowSampler, FlowState, FlowSummary, QueueSummary, RadioEventTrace, RunOutput,
+    Sampler, Summary, UeTrace,
 };
 use std::collections::BTreeMap;
 use std::ops::ControlFlow;
@@ -48,8 +51,20 @@ const S1U_REVERSE: u32 = 3;
 
 /// A flow's endpoints.
 enum Endpoints {
-    Tcp { sender: Box<Sender>, receiver: Receiver, delayed_ack: Timer, delayed_ack_timeout: Time },
-    Udp { source: Source, sent: u64, chunk: u32, sink: AppSink, timer: Timer, sampler: FlowSampler },
+    Tcp {
+        sender: Box<Sender>,
+        receiver: Receiver,
+        delayed_ack: Timer,
+        delayed_ack_timeout: Time,
+    },
+    Udp {
+        source: Source,
+        sent: u64,
+        chunk: u32,
+        sink: AppSink,
+        timer: Timer,
+        sampler: FlowSampler,
+    },
 }
 
 struct Flow {
@@ -157,12 +172,31 @@ impl World {
     pub fn new(cfg: &Config) -> Self {
         let rng = RngStreams::new(cfg.seed);
         let p = &cfg.path;
-        let limit = if p.buffer_packets > 0 { QueueLimit::Packets(p.buffer_packets) } else { QueueLimit::Bytes(p.buffer_bytes) };
+        let limit = if p.buffer_packets > 0 {
+            QueueLimit::Packets(p.buffer_packets)
+        } else {
+            QueueLimit::Bytes(p.buffer_bytes)
+        };
         let delay = from_secs(p.one_way_delay_s);
-        let reverse_rate = if p.reverse_rate_bps > 0.0 { p.reverse_rate_bps } else { p.rate_bps };
-        let loss = |name: &str| LossModel::new(p.loss.per_byte, p.loss.per_packet, p.loss.gilbert_elliott.as_ref(), rng.stream(name));
+        let reverse_rate = if p.reverse_rate_bps > 0.0 {
+            p.reverse_rate_bps
+        } else {
+            p.rate_bps
+        };
+        let loss = |name: &str| {
+            LossModel::new(
+                p.loss.per_byte,
+                p.loss.per_packet,
+                p.loss.gilbert_elliott.as_ref(),
+                rng.stream(name),
+            )
+        };
         // With a radio, the wired path is the Internet link from the server to the PGW.
-        let name = if cfg.radio.is_some() { "internet" } else { "bottleneck" };
+        let name = if cfg.radio.is_some() {
+            "internet"
+        } else {
+            "bottleneck"
+        };
         let mut forward = Link::new(name, p.rate_bps, delay, limit);
         let mut reverse = Link::new(format!("{name}-reverse"), reverse_rate, delay, limit);
         if matches!(p.loss.direction, LossDirection::Data | LossDirection::Both) {
@@ -174,14 +208,30 @@ impl World {
         let mut links = vec![forward, reverse];
         if let Some(r) = &cfg.radio {
             let s1u_delay = from_secs(r.s1u_delay_s);
-            links.push(Link::new("s1u", r.s1u_rate_bps, s1u_delay, QueueLimit::Unlimited));
-            links.push(Link::new("s1u-reverse", r.s1u_rate_bps, s1u_delay, QueueLimit::Unlimited));
+            links.push(Link::new(
+                "s1u",
+                r.s1u_rate_bps,
+                s1u_delay,
+                QueueLimit::Unlimited,
+            ));
+            links.push(Link::new(
+                "s1u-reverse",
+                r.s1u_rate_bps,
+                s1u_delay,
+                QueueLimit::Unlimited,
+            ));
         }
         let mut world = World {
             now: 0,
             duration: from_secs(cfg.duration_s),
             queue: EventQueue::default(),
-            wire: Wire { links, link_heads: Vec::new(), first_hops: Vec::new(), pending: Vec::new(), created: 0 },
+            wire: Wire {
+                links,
+                link_heads: Vec::new(),
+                first_hops: Vec::new(),
+                pending: Vec::new(),
+                created: 0,
+            },
             arrivals: 0,
             last_sample: 0,
             delivered: 0,
@@ -200,9 +250,14 @@ impl World {
         }
         for (i, f) in cfg.flows.iter().enumerate() {
             let flow = world.build_flow(cfg, i as u32, f, &rng);
-            world.wire.first_hops.push((flow.forward[0], flow.reverse[0]));
+            world
+                .wire
+                .first_hops
+                .push((flow.forward[0], flow.reverse[0]));
             world.flows.push(flow);
-            world.queue.push(from_secs(f.start_s), Event::Start(i as u32));
+            world
+                .queue
+                .push(from_secs(f.start_s), Event::Start(i as u32));
         }
         world.queue.push(world.sampler.interval, Event::Sample);
         world.wire.link_heads = vec![Time::MAX; world.wire.links.len()];
@@ -220,14 +275,29 @@ impl World {
             let rate = f.access_rate_bps.unwrap_or(f64::INFINITY);
             let delay = from_secs(f.access_delay_s);
             let n = self.wire.links.len() as u32;
-            self.wire.links.push(Link::new(format!("access/flow{id}"), rate, delay, QueueLimit::Unlimited));
-            self.wire.links.push(Link::new(format!("access-reverse/flow{id}"), rate, delay, QueueLimit::Unlimited));
+            self.wire.links.push(Link::new(
+                format!("access/flow{id}"),
+                rate,
+                delay,
+                QueueLimit::Unlimited,
+            ));
+            self.wire.links.push(Link::new(
+                format!("access-reverse/flow{id}"),
+                rate,
+                delay,
+                QueueLimit::Unlimited,
+            ));
             forward.insert(0, Hop::Link(n));
             reverse.push(Hop::Link(n + 1));
         }
         let t = &cfg.tcp;
         let duration = from_secs(cfg.duration_s);
-        let source = Source::new(f, t.mss_bytes, duration, rng.stream(&format!("app/flow{id}")));
+        let source = Source::new(
+            f,
+            t.mss_bytes,
+            duration,
+            rng.stream(&format!("app/flow{id}")),
+        );
         let endpoints = if f.app == AppKind::Udp {
             Endpoints::Udp {
                 source,
@@ -238,7 +308,9 @@ impl World {
                 sampler: FlowSampler::default(),
             }
         } else {
-            let mut cc = crate::cc::build(&f.cca, f.cc.as_ref().unwrap_or(&serde_json::Value::Null)).expect("validated");
+            let mut cc =
+                crate::cc::build(&f.cca, f.cc.as_ref().unwrap_or(&serde_json::Value::Null))
+                    .expect("validated");
             cc.seed(rng.stream(&format!("cc/flow{id}")).random());
             let ssthresh = t.initial_ssthresh_segments.map_or(f64::INFINITY, f64::from);
             let sock = Socket::new(t.mss_bytes, t.initial_cwnd_segments as f64, ssthresh);
@@ -278,7 +350,11 @@ impl World {
         };
         let start = from_secs(f.start_s);
         Flow {
-            cca: if f.app == AppKind::Udp { "udp".into() } else { f.cca.clone() },
+            cca: if f.app == AppKind::Udp {
+                "udp".into()
+            } else {
+                f.cca.clone()
+            },
             app: f.app,
             start,
             stop: f.stop_s.map_or(duration, from_secs).min(duration),
@@ -294,19 +370,23 @@ impl World {
     /// queue goes next; at equal times links go first, lowest index first, so the
     /// order is fixed and runs are deterministic.
     pub fn run(&mut self) {
-        self.run_watched(&mut Unwatched).expect("an unwatched run never stops early");
+        self.run_watched(&mut Unwatched)
+            .expect("an unwatched run never stops early");
     }
 
     /// [`World::run`], polling `watch` every [`POLL_EVENTS`] events.
     fn run_watched(&mut self, watch: &mut impl Watch) -> Result<(), Stopped> {
         let mut until_poll = POLL_EVENTS;
         loop {
-            let (link, link_time) = self
-                .wire
-                .link_heads
-                .iter()
-                .enumerate()
-                .fold((0, Time::MAX), |best, (i, &t)| if t < best.1 { (i, t) } else { best });
+            let (link, link_time) =
+                self.wire
+                    .link_heads
+                    .iter()
+                    .enumerate()
+                    .fold(
+                        (0, Time::MAX),
+                        |best, (i, &t)| if t < best.1 { (i, t) } else { best },
+                    );
             let timer_time = self.queue.next_time();
             let now = link_time.min(timer_time);
             if now > self.duration {
@@ -337,9 +417,11 @@ impl World {
             Event::Sample => self.sample(),
             Event::RadioSlot => self.radio_slot(),
             Event::ChannelUpdate => self.channel_update(),
-            Event::Rto(f) | Event::Pace(f) | Event::AppWake(f) | Event::DelayedAck(f) | Event::Start(f) => {
-                self.on_flow_timer(f, event)
-            }
+            Event::Rto(f)
+            | Event::Pace(f)
+            | Event::AppWake(f)
+            | Event::DelayedAck(f)
+            | Event::Start(f) => self.on_flow_timer(f, event),
         }
     }
 
@@ -364,8 +446,15 @@ impl World {
             Hop::Downlink(ue) => (ue, true),
             Hop::Uplink(ue) => (ue, false),
         };
-        let ran = self.ran.as_mut().expect("radio hops exist only with a radio");
-        let accepted = if downlink { ran.enqueue_downlink(self.now, ue, pkt) } else { ran.enqueue_uplink(self.now, ue, pkt) };
+        let ran = self
+            .ran
+            .as_mut()
+            .expect("radio hops exist only with a radio");
+        let accepted = if downlink {
+            ran.enqueue_downlink(self.now, ue, pkt)
+        } else {
+            ran.enqueue_uplink(self.now, ue, pkt)
+        };
         match accepted {
             Ok(()) if !ran.slot_pending => {
                 ran.slot_pending = true;
@@ -395,9 +484,13 @@ impl World {
 
     /// The periodic channel update; packets a handover dropped are counted here.
     fn channel_update(&mut self) {
-        let ran = self.ran.as_mut().expect("channel updates only with a radio");
+        let ran = self
+            .ran
+            .as_mut()
+            .expect("channel updates only with a radio");
         ran.update_channels(self.now, &mut self.radio_events, &mut self.radio_dropped);
-        self.queue.push(self.now + ran.update_interval(), Event::ChannelUpdate);
+        self.queue
+            .push(self.now + ran.update_interval(), Event::ChannelUpdate);
         for ev in self.radio_events.drain(..) {
             let (ue, kind, cell, from) = match ev {
                 RadioEvent::Handover { ue, from, to } => (ue, "handover", to, i64::from(from)),
@@ -453,7 +546,11 @@ impl World {
     fn forward(&mut self, mut pkt: Packet) {
         pkt.hop += 1;
         let flow = &self.flows[pkt.flow as usize];
-        let route = if pkt.is_forward() { &flow.forward } else { &flow.reverse };
+        let route = if pkt.is_forward() {
+            &flow.forward
+        } else {
+            &flow.reverse
+        };
         match route.get(pkt.hop as usize) {
             // Wired hops inline: the packet is not copied once more on its way.
             Some(&Hop::Link(link)) => self.enqueue(link, pkt),
@@ -468,34 +565,77 @@ impl World {
         let now = self.now;
         let flow_id = pkt.flow;
         let flow = &mut self.flows[flow_id as usize];
-        let sinr_db = self.ran.as_ref().zip(flow.ue).map(|(ran, ue)| ran.sinr_db(ue));
-        let mut io = Io { now, queue: &mut self.queue, out: &mut self.wire, log: &mut self.log };
+        let sinr_db = self
+            .ran
+            .as_ref()
+            .zip(flow.ue)
+            .map(|(ran, ue)| ran.sinr_db(ue));
+        let mut io = Io {
+            now,
+            queue: &mut self.queue,
+            out: &mut self.wire,
+            log: &mut self.log,
+        };
         match (&mut flow.endpoints, &pkt.body) {
-            (Endpoints::Tcp { sender, receiver, delayed_ack, delayed_ack_timeout, .. }, Body::Data(seg)) => {
-                sender.sock.link.receiver_grid.advance(now, receiver.sink.bytes);
+            (
+                Endpoints::Tcp {
+                    sender,
+                    receiver,
+                    delayed_ack,
+                    delayed_ack_timeout,
+                    ..
+                },
+                Body::Data(seg),
+            ) => {
+                sender
+                    .sock
+                    .link
+                    .receiver_grid
+                    .advance(now, receiver.sink.bytes);
                 match receiver.on_segment(seg) {
                     AckPolicy::Now => send_ack(flow_id, receiver, delayed_ack, &mut io),
                     AckPolicy::Delay => {
                         if !delayed_ack.is_set() {
-                            delayed_ack.set(now + *delayed_ack_timeout, io.queue, Event::DelayedAck(flow_id));
+                            delayed_ack.set(
+                                now + *delayed_ack_timeout,
+                                io.queue,
+                                Event::DelayedAck(flow_id),
+                            );
                         }
                     }
                 }
             }
-            (Endpoints::Tcp { sender, receiver, .. }, Body::Ack(ack)) => {
+            (
+                Endpoints::Tcp {
+                    sender, receiver, ..
+                },
+                Body::Ack(ack),
+            ) => {
                 sender.sock.link.receiver_delivered_bytes = receiver.sink.bytes;
                 sender.sock.link.sinr_db = sinr_db;
                 sender.on_ack(ack, &mut io)
             }
-            (Endpoints::Udp { sink, .. }, Body::Datagram { seq, len }) => sink.deliver_datagram(*seq, *len as u64),
+            (Endpoints::Udp { sink, .. }, Body::Datagram { seq, len }) => {
+                sink.deliver_datagram(*seq, *len as u64)
+            }
             _ => unreachable!("a packet of the wrong kind for its flow"),
         }
     }
 
     fn on_flow_timer(&mut self, flow_id: u32, event: Event) {
-        let mut io = Io { now: self.now, queue: &mut self.queue, out: &mut self.wire, log: &mut self.log };
+        let mut io = Io {
+            now: self.now,
+            queue: &mut self.queue,
+            out: &mut self.wire,
+            log: &mut self.log,
+        };
         match &mut self.flows[flow_id as usize].endpoints {
-            Endpoints::Tcp { sender, receiver, delayed_ack, .. } => match event {
+            Endpoints::Tcp {
+                sender,
+                receiver,
+                delayed_ack,
+                ..
+            } => match event {
                 Event::Rto(_) => sender.on_rto_timer(&mut io),
                 Event::Pace(_) => sender.on_pace_timer(&mut io),
                 Event::AppWake(_) => sender.on_app_timer(&mut io),
@@ -507,7 +647,13 @@ impl World {
                 }
                 _ => unreachable!(),
             },
-            Endpoints::Udp { source, sent, chunk, timer, .. } => {
+            Endpoints::Udp {
+                source,
+                sent,
+                chunk,
+                timer,
+                ..
+            } => {
                 let due = match event {
                     Event::Start(_) => true,
                     _ => timer.fire(io.now, io.queue, event),
@@ -522,7 +668,8 @@ impl World {
     /// The periodic sample, which schedules the next one.
     fn sample(&mut self) {
         self.record_sample();
-        self.queue.push(self.now + self.sampler.interval, Event::Sample);
+        self.queue
+            .push(self.now + self.sampler.interval, Event::Sample);
     }
 
     /// Appends one row per flow and per queue for the interval ending now.
@@ -540,12 +687,19 @@ impl World {
                     sender.cc_state(&mut s.scratch);
                     s.cc_rows(now, i as u32);
                 }
-                Endpoints::Udp { sampler, .. } => s.flow_row(now, dt, i as u32, delivered, sampler, FlowState::NONE),
+                Endpoints::Udp { sampler, .. } => {
+                    s.flow_row(now, dt, i as u32, delivered, sampler, FlowState::NONE)
+                }
             }
         }
         for l in &mut self.wire.links {
             let occ = l.occupancy(now);
-            s.queue_row(now, &l.name, occ, (l.stats.dropped_overflow, l.stats.dropped_random));
+            s.queue_row(
+                now,
+                &l.name,
+                occ,
+                (l.stats.dropped_overflow, l.stats.dropped_random),
+            );
         }
         if let Some(ran) = &self.ran {
             for u in 0..ran.ue_count() {
@@ -574,7 +728,12 @@ impl World {
         let mut dropped = 0;
         let mut in_transit = 0;
         for l in &self.wire.links {
-            assert_eq!(l.stats.enqueued, l.stats.dequeued + l.in_transit() as u64, "link {} leaks packets", l.name);
+            assert_eq!(
+                l.stats.enqueued,
+                l.stats.dequeued + l.in_transit() as u64,
+                "link {} leaks packets",
+                l.name
+            );
             dropped += l.stats.dropped_overflow + l.stats.dropped_random;
             in_transit += l.in_transit() as u64;
         }
@@ -582,16 +741,33 @@ impl World {
             dropped += ran.dropped();
             in_transit += ran.in_transit();
         }
-        assert_eq!(self.wire.created, self.delivered + dropped + in_transit, "packets created != delivered + dropped + in transit");
+        assert_eq!(
+            self.wire.created,
+            self.delivered + dropped + in_transit,
+            "packets created != delivered + dropped + in transit"
+        );
         for (i, f) in self.flows.iter().enumerate() {
             match &f.endpoints {
-                Endpoints::Tcp { sender, receiver, .. } => {
-                    assert_eq!(receiver.sink.order_violations, 0, "flow {i}: bytes out of order at the application");
-                    assert_eq!(receiver.sink.bytes, receiver.rcv_nxt, "flow {i}: application bytes != rcv_nxt");
-                    assert!(receiver.rcv_nxt >= sender.acked_bytes(), "flow {i}: acknowledged bytes never received");
+                Endpoints::Tcp {
+                    sender, receiver, ..
+                } => {
+                    assert_eq!(
+                        receiver.sink.order_violations, 0,
+                        "flow {i}: bytes out of order at the application"
+                    );
+                    assert_eq!(
+                        receiver.sink.bytes, receiver.rcv_nxt,
+                        "flow {i}: application bytes != rcv_nxt"
+                    );
+                    assert!(
+                        receiver.rcv_nxt >= sender.acked_bytes(),
+                        "flow {i}: acknowledged bytes never received"
+                    );
                     sender.check_invariants();
                 }
-                Endpoints::Udp { sink, .. } => assert_eq!(sink.order_violations, 0, "flow {i}: datagrams reordered"),
+                Endpoints::Udp { sink, .. } => {
+                    assert_eq!(sink.order_violations, 0, "flow {i}: datagrams reordered")
+                }
             }
         }
     }
@@ -609,7 +785,12 @@ impl World {
             // The last stretch, when the duration is not a multiple of the interval.
             self.record_sample();
         }
-        let flows = self.flows.iter().enumerate().map(|(i, f)| flow_summary(i as u32, f, self.now)).collect();
+        let flows = self
+            .flows
+            .iter()
+            .enumerate()
+            .map(|(i, f)| flow_summary(i as u32, f, self.now))
+            .collect();
         let queues = self
             .wire
             .links
@@ -631,8 +812,14 @@ impl World {
             events: self.queue.events_processed() + self.arrivals,
             flows,
             queues,
-            ues: self.ran.as_ref().map_or_else(Vec::new, |ran| (0..ran.ue_count()).map(|u| ran.ue_summary(u, self.now)).collect()),
-            cells: self.ran.as_ref().map_or_else(Vec::new, |ran| (0..ran.cell_count()).map(|g| ran.cell_summary(g)).collect()),
+            ues: self.ran.as_ref().map_or_else(Vec::new, |ran| {
+                (0..ran.ue_count())
+                    .map(|u| ran.ue_summary(u, self.now))
+                    .collect()
+            }),
+            cells: self.ran.as_ref().map_or_else(Vec::new, |ran| {
+                (0..ran.cell_count()).map(|g| ran.cell_summary(g)).collect()
+            }),
         };
         RunOutput {
             summary,
@@ -700,15 +887,38 @@ impl Outbox for Wire {
 fn send_ack(flow: u32, receiver: &mut Receiver, delayed_ack: &mut Timer, io: &mut Io<impl Outbox>) {
     delayed_ack.cancel();
     let ack = receiver.make_ack();
-    io.out.send(io.now, Packet { flow, size: ack.wire_size(), hop: 0, body: Body::Ack(ack) });
+    io.out.send(
+        io.now,
+        Packet {
+            flow,
+            size: ack.wire_size(),
+            hop: 0,
+            body: Body::Ack(ack),
+        },
+    );
 }
 
-fn udp_send(flow: u32, source: &mut Source, sent: &mut u64, chunk: u32, timer: &mut Timer, io: &mut Io<impl Outbox>) {
+fn udp_send(
+    flow: u32,
+    source: &mut Source,
+    sent: &mut u64,
+    chunk: u32,
+    timer: &mut Timer,
+    io: &mut Io<impl Outbox>,
+) {
     // No send buffer: every write leaves at once as one datagram.
     let written = source.written(io.now, *sent, u64::MAX / 4);
     while *sent < written {
         let len = (written - *sent).min(chunk as u64) as u32;
-        io.out.send(io.now, Packet { flow, size: (len + UDP_HEADER_BYTES) as u16, hop: 0, body: Body::Datagram { seq: *sent, len } });
+        io.out.send(
+            io.now,
+            Packet {
+                flow,
+                size: (len + UDP_HEADER_BYTES) as u16,
+                hop: 0,
+                body: Body::Datagram { seq: *sent, len },
+            },
+        );
         *sent += len as u64;
     }
     if let Some(t) = source.next_write() {
@@ -753,4 +963,3 @@ fn flow_summary(id: u32, f: &Flow, end: Time) -> FlowSummary {
     }
     s
 }
-

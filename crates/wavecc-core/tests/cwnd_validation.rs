@@ -2,8 +2,8 @@
 //! (which the seeds ran) grows it on every ACK, so an application-limited flow's
 //! window climbs without bound there.
 
-use wavecc_core::scenario::builtin;
 use wavecc_core::Config;
+use wavecc_core::scenario::builtin;
 
 /// The largest cwnd (segments) of a 100 Mb/s application over the 1 Gb/s dumbbell.
 fn peak_cwnd(validation: bool) -> f64 {
@@ -14,7 +14,10 @@ fn peak_cwnd(validation: bool) -> f64 {
     cfg.flows[0].app = wavecc_core::scenario::AppKind::Rate;
     cfg.flows[0].rate_bps = Some(100e6);
     let out = wavecc_core::run(&cfg);
-    assert!((out.summary.flows[0].goodput_mbps - 100.0).abs() < 5.0, "the application sets the rate either way");
+    assert!(
+        (out.summary.flows[0].goodput_mbps - 100.0).abs() < 5.0,
+        "the application sets the rate either way"
+    );
     out.flows.cwnd_segments.iter().copied().fold(0.0, f64::max)
 }
 

@@ -5,9 +5,9 @@
 
 use proptest::prelude::*;
 use proptest::test_runner::{TestCaseError, TestRunner};
+use wavecc_core::Config;
 use wavecc_core::engine::from_secs;
 use wavecc_core::world::World;
-use wavecc_core::Config;
 
 /// A random scenario, small enough to run in a few milliseconds.
 fn scenario() -> impl Strategy<Value = String> {
@@ -80,7 +80,10 @@ fn check_determinism(cfg: &Config) -> Result<(), TestCaseError> {
 fn invariants_hold_in_every_stack_for_every_algorithm() {
     for stack in &wavecc_core::scenario::stack::STACKS[1..] {
         for cca in wavecc_core::cc::names() {
-            let mut runner = TestRunner::new(ProptestConfig { cases: 6, ..ProptestConfig::default() });
+            let mut runner = TestRunner::new(ProptestConfig {
+                cases: 6,
+                ..ProptestConfig::default()
+            });
             runner
                 .run(&scenario_with(vec![cca], stack.name), |toml| {
                     let cfg = Config::from_toml(&toml).unwrap();
@@ -111,7 +114,11 @@ fn heavy_loss_exercises_recovery_and_timeouts_without_breaking_delivery() {
 
 #[test]
 fn different_seeds_give_different_lossy_runs() {
-    let toml = |seed| format!("seed = {seed}\nduration_s = 5\n[path]\nrate_bps = 20e6\n[path.loss]\nper_byte = 1e-6\n[[flows]]\n");
+    let toml = |seed| {
+        format!(
+            "seed = {seed}\nduration_s = 5\n[path]\nrate_bps = 20e6\n[path.loss]\nper_byte = 1e-6\n[[flows]]\n"
+        )
+    };
     let a = wavecc_core::run(&Config::from_toml(&toml(1)).unwrap());
     let b = wavecc_core::run(&Config::from_toml(&toml(2)).unwrap());
     assert_ne!(format!("{:?}", a.events), format!("{:?}", b.events));

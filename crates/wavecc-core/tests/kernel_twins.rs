@@ -15,9 +15,11 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use wavecc_core::cc::fixed::{record_hooks, Hook, HookRecord, CA_EVENT_LOSS, TCP_CA_LOSS, TCP_CA_RECOVERY};
-use wavecc_core::scenario::{builtin, GilbertElliottConfig};
 use wavecc_core::Config;
+use wavecc_core::cc::fixed::{
+    CA_EVENT_LOSS, Hook, HookRecord, TCP_CA_LOSS, TCP_CA_RECOVERY, record_hooks,
+};
+use wavecc_core::scenario::{GilbertElliottConfig, builtin};
 
 fn repository() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -25,8 +27,15 @@ fn repository() -> PathBuf {
 
 /// The first C compiler that runs, or None.
 fn c_compiler() -> Option<String> {
-    let candidates = std::env::var("CC").into_iter().chain(["cc", "gcc", "clang"].map(String::from));
-    candidates.into_iter().find(|cc| Command::new(cc).arg("--version").output().is_ok_and(|o| o.status.success()))
+    let candidates = std::env::var("CC")
+        .into_iter()
+        .chain(["cc", "gcc", "clang"].map(String::from));
+    candidates.into_iter().find(|cc| {
+        Command::new(cc)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success())
+    })
 }
 
 /// The harness for `wavecc_<name>`, compiled with `cc` into the test's scratch space.
@@ -34,7 +43,14 @@ fn harness(cc: &str, name: &str) -> PathBuf {
     let root = repository();
     let out = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("harness_{name}"));
     let compiled = Command::new(cc)
-        .args(["-O2", "-Wall", "-Wextra", "-Werror", "-Wno-unused-parameter", "-I"])
+        .args([
+            "-O2",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-Wno-unused-parameter",
+            "-I",
+        ])
         .arg(root.join("tests/bpf_harness/shim"))
         .arg("-I")
         .arg(root.join("python/wavecc/bpf"))
@@ -45,7 +61,11 @@ fn harness(cc: &str, name: &str) -> PathBuf {
         .arg(&out)
         .output()
         .expect("the compiler runs");
-    assert!(compiled.status.success(), "{name}: {}", String::from_utf8_lossy(&compiled.stderr));
+    assert!(
+        compiled.status.success(),
+        "{name}: {}",
+        String::from_utf8_lossy(&compiled.stderr)
+    );
     out
 }
 
@@ -62,10 +82,30 @@ struct Case {
 /// with bursts that lose whole windows (timeouts from the Open state), and the urban
 /// mmWave scenario (SINR hints, blockage).
 const CASES: [Case; 4] = [
-    Case { scenario: "dumbbell-1g", duration_s: 2.0, per_byte_loss: 2e-7, bursts: None },
-    Case { scenario: "dumbbell-1g", duration_s: 2.0, per_byte_loss: 1e-5, bursts: None },
-    Case { scenario: "dumbbell-1g", duration_s: 3.0, per_byte_loss: 0.0, bursts: Some((2e-5, 1e-4)) },
-    Case { scenario: "urban", duration_s: 3.0, per_byte_loss: 0.0, bursts: None },
+    Case {
+        scenario: "dumbbell-1g",
+        duration_s: 2.0,
+        per_byte_loss: 2e-7,
+        bursts: None,
+    },
+    Case {
+        scenario: "dumbbell-1g",
+        duration_s: 2.0,
+        per_byte_loss: 1e-5,
+        bursts: None,
+    },
+    Case {
+        scenario: "dumbbell-1g",
+        duration_s: 3.0,
+        per_byte_loss: 0.0,
+        bursts: Some((2e-5, 1e-4)),
+    },
+    Case {
+        scenario: "urban",
+        duration_s: 3.0,
+        per_byte_loss: 0.0,
+        bursts: None,
+    },
 ];
 
 /// The hook calls of `cca`'s twin in `case`, one flow.
@@ -76,9 +116,14 @@ fn record(case: &Case, cca: &str) -> Vec<HookRecord> {
     cfg.flows[0].cca = cca.into();
     cfg.flows[0].cc = Some(serde_json::json!({ "fixed_point": true }));
     cfg.path.loss.per_byte = case.per_byte_loss;
-    cfg.path.loss.gilbert_elliott = case.bursts.map(|(p_good_to_bad, p_bad_to_good)| {
-        GilbertElliottConfig { p_good_to_bad, p_bad_to_good, loss_good: 0.0, loss_bad: 1.0 }
-    });
+    cfg.path.loss.gilbert_elliott =
+        case.bursts
+            .map(|(p_good_to_bad, p_bad_to_good)| GilbertElliottConfig {
+                p_good_to_bad,
+                p_bad_to_good,
+                loss_good: 0.0,
+                loss_bad: 1.0,
+            });
     record_hooks(|| wavecc_core::run(&cfg)).1
 }
 
@@ -89,13 +134,21 @@ fn replay(harness: &Path, records: &[HookRecord]) -> Vec<String> {
         input.push_str(&r.input_line());
         input.push('\n');
     }
-    let mut child = Command::new(harness).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+    let mut child = Command::new(harness)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
     let mut stdin = child.stdin.take().unwrap();
     let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
     let out = child.wait_with_output().unwrap();
     writer.join().unwrap().unwrap();
     assert!(out.status.success(), "harness failed: {:?}", out.status);
-    String::from_utf8(out.stdout).unwrap().lines().map(String::from).collect()
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(String::from)
+        .collect()
 }
 
 /// How many records satisfy `is`.
@@ -115,7 +168,11 @@ fn agree(cca: &str) -> Option<Vec<HookRecord>> {
     for case in &CASES {
         let (scenario, records) = (case.scenario, record(case, cca));
         let answers = replay(&harness, &records);
-        assert_eq!(answers.len(), records.len(), "{cca} on {scenario}: the harness stopped early");
+        assert_eq!(
+            answers.len(),
+            records.len(),
+            "{cca} on {scenario}: the harness stopped early"
+        );
         for (i, (r, got)) in records.iter().zip(&answers).enumerate() {
             assert_eq!(
                 got,
@@ -134,20 +191,35 @@ fn agree(cca: &str) -> Option<Vec<HookRecord>> {
 /// the programs whose timeout rule changes the window, `set_state(TCP_CA_Loss)`.
 fn assert_coverage(cca: &str, records: &[HookRecord], timeouts_needed: usize) {
     let avoid = |r: &HookRecord| matches!(r.hook, Hook::CongAvoid { .. });
-    let avoidance = count(records, |r| avoid(r) && r.before.snd_cwnd >= r.before.snd_ssthresh);
-    let slow_start = count(records, |r| avoid(r) && r.before.snd_cwnd < r.before.snd_ssthresh);
+    let avoidance = count(records, |r| {
+        avoid(r) && r.before.snd_cwnd >= r.before.snd_ssthresh
+    });
+    let slow_start = count(records, |r| {
+        avoid(r) && r.before.snd_cwnd < r.before.snd_ssthresh
+    });
     let losses = count(records, |r| r.hook == Hook::Ssthresh);
     let recoveries = count(records, |r| r.hook == Hook::SetState(TCP_CA_RECOVERY));
     let timeouts = count(records, |r| r.hook == Hook::SetState(TCP_CA_LOSS));
-    eprintln!("{cca}: {} calls, avoidance {avoidance}, slow start {slow_start}, losses {losses}, \
-         recoveries {recoveries}, timeouts {timeouts}", records.len());
-    assert!(avoidance > 100 && slow_start > 10 && losses > 3 && recoveries > 3 && timeouts >= timeouts_needed,
-        "{cca}: too little covered");
+    eprintln!(
+        "{cca}: {} calls, avoidance {avoidance}, slow start {slow_start}, losses {losses}, \
+         recoveries {recoveries}, timeouts {timeouts}",
+        records.len()
+    );
+    assert!(
+        avoidance > 100
+            && slow_start > 10
+            && losses > 3
+            && recoveries > 3
+            && timeouts >= timeouts_needed,
+        "{cca}: too little covered"
+    );
 }
 
 #[test]
 fn fbtcp_twin_matches_the_bpf_program() {
-    let Some(records) = agree("fbtcp") else { return };
+    let Some(records) = agree("fbtcp") else {
+        return;
+    };
     assert_coverage("fbtcp", &records, 0);
 }
 
@@ -165,7 +237,9 @@ fn mss_twin_matches_the_bpf_program() {
 
 #[test]
 fn mrvhs_twin_matches_the_bpf_program() {
-    let Some(records) = agree("mrvhs") else { return };
+    let Some(records) = agree("mrvhs") else {
+        return;
+    };
     assert_coverage("mrvhs", &records, 0);
 }
 
@@ -173,8 +247,18 @@ fn mrvhs_twin_matches_the_bpf_program() {
 fn dtcp_twin_matches_the_bpf_program() {
     let Some(records) = agree("dtcp") else { return };
     assert_coverage("dtcp", &records, 1);
-    let hints = count(&records, |r| matches!(r.hook, Hook::PktsAcked { .. }) && r.before.sinr.valid == 1);
-    let without = count(&records, |r| matches!(r.hook, Hook::PktsAcked { .. }) && r.before.sinr.valid == 0);
-    assert!(hints > 1000 && without > 1000, "SINR hints {hints}, without {without}");
-    assert!(count(&records, |r| r.hook == Hook::CwndEvent(CA_EVENT_LOSS)) >= 1, "no timeout reset");
+    let hints = count(&records, |r| {
+        matches!(r.hook, Hook::PktsAcked { .. }) && r.before.sinr.valid == 1
+    });
+    let without = count(&records, |r| {
+        matches!(r.hook, Hook::PktsAcked { .. }) && r.before.sinr.valid == 0
+    });
+    assert!(
+        hints > 1000 && without > 1000,
+        "SINR hints {hints}, without {without}"
+    );
+    assert!(
+        count(&records, |r| r.hook == Hook::CwndEvent(CA_EVENT_LOSS)) >= 1,
+        "no timeout reset"
+    );
 }

@@ -2,10 +2,10 @@
 //! capacity without loss, and with random per-byte loss NewReno follows the Mathis
 //! et al. model, goodput = 1.22 MSS / (RTT sqrt(p)), within a factor of 1.5.
 
-use wavecc_core::net::{LossModel, HEADER_BYTES};
+use wavecc_core::Config;
+use wavecc_core::net::{HEADER_BYTES, LossModel};
 use wavecc_core::scenario::builtin;
 use wavecc_core::trace::FlowSummary;
-use wavecc_core::Config;
 
 fn run(cca: &str, per_byte: f64) -> FlowSummary {
     let mut cfg = Config::from_toml(builtin::get("dumbbell-1g").unwrap()).unwrap();
@@ -27,7 +27,10 @@ fn loss_free_runs_fill_the_link() {
         let f = run(cca, 0.0);
         assert!(f.goodput_mbps > 900.0, "{cca}: {f:?}");
         // Payload can never exceed the link's share of payload bytes.
-        assert!(f.goodput_mbps < 1e3 * 1400.0 / (1400 + HEADER_BYTES) as f64, "{cca}: {f:?}");
+        assert!(
+            f.goodput_mbps < 1e3 * 1400.0 / (1400 + HEADER_BYTES) as f64,
+            "{cca}: {f:?}"
+        );
     }
 }
 
@@ -36,14 +39,20 @@ fn newreno_follows_the_mathis_model() {
     for per_byte in [1e-8, 1e-7] {
         let f = run("newreno", per_byte);
         let ratio = f.goodput_mbps / mathis_mbps(&f, per_byte);
-        assert!((1.0 / 1.5..=1.5).contains(&ratio), "p = {per_byte}: ratio {ratio}, {f:?}");
+        assert!(
+            (1.0 / 1.5..=1.5).contains(&ratio),
+            "p = {per_byte}: ratio {ratio}, {f:?}"
+        );
     }
 }
 
 #[test]
 fn goodput_falls_with_loss() {
     for cca in ["newreno", "cubic"] {
-        let g: Vec<f64> = [0.0, 1e-8, 1e-7].iter().map(|&p| run(cca, p).goodput_mbps).collect();
+        let g: Vec<f64> = [0.0, 1e-8, 1e-7]
+            .iter()
+            .map(|&p| run(cca, p).goodput_mbps)
+            .collect();
         assert!(g[0] > 2.0 * g[1] && g[1] > 2.0 * g[2], "{cca}: {g:?}");
     }
 }

@@ -50,7 +50,14 @@ fn udp_at_1g_passes_in_los_and_falls_behind_buildings() {
     assert!(nlos > 300.0 && nlos < 800.0, "NLoS goodput {nlos}");
     let ue = &out.summary.ues[0];
     assert!(ue.rlc_drops > 0, "the 2.5 MB RLC buffer overflows in NLoS");
-    assert!(out.summary.flows[0].losses.get("rlc_overflow").copied().unwrap_or(0) > 0);
+    assert!(
+        out.summary.flows[0]
+            .losses
+            .get("rlc_overflow")
+            .copied()
+            .unwrap_or(0)
+            > 0
+    );
 }
 
 #[test]
@@ -61,7 +68,10 @@ fn nlos_intervals_are_the_seeds_blocked_periods() {
     let want = [[2.33, 7.77], [11.0, 16.56], [19.67, 25.36]];
     assert_eq!(got.len(), want.len(), "{got:?}");
     for (g, w) in got.iter().zip(want) {
-        assert!((g[0] - w[0]).abs() < 0.06 && (g[1] - w[1]).abs() < 0.06, "{got:?}");
+        assert!(
+            (g[0] - w[0]).abs() < 0.06 && (g[1] - w[1]).abs() < 0.06,
+            "{got:?}"
+        );
     }
 }
 
@@ -76,7 +86,11 @@ fn tcp_over_the_radio_sees_the_base_rtt_and_delivers_in_order() {
     let out = wavecc_core::run(&cfg);
     let f = &out.summary.flows[0];
     // 2 x (10 ms Internet + 1 ms S1-U) plus slot alignment, HARQ and the uplink grant.
-    assert!(f.min_rtt_ms > 22.0 && f.min_rtt_ms < 24.0, "min RTT {}", f.min_rtt_ms);
+    assert!(
+        f.min_rtt_ms > 22.0 && f.min_rtt_ms < 24.0,
+        "min RTT {}",
+        f.min_rtt_ms
+    );
     assert!(f.goodput_mbps > 300.0, "goodput {}", f.goodput_mbps);
 }
 
@@ -92,8 +106,14 @@ fn the_scheduler_shares_a_cell_between_two_saturating_ues() {
         r.scheduler = serde_json::from_value(serde_json::json!(sched)).unwrap();
         r.obstacles.clear();
         let out = wavecc_core::run(&cfg);
-        let (a, b) = (out.summary.flows[0].goodput_mbps, out.summary.flows[1].goodput_mbps);
-        assert!(a > 1000.0 && b > 1000.0 && (a - b).abs() / (a + b) < 0.1, "{sched}: {a} {b}");
+        let (a, b) = (
+            out.summary.flows[0].goodput_mbps,
+            out.summary.flows[1].goodput_mbps,
+        );
+        assert!(
+            a > 1000.0 && b > 1000.0 && (a - b).abs() / (a + b) < 0.1,
+            "{sched}: {a} {b}"
+        );
         assert!(a + b < 3135.0, "{sched}: more than the PHY peak: {a} + {b}");
     }
 }
@@ -116,21 +136,33 @@ fn a_ue_walking_between_two_gnbs_hands_over_without_losing_packets() {
     // It ends on gNB 1. Near the midpoint the two links' beamforming draws (redrawn
     // every 100 ms, 10-90% spread 6 dB) could beat the 3 dB hysteresis either way; the
     // 200 ms measurement filter keeps ping-pong rare.
-    assert!(ue.handovers >= 1 && ue.handovers <= 3 && ue.cell == 1, "{ue:?}");
+    assert!(
+        ue.handovers >= 1 && ue.handovers <= 3 && ue.cell == 1,
+        "{ue:?}"
+    );
     assert!(!out.summary.flows[0].losses.contains_key("handover"));
-    let handovers: Vec<f64> =
-        (0..out.radio_events.t_s.len()).filter(|&i| out.radio_events.kind[i] == "handover").map(|i| out.radio_events.t_s[i]).collect();
+    let handovers: Vec<f64> = (0..out.radio_events.t_s.len())
+        .filter(|&i| out.radio_events.kind[i] == "handover")
+        .map(|i| out.radio_events.t_s[i])
+        .collect();
     assert_eq!(handovers.len() as u32, ue.handovers);
     // The UE crosses the midpoint (30 m) at 0.5 + 25/15 = 2.17 s: every handover
     // happens around it, none while one gNB is clearly nearer.
-    assert!(handovers.iter().all(|&t| t > 1.3 && t < 3.0), "handovers at {handovers:?}");
+    assert!(
+        handovers.iter().all(|&t| t > 1.3 && t < 3.0),
+        "handovers at {handovers:?}"
+    );
     assert!(out.summary.flows[0].goodput_mbps > 300.0);
 }
 
 #[test]
 fn the_handover_filter_damps_ping_pong_from_beamforming_draws() {
     let run = |filter_s: f64| {
-        let mut cfg = scenario("fbtcp-1", Some(6.0), &("[[radio.gnbs]]\nposition = [60.0, 0.0, 15.0]\n".to_string() + &udp_flow(1e8, 0)));
+        let mut cfg = scenario(
+            "fbtcp-1",
+            Some(6.0),
+            &("[[radio.gnbs]]\nposition = [60.0, 0.0, 15.0]\n".to_string() + &udp_flow(1e8, 0)),
+        );
         let r = cfg.radio.as_mut().unwrap();
         // The wideband channel's independent 100 ms draws (10-90% 6 dB apart) are what
         // makes a raw measurement ping-pong; fbtcp-1 itself uses the multipath channel.
@@ -142,22 +174,40 @@ fn the_handover_filter_damps_ping_pong_from_beamforming_draws() {
         wavecc_core::run(&cfg).summary.ues[0].handovers
     };
     let (raw, filtered) = (run(0.0), run(0.2));
-    assert!(filtered >= 1 && filtered < raw, "raw {raw}, filtered {filtered}");
+    assert!(
+        filtered >= 1 && filtered < raw,
+        "raw {raw}, filtered {filtered}"
+    );
 }
 
 #[test]
 fn handover_without_forwarding_drops_the_rlc_buffer() {
-    let mut cfg = scenario("fbtcp-1", Some(4.0), &("[[radio.gnbs]]\nposition = [60.0, 0.0, 15.0]\n".to_string() + &udp_flow(1e9, 0)));
+    let mut cfg = scenario(
+        "fbtcp-1",
+        Some(4.0),
+        &("[[radio.gnbs]]\nposition = [60.0, 0.0, 15.0]\n".to_string() + &udp_flow(1e9, 0)),
+    );
     let r = cfg.radio.as_mut().unwrap();
     r.obstacles.clear();
     r.handover.forwarding = wavecc_core::scenario::Forwarding::Drop;
     r.ues[0].position = [5.0, 10.0, 1.5];
-    r.ues[0].legs = serde_json::from_value(serde_json::json!([{"at_s": 0.5, "velocity": [15.0, 0.0, 0.0]}])).unwrap();
+    r.ues[0].legs =
+        serde_json::from_value(serde_json::json!([{"at_s": 0.5, "velocity": [15.0, 0.0, 0.0]}]))
+            .unwrap();
     let mut world = World::new(&cfg);
     world.run_until(from_secs(4.0));
     world.check_invariants();
     let out = wavecc_core::run(&cfg);
-    assert!(out.summary.flows[0].losses.get("handover").copied().unwrap_or(0) > 0, "{:?}", out.summary.flows[0].losses);
+    assert!(
+        out.summary.flows[0]
+            .losses
+            .get("handover")
+            .copied()
+            .unwrap_or(0)
+            > 0,
+        "{:?}",
+        out.summary.flows[0].losses
+    );
 }
 
 #[test]
@@ -167,7 +217,11 @@ fn sinr_reaches_cross_layer_algorithms_and_the_traces() {
     let u = &out.ues;
     assert_eq!(u.t_s.len(), 40);
     // LoS at 68 m: 30 dBm - 61.4 - 20 log10(71) + ~28 dB beamforming + 79 dBm noise ~ 38 dB.
-    assert!(u.sinr_db[5] > 25.0 && u.sinr_db[5] < 50.0, "{}", u.sinr_db[5]);
+    assert!(
+        u.sinr_db[5] > 25.0 && u.sinr_db[5] < 50.0,
+        "{}",
+        u.sinr_db[5]
+    );
     assert!(u.los[5] && !u.los[30], "LoS at 0.6 s, blocked at 3.1 s");
     assert_eq!(u.mcs[5], 28);
     assert!(out.summary.ues[0].mean_sinr_db.is_finite());
@@ -221,14 +275,20 @@ fn the_3gpp_profile_runs_the_same_scenario_with_its_own_numerology() {
     // 21.3 log10(28) = 118.6 dB, 18.4 dB more, with 7.82 dB of shadowing instead of 4.
     // That still leaves ~25 dB of SINR: street-canyon reflections carry 1 Gb/s.
     let mean_sinr = |from: f64, to: f64| {
-        let v: Vec<f64> = (0..out.ues.t_s.len()).filter(|&i| out.ues.t_s[i] > from && out.ues.t_s[i] <= to).map(|i| out.ues.sinr_db[i]).collect();
+        let v: Vec<f64> = (0..out.ues.t_s.len())
+            .filter(|&i| out.ues.t_s[i] > from && out.ues.t_s[i] <= to)
+            .map(|i| out.ues.sinr_db[i])
+            .collect();
         v.iter().sum::<f64>() / v.len() as f64
     };
     let drop = mean_sinr(0.0, 2.3) - mean_sinr(2.4, 7.7);
     assert!(drop > 8.0 && drop < 30.0, "SINR drop {drop} dB");
     // The exact-3d test is the profile's default; it agrees with the papers' here.
     let first = out.summary.ues[0].nlos_intervals_s[0];
-    assert!((first[0] - 2.33).abs() < 0.06 && (first[1] - 7.77).abs() < 0.06, "{first:?}");
+    assert!(
+        (first[0] - 2.33).abs() < 0.06 && (first[1] - 7.77).abs() < 0.06,
+        "{first:?}"
+    );
 }
 
 #[test]
@@ -236,24 +296,42 @@ fn radio_config_errors_name_the_key() {
     let text = builtin::get("fbtcp-1").unwrap();
     let err = |from: &str, to: &str| {
         assert!(text.contains(from), "{from}");
-        Config::from_toml(&text.replacen(from, to, 1)).unwrap_err().to_string()
+        Config::from_toml(&text.replacen(from, to, 1))
+            .unwrap_err()
+            .to_string()
     };
     let e = err("profile = \"ns3-mmwave\"", "profile = \"ns3\"");
-    assert!(e.contains("radio.profile") && e.contains("ns3-mmwave") && e.contains("3gpp"), "{e}");
+    assert!(
+        e.contains("radio.profile") && e.contains("ns3-mmwave") && e.contains("3gpp"),
+        "{e}"
+    );
     let e = err("rlc_buffer_bytes = 2621440", "rlc_buffer_byte = 2621440");
-    assert!(e.contains("rlc_buffer_byte") && e.contains("rlc_buffer_bytes"), "{e}");
+    assert!(
+        e.contains("rlc_buffer_byte") && e.contains("rlc_buffer_bytes"),
+        "{e}"
+    );
     let e = err("x = [1.5, 2]", "x = [2, 1.5]");
     assert!(e.contains("radio.obstacles[0].x"), "{e}");
     let e = err("write_bytes = 1400", "write_bytes = 1400\nue = 3");
     assert!(e.contains("flows[0].ue") && e.contains("0..0"), "{e}");
     let e = err("class = \"tree\"", "class = \"bush\"");
-    assert!(e.contains("radio.obstacles[0].class") && e.contains("building"), "{e}");
+    assert!(
+        e.contains("radio.obstacles[0].class") && e.contains("building"),
+        "{e}"
+    );
     let e = err("{ at_s = 1, velocity", "{ at_s = -1, velocity");
     assert!(e.contains("radio.ues[0]"), "{e}");
     // fbtcp-2's first building spans x 2-10, y 67-74, z 0-30.
-    let buildings = builtin::get("fbtcp-2").unwrap().replacen("position = [0.0, 0.0, 15.0]", "position = [5.0, 70.0, 10.0]", 1);
+    let buildings = builtin::get("fbtcp-2").unwrap().replacen(
+        "position = [0.0, 0.0, 15.0]",
+        "position = [5.0, 70.0, 10.0]",
+        1,
+    );
     let e = Config::from_toml(&buildings).unwrap_err().to_string();
-    assert!(e.contains("radio.gnbs[0].position") && e.contains("inside a building"), "{e}");
+    assert!(
+        e.contains("radio.gnbs[0].position") && e.contains("inside a building"),
+        "{e}"
+    );
 }
 
 /// The papers' "UDP saturated" goodput (the 1 Gb/s server over UDP: the radio alone)
@@ -271,8 +349,18 @@ fn udp_saturated_goodput_is_within_10_percent_of_the_seeds() {
         ("urban", &[("rlc", 2_621_440.0), ("mss", 14_000.0)], 839.38),
     ];
     for (id, changes, published) in cases {
-        let mss = changes.iter().find(|c| c.0 == "mss").map_or(1400, |c| c.1 as u32);
-        let mut cfg = scenario(id, None, &format!("[[flows]]\napp = \"udp\"\nrate_bps = 1e9\nwrite_bytes = {}\n", mss.min(1400)));
+        let mss = changes
+            .iter()
+            .find(|c| c.0 == "mss")
+            .map_or(1400, |c| c.1 as u32);
+        let mut cfg = scenario(
+            id,
+            None,
+            &format!(
+                "[[flows]]\napp = \"udp\"\nrate_bps = 1e9\nwrite_bytes = {}\n",
+                mss.min(1400)
+            ),
+        );
         if mss > 1400 {
             // The urban study's MSS 14000 run: MTU 15000 and 14000-byte datagrams.
             cfg.tcp.mss_bytes = mss;
@@ -283,7 +371,10 @@ fn udp_saturated_goodput_is_within_10_percent_of_the_seeds() {
             cfg.radio.as_mut().unwrap().rlc_buffer_bytes = rlc.1 as u64;
         }
         let got = wavecc_core::run(&cfg).summary.flows[0].goodput_mbps;
-        assert!((got - published).abs() / published < 0.10, "{id} {changes:?}: {got:.1} Mb/s vs the paper's {published}");
+        assert!(
+            (got - published).abs() / published < 0.10,
+            "{id} {changes:?}: {got:.1} Mb/s vs the paper's {published}"
+        );
     }
 }
 
@@ -303,9 +394,15 @@ fn multipath_link_adaptation_uses_the_effective_sinr() {
         radio.ns3_mmwave.blockage_loss_db = 35.964785;
         let out = wavecc_core::run(&cfg);
         let u = &out.ues;
-        let blocked: Vec<usize> = (0..u.t_s.len()).filter(|&i| !u.los[i] && u.sinr_db[i] < 10.0).collect();
+        let blocked: Vec<usize> = (0..u.t_s.len())
+            .filter(|&i| !u.los[i] && u.sinr_db[i] < 10.0)
+            .collect();
         assert!(blocked.len() > 100, "{}", blocked.len());
-        blocked.iter().map(|&i| f64::from(table.select(u.sinr_db[i], 0.1)) - f64::from(u.mcs[i])).sum::<f64>() / blocked.len() as f64
+        blocked
+            .iter()
+            .map(|&i| f64::from(table.select(u.sinr_db[i], 0.1)) - f64::from(u.mcs[i]))
+            .sum::<f64>()
+            / blocked.len() as f64
     };
     let wideband = shortfall(Ns3Channel::Wideband);
     let multipath = shortfall(Ns3Channel::Multipath);

@@ -6,9 +6,9 @@
 //! hold the ordering with margin (single 10 s runs of NewReno range 52-111 Mb/s).
 //! Then every name runs on the mmWave scenarios with the papers' 1 Gb/s server.
 
+use wavecc_core::Config;
 use wavecc_core::net::HEADER_BYTES;
 use wavecc_core::scenario::builtin;
-use wavecc_core::Config;
 
 const SEEDS: [u64; 3] = [1, 2, 3];
 const DURATION_S: f64 = 15.0;
@@ -43,7 +43,10 @@ fn rtt_variation_family_keeps_several_times_newreno() {
     let mut previous = 0.0;
     for cca in ["rttv", "mss", "mrvhs"] {
         let (g, _) = dumbbell(cca);
-        assert!(g > 3.0 * newreno, "{cca}: {g:.1} Mb/s vs NewReno {newreno:.1}");
+        assert!(
+            g > 3.0 * newreno,
+            "{cca}: {g:.1} Mb/s vs NewReno {newreno:.1}"
+        );
         assert!(g < capacity_mbps(), "{cca}: {g:.1}");
         // F grows from RTTV's sqrt(TimeRatio x cwnd) to sqrt(1400 x TimeRatio), and
         // MRVHS then takes less than half off at large windows: each keeps more.
@@ -56,7 +59,11 @@ fn rtt_variation_family_keeps_several_times_newreno() {
 fn fbtcp_stays_near_capacity_without_a_standing_queue() {
     // Measured ~880 Mb/s of ~964 (91 %), mean RTT ~21.5 ms on a 20 ms path.
     let (g, rtt) = dumbbell("fbtcp");
-    assert!(g > 0.85 * capacity_mbps(), "{g:.1} Mb/s of {:.1}", capacity_mbps());
+    assert!(
+        g > 0.85 * capacity_mbps(),
+        "{g:.1} Mb/s of {:.1}",
+        capacity_mbps()
+    );
     assert!(rtt < 1.15 * 20.0, "mean RTT {rtt:.2} ms");
 }
 
@@ -67,7 +74,10 @@ fn dtcp_beats_newreno() {
     // and the buffer overflows (see docs/algorithms.md); the margin is kept modest.
     let (newreno, _) = dumbbell("newreno");
     let (g, _) = dumbbell("dtcp");
-    assert!(g > 1.5 * newreno, "D-TCP {g:.1} Mb/s vs NewReno {newreno:.1}");
+    assert!(
+        g > 1.5 * newreno,
+        "D-TCP {g:.1} Mb/s vs NewReno {newreno:.1}"
+    );
 }
 
 /// A built-in mmWave scenario, 10 s, one flow of `cca` with the scenario's 1 Gb/s
@@ -90,11 +100,17 @@ fn every_seed_algorithm_runs_on_the_mmwave_scenarios() {
             let out = mmwave(id, cca);
             let f = &out.summary.flows[0];
             assert_eq!(f.cca, cca);
-            assert!(f.goodput_mbps > 0.75 * newreno, "{id} {cca}: {f:?} (NewReno {newreno:.1})");
+            assert!(
+                f.goodput_mbps > 0.75 * newreno,
+                "{id} {cca}: {f:?} (NewReno {newreno:.1})"
+            );
             assert!(f.goodput_mbps < 1e3, "{id} {cca}: {f:?}");
             if cca == "dtcp" {
                 // The radio's link hints reach D-TCP's normalisation.
-                assert!(out.cc.var.iter().any(|v| *v == "sinr_db"), "{id}: no SINR traced");
+                assert!(
+                    out.cc.var.iter().any(|v| *v == "sinr_db"),
+                    "{id}: no SINR traced"
+                );
             }
         }
     }

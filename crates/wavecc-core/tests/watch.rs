@@ -3,7 +3,7 @@
 
 use std::ops::ControlFlow;
 use wavecc_core::scenario::builtin;
-use wavecc_core::{run, run_watched, Config, RunOutput, Stopped, Watch, POLL_EVENTS};
+use wavecc_core::{Config, POLL_EVENTS, RunOutput, Stopped, Watch, run, run_watched};
 
 /// Records every poll; stops the run once simulated time reaches `stop_at_s`.
 struct Recorder {
@@ -14,7 +14,11 @@ struct Recorder {
 impl Watch for Recorder {
     fn poll(&mut self, now_s: f64, duration_s: f64) -> ControlFlow<()> {
         self.polls.push((now_s, duration_s));
-        if now_s >= self.stop_at_s { ControlFlow::Break(()) } else { ControlFlow::Continue(()) }
+        if now_s >= self.stop_at_s {
+            ControlFlow::Break(())
+        } else {
+            ControlFlow::Continue(())
+        }
     }
 }
 
@@ -33,19 +37,33 @@ fn comparable(mut out: RunOutput) -> String {
 #[test]
 fn a_watch_that_never_stops_changes_nothing() {
     let cfg = dumbbell(1.0);
-    let mut watch = Recorder { polls: Vec::new(), stop_at_s: f64::INFINITY };
+    let mut watch = Recorder {
+        polls: Vec::new(),
+        stop_at_s: f64::INFINITY,
+    };
     let watched = run_watched(&cfg, &mut watch).expect("not stopped");
     let events = watched.summary.events;
     assert_eq!(comparable(watched), comparable(run(&cfg)));
     // Polled once every POLL_EVENTS events, with the time reached and the run's end.
     assert_eq!(watch.polls.len() as u64, events / u64::from(POLL_EVENTS));
-    assert!(watch.polls.windows(2).all(|w| w[0].0 <= w[1].0), "simulated time never goes back");
-    assert!(watch.polls.iter().all(|&(now, end)| end == 1.0 && (0.0..=1.0).contains(&now)));
+    assert!(
+        watch.polls.windows(2).all(|w| w[0].0 <= w[1].0),
+        "simulated time never goes back"
+    );
+    assert!(
+        watch
+            .polls
+            .iter()
+            .all(|&(now, end)| end == 1.0 && (0.0..=1.0).contains(&now))
+    );
 }
 
 #[test]
 fn a_watch_stops_the_run_at_its_next_poll() {
-    let mut watch = Recorder { polls: Vec::new(), stop_at_s: 2.0 };
+    let mut watch = Recorder {
+        polls: Vec::new(),
+        stop_at_s: 2.0,
+    };
     assert_eq!(run_watched(&dumbbell(1e6), &mut watch).err(), Some(Stopped));
     // The first poll at or after 2 s was the last: at 1 Gb/s polls are ~10 ms apart.
     let &(last, _) = watch.polls.last().unwrap();

@@ -27,7 +27,12 @@ pub struct Flow {
 }
 
 /// Runs the flow, printing one JSON line per sample and a last one with the summary.
-pub fn run(ns: &Namespaces, links: &Forwarders, flow: &Flow, emit: &mut dyn FnMut(Value)) -> Result<(), String> {
+pub fn run(
+    ns: &Namespaces,
+    links: &Forwarders,
+    flow: &Flow,
+    emit: &mut dyn FnMut(Value),
+) -> Result<(), String> {
     let received = Arc::new(AtomicU64::new(0));
     let done = Arc::new(AtomicBool::new(false));
     let receiver = spawn_receiver(&ns.receiver, received.clone(), done.clone())?;
@@ -55,7 +60,13 @@ pub fn run(ns: &Namespaces, links: &Forwarders, flow: &Flow, emit: &mut dyn FnMu
     Ok(())
 }
 
-fn sample(socket: &TcpStream, received: &AtomicU64, links: &Forwarders, flow: &Flow, emit: &mut dyn FnMut(Value)) -> Result<(), String> {
+fn sample(
+    socket: &TcpStream,
+    received: &AtomicU64,
+    links: &Forwarders,
+    flow: &Flow,
+    emit: &mut dyn FnMut(Value),
+) -> Result<(), String> {
     let interval_ns = (flow.interval_s * 1e9) as u64;
     let samples = (flow.duration_s / flow.interval_s).round() as u64;
     let start = now_ns();
@@ -81,7 +92,8 @@ fn sample(socket: &TcpStream, received: &AtomicU64, links: &Forwarders, flow: &F
 
 /// The flow's state in the simulator's terms (`flows.parquet` columns).
 fn tcp_sample(info: &libc::tcp_info, retransmits: u32) -> Value {
-    let in_flight = (info.tcpi_unacked + info.tcpi_retrans).saturating_sub(info.tcpi_sacked + info.tcpi_lost);
+    let in_flight =
+        (info.tcpi_unacked + info.tcpi_retrans).saturating_sub(info.tcpi_sacked + info.tcpi_lost);
     json!({
         "cwnd_segments": info.tcpi_snd_cwnd,
         "ssthresh_segments": (info.tcpi_snd_ssthresh < INFINITE_SSTHRESH).then_some(info.tcpi_snd_ssthresh),
@@ -112,29 +124,53 @@ fn counters(stats: &Stats) -> Value {
     })
 }
 
-fn spawn_receiver(ns: &str, received: Arc<AtomicU64>, done: Arc<AtomicBool>) -> Result<std::thread::JoinHandle<()>, String> {
+fn spawn_receiver(
+    ns: &str,
+    received: Arc<AtomicU64>,
+    done: Arc<AtomicBool>,
+) -> Result<std::thread::JoinHandle<()>, String> {
     let (ready, listening) = std::sync::mpsc::channel();
     let ns = ns.to_string();
     let thread = std::thread::spawn(move || {
-        let listener = netns::enter(&ns).and_then(|_| TcpListener::bind((RECEIVER_ADDR, PORT)).map_err(|e| format!("listen: {e}")));
+        let listener = netns::enter(&ns).and_then(|_| {
+            TcpListener::bind((RECEIVER_ADDR, PORT)).map_err(|e| format!("listen: {e}"))
+        });
         let listener = match listener {
-            Ok(l) => { let _ = ready.send(Ok(())); l }
-            Err(e) => { let _ = ready.send(Err(e)); return }
+            Ok(l) => {
+                let _ = ready.send(Ok(()));
+                l
+            }
+            Err(e) => {
+                let _ = ready.send(Err(e));
+                return;
+            }
         };
-        let Ok((mut stream, _)) = listener.accept() else { return };
+        let Ok((mut stream, _)) = listener.accept() else {
+            return;
+        };
         // Wakes up now and then to see whether the run is over (a FIN may be lost).
         let _ = stream.set_read_timeout(Some(Duration::from_millis(50)));
         let mut buffer = vec![0u8; 1 << 18];
         while !done.load(Ordering::Relaxed) {
             match stream.read(&mut buffer) {
                 Ok(0) => break,
-                Ok(n) => { received.fetch_add(n as u64, Ordering::Relaxed); }
-                Err(e) if matches!(e.kind(), std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut | std::io::ErrorKind::Interrupted) => {}
+                Ok(n) => {
+                    received.fetch_add(n as u64, Ordering::Relaxed);
+                }
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock
+                            | std::io::ErrorKind::TimedOut
+                            | std::io::ErrorKind::Interrupted
+                    ) => {}
                 Err(_) => break,
             }
         }
     });
-    listening.recv().map_err(|_| "the receiver thread died".to_string())??;
+    listening
+        .recv()
+        .map_err(|_| "the receiver thread died".to_string())??;
     Ok(thread)
 }
 
@@ -164,21 +200,35 @@ fn connect_in(ns: &str, cca: &str) -> Result<TcpStream, String> {
     }
     let stream = unsafe { TcpStream::from_raw_fd(fd) };
     let rc = unsafe {
-        libc::setsockopt(fd, libc::IPPROTO_TCP, libc::TCP_CONGESTION, cca.as_ptr().cast(), cca.len() as libc::socklen_t)
+        libc::setsockopt(
+            fd,
+            libc::IPPROTO_TCP,
+            libc::TCP_CONGESTION,
+            cca.as_ptr().cast(),
+            cca.len() as libc::socklen_t,
+        )
     };
     if rc != 0 {
-        return Err(format!("congestion control '{cca}' is not available in this kernel (net.ipv4.tcp_available_congestion_control): {}", std::io::Error::last_os_error()));
+        return Err(format!(
+            "congestion control '{cca}' is not available in this kernel (net.ipv4.tcp_available_congestion_control): {}",
+            std::io::Error::last_os_error()
+        ));
     }
     let ip: std::net::Ipv4Addr = RECEIVER_ADDR.parse().expect("a literal address");
     let address = libc::sockaddr_in {
         sin_family: libc::AF_INET as libc::sa_family_t,
         sin_port: PORT.to_be(),
-        sin_addr: libc::in_addr { s_addr: u32::from(ip).to_be() },
+        sin_addr: libc::in_addr {
+            s_addr: u32::from(ip).to_be(),
+        },
         sin_zero: [0; 8],
     };
     let size = std::mem::size_of::<libc::sockaddr_in>() as libc::socklen_t;
     if unsafe { libc::connect(fd, (&address as *const libc::sockaddr_in).cast(), size) } != 0 {
-        return Err(format!("connect {RECEIVER_ADDR}:{PORT}: {}", std::io::Error::last_os_error()));
+        return Err(format!(
+            "connect {RECEIVER_ADDR}:{PORT}: {}",
+            std::io::Error::last_os_error()
+        ));
     }
     Ok(stream)
 }
@@ -197,19 +247,32 @@ fn spawn_sender(mut stream: TcpStream, done: Arc<AtomicBool>) -> std::thread::Jo
 fn tcp_info(socket: &TcpStream) -> libc::tcp_info {
     let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
     let mut len = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
-    unsafe { libc::getsockopt(socket.as_raw_fd(), libc::IPPROTO_TCP, libc::TCP_INFO, (&mut info as *mut libc::tcp_info).cast(), &mut len) };
+    unsafe {
+        libc::getsockopt(
+            socket.as_raw_fd(),
+            libc::IPPROTO_TCP,
+            libc::TCP_INFO,
+            (&mut info as *mut libc::tcp_info).cast(),
+            &mut len,
+        )
+    };
     info
 }
 
 /// The sum of TcpExt counters `names` in namespace `ns` (0 where unknown).
 fn netstat_in(ns: &str, names: &[&str]) -> u64 {
-    let (ns, names): (String, Vec<String>) = (ns.to_string(), names.iter().map(|s| s.to_string()).collect());
+    let (ns, names): (String, Vec<String>) = (
+        ns.to_string(),
+        names.iter().map(|s| s.to_string()).collect(),
+    );
     std::thread::spawn(move || {
         netns::enter(&ns).ok()?;
         let text = std::fs::read_to_string("/proc/thread-self/net/netstat").ok()?;
         let lines: Vec<&str> = text.lines().filter(|l| l.starts_with("TcpExt:")).collect();
         let (keys, values) = (lines.first()?, lines.get(1)?);
-        let sum = keys.split_whitespace().zip(values.split_whitespace())
+        let sum = keys
+            .split_whitespace()
+            .zip(values.split_whitespace())
             .filter(|(k, _)| names.iter().any(|n| n == k))
             .filter_map(|(_, v)| v.parse::<u64>().ok())
             .sum();

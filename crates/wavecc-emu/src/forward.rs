@@ -30,7 +30,13 @@ pub struct Stats {
 }
 
 /// Forwards from `input` to `output` through `link` until `until()` holds or a signal.
-pub fn run(input: Arc<OwnedFd>, output: Arc<OwnedFd>, mut link: Link, stats: Arc<Stats>, until: impl Fn() -> bool) {
+pub fn run(
+    input: Arc<OwnedFd>,
+    output: Arc<OwnedFd>,
+    mut link: Link,
+    stats: Arc<Stats>,
+    until: impl Fn() -> bool,
+) {
     precise_timers();
     // Real-time unless WAVECC_EMU_RT=0: on a busy machine it is what keeps the delay
     // error's p99 under 0.2 ms (docs/emulation.md).
@@ -42,12 +48,17 @@ pub fn run(input: Arc<OwnedFd>, output: Arc<OwnedFd>, mut link: Link, stats: Arc
     while !stopped() && !until() {
         deliver_due(&mut line, output.as_raw_fd(), &stats);
         let now = now_ns();
-        let wait = line.front().map_or(MAX_WAIT_NS, |(at, _)| at.saturating_sub(now)).min(MAX_WAIT_NS);
+        let wait = line
+            .front()
+            .map_or(MAX_WAIT_NS, |(at, _)| at.saturating_sub(now))
+            .min(MAX_WAIT_NS);
         if wait > 0 {
             wait_readable(input.as_raw_fd(), wait);
         }
         for _ in 0..MAX_BATCH {
-            let Some(len) = read_packet(input.as_raw_fd(), &mut buffer) else { break };
+            let Some(len) = read_packet(input.as_raw_fd(), &mut buffer) else {
+                break;
+            };
             if let Verdict::Deliver { at_ns } = link.offer(now_ns(), len) {
                 line.push_back((at_ns, buffer[..len].to_vec()));
             }
@@ -62,7 +73,9 @@ fn deliver_due(line: &mut VecDeque<(u64, Vec<u8>)>, output: libc::c_int, stats: 
         let (_, packet) = line.pop_front().unwrap();
         // A full receiving device drops the packet, as a NIC would.
         unsafe { libc::write(output, packet.as_ptr().cast(), packet.len()) };
-        stats.delivered_bytes.fetch_add(packet.len() as u64, Ordering::Relaxed);
+        stats
+            .delivered_bytes
+            .fetch_add(packet.len() as u64, Ordering::Relaxed);
     }
 }
 
@@ -76,10 +89,16 @@ fn publish(link: &mut Link, stats: &Stats) {
     let (bytes, packets) = link.backlog(now_ns());
     stats.queue_bytes.store(bytes, Ordering::Relaxed);
     stats.queue_packets.store(packets, Ordering::Relaxed);
-    stats.offered.store(link.counters.offered, Ordering::Relaxed);
-    stats.overflow.store(link.counters.overflow, Ordering::Relaxed);
+    stats
+        .offered
+        .store(link.counters.offered, Ordering::Relaxed);
+    stats
+        .overflow
+        .store(link.counters.overflow, Ordering::Relaxed);
     stats.lost.store(link.counters.lost, Ordering::Relaxed);
-    stats.max_bytes.store(link.counters.max_bytes, Ordering::Relaxed);
+    stats
+        .max_bytes
+        .store(link.counters.max_bytes, Ordering::Relaxed);
 }
 
 /// The two directions' forwarding threads; `stop` (or drop) ends and joins them.
@@ -92,7 +111,12 @@ pub struct Forwarders {
 
 impl Forwarders {
     /// Starts forwarding sender -> receiver through `forward` and back through `reverse`.
-    pub fn start(sender: &Arc<OwnedFd>, receiver: &Arc<OwnedFd>, forward: Link, reverse: Link) -> Forwarders {
+    pub fn start(
+        sender: &Arc<OwnedFd>,
+        receiver: &Arc<OwnedFd>,
+        forward: Link,
+        reverse: Link,
+    ) -> Forwarders {
         let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
         let (fwd_stats, rev_stats) = (Arc::new(Stats::default()), Arc::new(Stats::default()));
         let mut threads = Vec::new();
@@ -105,7 +129,12 @@ impl Forwarders {
                 run(input, output, link, stats, || done.load(Ordering::Relaxed))
             }));
         }
-        Forwarders { done, threads, forward: fwd_stats, reverse: rev_stats }
+        Forwarders {
+            done,
+            threads,
+            forward: fwd_stats,
+            reverse: rev_stats,
+        }
     }
 }
 

@@ -110,7 +110,11 @@ impl Link {
         self.counters.offered += 1;
         self.release(now_ns);
         let len = len as u64;
-        if self.params.buffer_bytes.is_some_and(|cap| self.queued_bytes + len > cap) {
+        if self
+            .params
+            .buffer_bytes
+            .is_some_and(|cap| self.queued_bytes + len > cap)
+        {
             self.counters.overflow += 1;
             return Verdict::Overflow;
         }
@@ -123,7 +127,9 @@ impl Link {
             return Verdict::Lost;
         }
         self.counters.delivered += 1;
-        Verdict::Deliver { at_ns: departure + self.params.delay_ns }
+        Verdict::Deliver {
+            at_ns: departure + self.params.delay_ns,
+        }
     }
 
     /// Bytes and packets in the buffer at `now_ns`.
@@ -188,7 +194,15 @@ mod tests {
     const MS: u64 = 1_000_000;
 
     fn link(capacity: Capacity, delay_ns: u64, buffer_bytes: Option<u64>, loss: Loss) -> Link {
-        Link::new(LinkParams { capacity, delay_ns, buffer_bytes, loss }, 7)
+        Link::new(
+            LinkParams {
+                capacity,
+                delay_ns,
+                buffer_bytes,
+                loss,
+            },
+            7,
+        )
     }
 
     fn at(verdict: Verdict) -> u64 {
@@ -226,27 +240,58 @@ mod tests {
         assert_eq!(at(l.offer(0, 1500)), MS);
         assert_eq!(at(l.offer(0, 1500)), 2 * MS);
         assert_eq!(l.offer(0, 1500), Verdict::Overflow);
-        assert_eq!(l.offer(MS - 1, 1), Verdict::Overflow, "3000 bytes still queued");
+        assert_eq!(
+            l.offer(MS - 1, 1),
+            Verdict::Overflow,
+            "3000 bytes still queued"
+        );
         assert_eq!(l.backlog(MS), (1500, 1));
         assert_eq!(at(l.offer(MS, 1500)), 3 * MS);
-        assert_eq!(l.counters, Counters { offered: 5, delivered: 3, overflow: 2, lost: 0, max_bytes: 3000 });
+        assert_eq!(
+            l.counters,
+            Counters {
+                offered: 5,
+                delivered: 3,
+                overflow: 2,
+                lost: 0,
+                max_bytes: 3000
+            }
+        );
     }
 
     #[test]
     fn slots_deliver_at_the_end_of_the_slot_that_serves_the_last_byte() {
-        let slots = Capacity::Slots { slot_ns: MS, bytes: vec![3000, 0, 1500] };
+        let slots = Capacity::Slots {
+            slot_ns: MS,
+            bytes: vec![3000, 0, 1500],
+        };
         let mut l = link(slots, 5 * MS, None, Loss::default());
         assert_eq!(at(l.offer(0, 1500)), MS + 5 * MS);
-        assert_eq!(at(l.offer(MS / 2, 1500)), MS + 5 * MS, "the slot's bytes serve a late arrival");
-        assert_eq!(at(l.offer(MS / 2, 1500)), 3 * MS + 5 * MS, "slot 1 offers nothing");
-        assert_eq!(at(l.offer(MS / 2, 1000)), 4 * MS + 5 * MS, "the trace loops");
+        assert_eq!(
+            at(l.offer(MS / 2, 1500)),
+            MS + 5 * MS,
+            "the slot's bytes serve a late arrival"
+        );
+        assert_eq!(
+            at(l.offer(MS / 2, 1500)),
+            3 * MS + 5 * MS,
+            "slot 1 offers nothing"
+        );
+        assert_eq!(
+            at(l.offer(MS / 2, 1000)),
+            4 * MS + 5 * MS,
+            "the trace loops"
+        );
         // A packet spanning slots leaves with the slot of its last byte.
         assert_eq!(at(l.offer(MS / 2, 3000)), 6 * MS + 5 * MS);
     }
 
     #[test]
     fn slots_left_idle_are_not_carried_over() {
-        let slots = Capacity::Slots { slot_ns: MS, bytes: vec![1500, 1500] };
+        let slots = Capacity::Slots {
+            slot_ns: MS,
+            bytes: vec![1500, 1500],
+        };
         let mut l = link(slots, 0, None, Loss::default());
         assert_eq!(at(l.offer(0, 1500)), MS);
         // Slots 1 to 9 went unused: at 10.5 ms only slot 10's bytes are there.
@@ -256,18 +301,34 @@ mod tests {
 
     #[test]
     fn per_packet_loss_strikes_at_its_probability_after_service() {
-        let mut l = link(Capacity::Rate { bps: 12e6 }, 0, None, Loss { per_packet: 0.1, per_byte: 0.0 });
+        let mut l = link(
+            Capacity::Rate { bps: 12e6 },
+            0,
+            None,
+            Loss {
+                per_packet: 0.1,
+                per_byte: 0.0,
+            },
+        );
         let n = 200_000;
         let lost = (0..n).filter(|_| l.offer(0, 1500) == Verdict::Lost).count();
         let rate = lost as f64 / n as f64;
         assert!((rate - 0.1).abs() < 0.003, "lost {rate}");
         // Lost packets were served: the next one waits behind all n of them.
-        assert_eq!(l.offer(0, 1500), Verdict::Deliver { at_ns: (n as u64 + 1) * MS });
+        assert_eq!(
+            l.offer(0, 1500),
+            Verdict::Deliver {
+                at_ns: (n as u64 + 1) * MS
+            }
+        );
     }
 
     #[test]
     fn per_byte_loss_grows_with_the_packet_length() {
-        let loss = Loss { per_packet: 0.0, per_byte: 1e-4 };
+        let loss = Loss {
+            per_packet: 0.0,
+            per_byte: 1e-4,
+        };
         assert!((loss.probability(1500) - (1.0 - 0.9999f64.powi(1500))).abs() < 1e-12);
         let mut l = link(Capacity::Unlimited, 0, None, loss);
         let n = 100_000;

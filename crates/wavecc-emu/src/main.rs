@@ -41,10 +41,15 @@ struct LinkSpec {
 impl LinkSpec {
     fn params(&self) -> LinkParams {
         LinkParams {
-            capacity: self.rate_bps.map_or(Capacity::Unlimited, |bps| Capacity::Rate { bps }),
+            capacity: self
+                .rate_bps
+                .map_or(Capacity::Unlimited, |bps| Capacity::Rate { bps }),
             delay_ns: (self.delay_s * 1e9).round() as u64,
             buffer_bytes: self.buffer_bytes,
-            loss: Loss { per_packet: self.loss_per_packet, per_byte: self.loss_per_byte },
+            loss: Loss {
+                per_packet: self.loss_per_packet,
+                per_byte: self.loss_per_byte,
+            },
         }
     }
 }
@@ -73,7 +78,9 @@ impl BulkSpec {
         match (&self.trace, &self.forward, &self.reverse) {
             (Some(path), None, None) => {
                 let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
-                Ok(trace::Trace::parse(&text).map_err(|e| format!("{path}: {e}"))?.links())
+                Ok(trace::Trace::parse(&text)
+                    .map_err(|e| format!("{path}: {e}"))?
+                    .links())
             }
             (None, Some(f), Some(r)) => Ok((f.params(), r.params())),
             _ => Err("the spec needs either 'trace' or both 'forward' and 'reverse'".into()),
@@ -107,15 +114,26 @@ fn main() {
 
 fn bulk_command(emit: &mut dyn FnMut(Value)) -> Result<(), String> {
     let mut input = String::new();
-    std::io::stdin().read_to_string(&mut input).map_err(|e| format!("stdin: {e}"))?;
+    std::io::stdin()
+        .read_to_string(&mut input)
+        .map_err(|e| format!("stdin: {e}"))?;
     let spec: BulkSpec = serde_json::from_str(&input).map_err(|e| format!("the spec: {e}"))?;
     let (forward, reverse) = spec.links()?;
     root()?;
     let ns = netns::Namespaces::create()?;
     let (sender, receiver) = ns.tun_pair()?;
     let (sender, receiver) = (Arc::new(sender), Arc::new(receiver));
-    let links = forward::Forwarders::start(&sender, &receiver, Link::new(forward, spec.seed), Link::new(reverse, spec.seed ^ 0x5eed));
-    let flow = bulk::Flow { cca: spec.cca, duration_s: spec.duration_s, interval_s: spec.interval_s };
+    let links = forward::Forwarders::start(
+        &sender,
+        &receiver,
+        Link::new(forward, spec.seed),
+        Link::new(reverse, spec.seed ^ 0x5eed),
+    );
+    let flow = bulk::Flow {
+        cca: spec.cca,
+        duration_s: spec.duration_s,
+        interval_s: spec.interval_s,
+    };
     bulk::run(&ns, &links, &flow, emit)
 }
 
@@ -125,7 +143,10 @@ fn bulk_command(emit: &mut dyn FnMut(Value)) -> Result<(), String> {
 /// first line, as for `bulk` (its duration is the caller's business).
 fn link_command(emit: &mut dyn FnMut(Value)) -> Result<(), String> {
     let mut lines = std::io::stdin().lines();
-    let first = lines.next().unwrap_or(Ok(String::new())).map_err(|e| format!("stdin: {e}"))?;
+    let first = lines
+        .next()
+        .unwrap_or(Ok(String::new()))
+        .map_err(|e| format!("stdin: {e}"))?;
     let spec: BulkSpec = serde_json::from_str(&first).map_err(|e| format!("the spec: {e}"))?;
     let (forward, reverse) = spec.links()?;
     root()?;
@@ -133,7 +154,12 @@ fn link_command(emit: &mut dyn FnMut(Value)) -> Result<(), String> {
     ns.default_congestion_control(&spec.cca)?;
     let (sender, receiver) = ns.tun_pair()?;
     let (sender, receiver) = (Arc::new(sender), Arc::new(receiver));
-    let links = forward::Forwarders::start(&sender, &receiver, Link::new(forward, spec.seed), Link::new(reverse, spec.seed ^ 0x5eed));
+    let links = forward::Forwarders::start(
+        &sender,
+        &receiver,
+        Link::new(forward, spec.seed),
+        Link::new(reverse, spec.seed ^ 0x5eed),
+    );
     emit(serde_json::json!({"ready": {
         "sender_ns": ns.sender, "receiver_ns": ns.receiver,
         "sender_addr": netns::SENDER_ADDR, "receiver_addr": netns::RECEIVER_ADDR,
@@ -149,7 +175,11 @@ fn link_command(emit: &mut dyn FnMut(Value)) -> Result<(), String> {
 
 fn selftest_command(phase_s: Option<&String>, emit: &mut dyn FnMut(Value)) -> Result<(), String> {
     let phase_s: f64 = match phase_s {
-        Some(text) => text.parse().ok().filter(|s: &f64| *s >= 0.5).ok_or("PHASE_S must be a number of seconds >= 0.5")?,
+        Some(text) => text
+            .parse()
+            .ok()
+            .filter(|s: &f64| *s >= 0.5)
+            .ok_or("PHASE_S must be a number of seconds >= 0.5")?,
         None => 1.5,
     };
     root()?;
@@ -176,16 +206,45 @@ mod tests {
 
     #[test]
     fn a_spec_names_its_path_one_way() {
-        let side = r#"{"rate_bps": 1e8, "delay_s": 0.01, "buffer_bytes": 3000, "loss_per_byte": 1e-6}"#;
-        let (forward, reverse) = spec(&format!(r#""forward": {side}, "reverse": {side},"#)).links().unwrap();
+        let side =
+            r#"{"rate_bps": 1e8, "delay_s": 0.01, "buffer_bytes": 3000, "loss_per_byte": 1e-6}"#;
+        let (forward, reverse) = spec(&format!(r#""forward": {side}, "reverse": {side},"#))
+            .links()
+            .unwrap();
         assert_eq!(forward.capacity, Capacity::Rate { bps: 1e8 });
-        assert_eq!((forward.delay_ns, forward.buffer_bytes), (10_000_000, Some(3000)));
-        assert_eq!(reverse.loss, Loss { per_packet: 0.0, per_byte: 1e-6 });
+        assert_eq!(
+            (forward.delay_ns, forward.buffer_bytes),
+            (10_000_000, Some(3000))
+        );
+        assert_eq!(
+            reverse.loss,
+            Loss {
+                per_packet: 0.0,
+                per_byte: 1e-6
+            }
+        );
         let unlimited = r#"{"rate_bps": null, "delay_s": 0, "buffer_bytes": null}"#;
-        let (forward, _) = spec(&format!(r#""forward": {unlimited}, "reverse": {unlimited},"#)).links().unwrap();
-        assert_eq!((forward.capacity, forward.buffer_bytes), (Capacity::Unlimited, None));
-        for path in ["", &format!(r#""forward": {side},"#), &format!(r#""trace": "x.csv", "forward": {side}, "reverse": {side},"#)] {
-            assert!(spec(path).links().unwrap_err().contains("either 'trace' or both"), "{path}");
+        let (forward, _) = spec(&format!(
+            r#""forward": {unlimited}, "reverse": {unlimited},"#
+        ))
+        .links()
+        .unwrap();
+        assert_eq!(
+            (forward.capacity, forward.buffer_bytes),
+            (Capacity::Unlimited, None)
+        );
+        for path in [
+            "",
+            &format!(r#""forward": {side},"#),
+            &format!(r#""trace": "x.csv", "forward": {side}, "reverse": {side},"#),
+        ] {
+            assert!(
+                spec(path)
+                    .links()
+                    .unwrap_err()
+                    .contains("either 'trace' or both"),
+                "{path}"
+            );
         }
     }
 }

@@ -26,7 +26,10 @@ impl Namespaces {
     pub fn create() -> Result<Namespaces, String> {
         remove_stale();
         let pid = std::process::id();
-        let ns = Namespaces { sender: format!("{PREFIX}{pid}-snd"), receiver: format!("{PREFIX}{pid}-rcv") };
+        let ns = Namespaces {
+            sender: format!("{PREFIX}{pid}-snd"),
+            receiver: format!("{PREFIX}{pid}-rcv"),
+        };
         for name in [&ns.sender, &ns.receiver] {
             ip(&["netns", "add", name])?;
             ip(&["-n", name, "link", "set", "lo", "up"])?;
@@ -41,7 +44,8 @@ impl Namespaces {
     pub fn default_congestion_control(&self, cca: &str) -> Result<(), String> {
         for name in [&self.sender, &self.receiver] {
             let setting = format!("net.ipv4.tcp_congestion_control={cca}");
-            ip(&["netns", "exec", name, "sysctl", "-q", "-w", &setting]).map_err(|_| refused_default(cca))?;
+            ip(&["netns", "exec", name, "sysctl", "-q", "-w", &setting])
+                .map_err(|_| refused_default(cca))?;
         }
         Ok(())
     }
@@ -64,7 +68,18 @@ impl Namespaces {
         ip(&["-n", ns, "addr", "add", local, "peer", peer, "dev", DEVICE])?;
         // A long device queue absorbs the forwarder's scheduling hiccups instead of
         // dropping there: the link's buffer is the emulated one.
-        ip(&["-n", ns, "link", "set", DEVICE, "up", "mtu", "1500", "txqueuelen", "10000"])?;
+        ip(&[
+            "-n",
+            ns,
+            "link",
+            "set",
+            DEVICE,
+            "up",
+            "mtu",
+            "1500",
+            "txqueuelen",
+            "10000",
+        ])?;
         Ok(fd)
     }
 }
@@ -78,10 +93,20 @@ impl Drop for Namespaces {
 }
 
 fn refused_default(cca: &str) -> String {
-    let read = |key: &str| std::fs::read_to_string(format!("/proc/sys/net/ipv4/{key}")).unwrap_or_default().trim().to_string();
-    let (available, allowed) = (read("tcp_available_congestion_control"), read("tcp_allowed_congestion_control"));
+    let read = |key: &str| {
+        std::fs::read_to_string(format!("/proc/sys/net/ipv4/{key}"))
+            .unwrap_or_default()
+            .trim()
+            .to_string()
+    };
+    let (available, allowed) = (
+        read("tcp_available_congestion_control"),
+        read("tcp_allowed_congestion_control"),
+    );
     if !available.split_whitespace().any(|a| a == cca) {
-        return format!("congestion control '{cca}' is not available in this kernel (available: {available})");
+        return format!(
+            "congestion control '{cca}' is not available in this kernel (available: {available})"
+        );
     }
     format!(
         "congestion control '{cca}' cannot be a namespace's default: it is not in \
@@ -102,7 +127,9 @@ pub fn enter(name: &str) -> Result<(), String> {
 
 /// Removes `wavecc-<pid>-…` namespaces whose process is gone (another live run's stay).
 pub fn remove_stale() {
-    let Ok(entries) = std::fs::read_dir(NETNS_DIR) else { return };
+    let Ok(entries) = std::fs::read_dir(NETNS_DIR) else {
+        return;
+    };
     for entry in entries.flatten() {
         let name = entry.file_name().to_string_lossy().into_owned();
         if stale_pid(&name).is_some_and(|pid| !alive(pid)) {
@@ -124,12 +151,20 @@ fn alive(pid: i32) -> bool {
     if pid as u32 == std::process::id() {
         return true;
     }
-    unsafe { libc::kill(pid, 0) == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM) }
+    unsafe {
+        libc::kill(pid, 0) == 0
+            || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+    }
 }
 
 fn open_tun(device: &str) -> Result<OwnedFd, String> {
     let path = CString::new("/dev/net/tun").unwrap();
-    let fd = unsafe { libc::open(path.as_ptr(), libc::O_RDWR | libc::O_NONBLOCK | libc::O_CLOEXEC) };
+    let fd = unsafe {
+        libc::open(
+            path.as_ptr(),
+            libc::O_RDWR | libc::O_NONBLOCK | libc::O_CLOEXEC,
+        )
+    };
     if fd < 0 {
         return Err(format!("/dev/net/tun: {}", std::io::Error::last_os_error()));
     }
@@ -140,14 +175,20 @@ fn open_tun(device: &str) -> Result<OwnedFd, String> {
     }
     request.ifr_ifru.ifru_flags = (libc::IFF_TUN | libc::IFF_NO_PI) as libc::c_short;
     if unsafe { libc::ioctl(fd.as_raw_fd(), libc::TUNSETIFF as _, &request) } < 0 {
-        return Err(format!("TUNSETIFF {device}: {}", std::io::Error::last_os_error()));
+        return Err(format!(
+            "TUNSETIFF {device}: {}",
+            std::io::Error::last_os_error()
+        ));
     }
     Ok(fd)
 }
 
 /// Runs `ip ARGS`; its stderr becomes the error.
 fn ip(args: &[&str]) -> Result<(), String> {
-    let output = Command::new("ip").args(args).output().map_err(|e| format!("ip: {e}"))?;
+    let output = Command::new("ip")
+        .args(args)
+        .output()
+        .map_err(|e| format!("ip: {e}"))?;
     if output.status.success() {
         return Ok(());
     }

@@ -38,19 +38,48 @@ pub struct Case {
 pub fn cases() -> Vec<Case> {
     let mut cases: Vec<Case> = [100e6, 500e6, 1e9]
         .into_iter()
-        .map(|bps| Case { name: format!("{:.0} Mb/s", bps / 1e6), capacity: Capacity::Rate { bps }, mean_rate_bps: bps })
+        .map(|bps| Case {
+            name: format!("{:.0} Mb/s", bps / 1e6),
+            capacity: Capacity::Rate { bps },
+            mean_rate_bps: bps,
+        })
         .collect();
     let mean = 7812u64; // bytes per 125 us: 499.97 Mb/s
-    let bytes: Vec<u64> = [0.0, 2.0, 0.5, 1.5, 1.0, 1.0, 2.0, 0.0].iter().map(|f| (f * mean as f64) as u64).collect();
+    let bytes: Vec<u64> = [0.0, 2.0, 0.5, 1.5, 1.0, 1.0, 2.0, 0.0]
+        .iter()
+        .map(|f| (f * mean as f64) as u64)
+        .collect();
     let rate = bytes.iter().sum::<u64>() as f64 * 8.0 / (bytes.len() as f64 * 125e-6);
-    cases.push(Case { name: "trace, 125 us slots".into(), capacity: Capacity::Slots { slot_ns: 125_000, bytes }, mean_rate_bps: rate });
+    cases.push(Case {
+        name: "trace, 125 us slots".into(),
+        capacity: Capacity::Slots {
+            slot_ns: 125_000,
+            bytes,
+        },
+        mean_rate_bps: rate,
+    });
     cases
 }
 
-pub fn run(ns: &Namespaces, tuns: &(Arc<std::os::fd::OwnedFd>, Arc<std::os::fd::OwnedFd>), phase_s: f64, emit: &mut dyn FnMut(Value)) -> Result<(), String> {
+pub fn run(
+    ns: &Namespaces,
+    tuns: &(Arc<std::os::fd::OwnedFd>, Arc<std::os::fd::OwnedFd>),
+    phase_s: f64,
+    emit: &mut dyn FnMut(Value),
+) -> Result<(), String> {
     for case in cases() {
         let rate = phase(ns, tuns, &case, 1.1, Loss::default(), phase_s)?;
-        let timing = phase(ns, tuns, &case, 0.5, Loss { per_packet: LOSS, per_byte: 0.0 }, phase_s)?;
+        let timing = phase(
+            ns,
+            tuns,
+            &case,
+            0.5,
+            Loss {
+                per_packet: LOSS,
+                per_byte: 0.0,
+            },
+            phase_s,
+        )?;
         let mut errors: Vec<f64> = timing.errors_ns.iter().map(|e| *e as f64 / 1e6).collect();
         errors.sort_by(f64::total_cmp);
         emit(json!({"case": case.name,
@@ -79,7 +108,14 @@ struct Phase {
 }
 
 /// Sends at `load` times the case's mean rate for `seconds` through fresh links.
-fn phase(ns: &Namespaces, tuns: &(Arc<std::os::fd::OwnedFd>, Arc<std::os::fd::OwnedFd>), case: &Case, load: f64, loss: Loss, seconds: f64) -> Result<Phase, String> {
+fn phase(
+    ns: &Namespaces,
+    tuns: &(Arc<std::os::fd::OwnedFd>, Arc<std::os::fd::OwnedFd>),
+    case: &Case,
+    load: f64,
+    loss: Loss,
+    seconds: f64,
+) -> Result<Phase, String> {
     let params = LinkParams {
         capacity: case.capacity.clone(),
         delay_ns: DELAY_NS,
@@ -87,22 +123,52 @@ fn phase(ns: &Namespaces, tuns: &(Arc<std::os::fd::OwnedFd>, Arc<std::os::fd::Ow
         buffer_bytes: Some((case.mean_rate_bps * 0.020 / 8.0) as u64),
         loss,
     };
-    let reverse = LinkParams { capacity: Capacity::Unlimited, delay_ns: DELAY_NS, buffer_bytes: None, loss: Loss::default() };
-    let links = Forwarders::start(&tuns.0, &tuns.1, Link::new(params.clone(), 1), Link::new(reverse, 2));
+    let reverse = LinkParams {
+        capacity: Capacity::Unlimited,
+        delay_ns: DELAY_NS,
+        buffer_bytes: None,
+        loss: Loss::default(),
+    };
+    let links = Forwarders::start(
+        &tuns.0,
+        &tuns.1,
+        Link::new(params.clone(), 1),
+        Link::new(reverse, 2),
+    );
     let done = Arc::new(AtomicBool::new(false));
     let receiver = spawn_receiver(&ns.receiver, done.clone())?;
     let sends = send(&ns.sender, case.mean_rate_bps * load, seconds)?;
     std::thread::sleep(Duration::from_nanos(DELAY_NS * 3 + 100_000_000));
     done.store(true, Ordering::Relaxed);
-    let arrivals = receiver.join().map_err(|_| "the receiver panicked".to_string())?;
+    let arrivals = receiver
+        .join()
+        .map_err(|_| "the receiver panicked".to_string())?;
     drop(links);
     if stopped() {
         return Err("stopped by a signal".into());
     }
-    let expected = expected_deliveries(&sends, LinkParams { loss: Loss::default(), ..params });
-    let mut accepted: Vec<u64> = expected.iter().copied().filter(|at| *at != REFUSED).collect();
+    let expected = expected_deliveries(
+        &sends,
+        LinkParams {
+            loss: Loss::default(),
+            ..params
+        },
+    );
+    let mut accepted: Vec<u64> = expected
+        .iter()
+        .copied()
+        .filter(|at| *at != REFUSED)
+        .collect();
     accepted.sort_unstable();
-    let errors_ns = arrivals.iter().filter_map(|&(seq, at)| expected.get(seq as usize).filter(|e| **e != REFUSED).map(|e| at as i64 - *e as i64)).collect();
+    let errors_ns = arrivals
+        .iter()
+        .filter_map(|&(seq, at)| {
+            expected
+                .get(seq as usize)
+                .filter(|e| **e != REFUSED)
+                .map(|e| at as i64 - *e as i64)
+        })
+        .collect();
     Ok(Phase {
         offered_bps: rate_bps(&sends, 0),
         expected_bps: rate_bps(&accepted, WARMUP_NS),
@@ -119,18 +185,29 @@ const REFUSED: u64 = u64::MAX;
 /// When the link model would deliver packets sent at `sends` (no random loss).
 fn expected_deliveries(sends: &[u64], params: LinkParams) -> Vec<u64> {
     let mut model = Link::new(params, 0);
-    sends.iter().map(|&t| match model.offer(t, PACKET as usize) {
-        crate::link::Verdict::Deliver { at_ns } => at_ns,
-        _ => REFUSED,
-    }).collect()
+    sends
+        .iter()
+        .map(|&t| match model.offer(t, PACKET as usize) {
+            crate::link::Verdict::Deliver { at_ns } => at_ns,
+            _ => REFUSED,
+        })
+        .collect()
 }
 
 /// IP bit rate of 1500-byte packets at `times` (sorted), after `warmup_ns`.
 fn rate_bps(times: &[u64], warmup_ns: u64) -> f64 {
-    let Some(&first) = times.first() else { return 0.0 };
-    let kept: Vec<u64> = times.iter().copied().filter(|t| *t >= first + warmup_ns).collect();
+    let Some(&first) = times.first() else {
+        return 0.0;
+    };
+    let kept: Vec<u64> = times
+        .iter()
+        .copied()
+        .filter(|t| *t >= first + warmup_ns)
+        .collect();
     match (kept.first(), kept.last()) {
-        (Some(a), Some(b)) if b > a => (kept.len() - 1) as f64 * PACKET as f64 * 8.0 / ((b - a) as f64 / 1e9),
+        (Some(a), Some(b)) if b > a => {
+            (kept.len() - 1) as f64 * PACKET as f64 * 8.0 / ((b - a) as f64 / 1e9)
+        }
         _ => 0.0,
     }
 }
@@ -149,9 +226,19 @@ fn send(ns: &str, rate_bps: f64, seconds: f64) -> Result<Vec<u64>, String> {
         netns::enter(&ns)?;
         precise_timers();
         let socket = UdpSocket::bind("0.0.0.0:0").map_err(|e| e.to_string())?;
-        socket.connect((RECEIVER_ADDR, PORT)).map_err(|e| e.to_string())?;
+        socket
+            .connect((RECEIVER_ADDR, PORT))
+            .map_err(|e| e.to_string())?;
         let segment = PAYLOAD as libc::c_int;
-        unsafe { libc::setsockopt(socket.as_raw_fd(), libc::SOL_UDP, UDP_SEGMENT, (&segment as *const libc::c_int).cast(), 4) };
+        unsafe {
+            libc::setsockopt(
+                socket.as_raw_fd(),
+                libc::SOL_UDP,
+                UDP_SEGMENT,
+                (&segment as *const libc::c_int).cast(),
+                4,
+            )
+        };
         let burst = ((rate_bps / 100e6) as u64).clamp(1, 16);
         let gap_ns = PACKET as f64 * 8.0 / rate_bps * 1e9;
         let count = (seconds * 1e9 / gap_ns) as u64 / burst * burst;
@@ -181,39 +268,74 @@ fn send(ns: &str, rate_bps: f64, seconds: f64) -> Result<Vec<u64>, String> {
 const UDP_SEGMENT: libc::c_int = 103;
 
 /// Receives until `done`; returns (sequence number, arrival time) per datagram.
-fn spawn_receiver(ns: &str, done: Arc<AtomicBool>) -> Result<std::thread::JoinHandle<Vec<(u64, u64)>>, String> {
+fn spawn_receiver(
+    ns: &str,
+    done: Arc<AtomicBool>,
+) -> Result<std::thread::JoinHandle<Vec<(u64, u64)>>, String> {
     let (ready, bound) = std::sync::mpsc::channel();
     let ns = ns.to_string();
     let thread = std::thread::spawn(move || {
-        let socket = netns::enter(&ns).and_then(|_| UdpSocket::bind((RECEIVER_ADDR, PORT)).map_err(|e| e.to_string()));
+        let socket = netns::enter(&ns)
+            .and_then(|_| UdpSocket::bind((RECEIVER_ADDR, PORT)).map_err(|e| e.to_string()));
         let socket = match socket {
-            Ok(s) => { let _ = ready.send(Ok(())); s }
-            Err(e) => { let _ = ready.send(Err(e)); return Vec::new() }
+            Ok(s) => {
+                let _ = ready.send(Ok(()));
+                s
+            }
+            Err(e) => {
+                let _ = ready.send(Err(e));
+                return Vec::new();
+            }
         };
         let size: libc::c_int = 32 << 20;
-        unsafe { libc::setsockopt(socket.as_raw_fd(), libc::SOL_SOCKET, libc::SO_RCVBUFFORCE, (&size as *const libc::c_int).cast(), 4) };
+        unsafe {
+            libc::setsockopt(
+                socket.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_RCVBUFFORCE,
+                (&size as *const libc::c_int).cast(),
+                4,
+            )
+        };
         let on: libc::c_int = 1;
-        unsafe { libc::setsockopt(socket.as_raw_fd(), libc::SOL_SOCKET, libc::SO_TIMESTAMPNS, (&on as *const libc::c_int).cast(), 4) };
+        unsafe {
+            libc::setsockopt(
+                socket.as_raw_fd(),
+                libc::SOL_SOCKET,
+                libc::SO_TIMESTAMPNS,
+                (&on as *const libc::c_int).cast(),
+                4,
+            )
+        };
         let _ = socket.set_read_timeout(Some(Duration::from_millis(20)));
         let realtime_offset = realtime_ns() as i64 - now_ns() as i64;
         let mut arrivals = Vec::new();
         let mut payload = [0u8; PAYLOAD];
         while !done.load(Ordering::Relaxed) {
-            if let Some((n, at)) = receive(&socket, &mut payload) && n >= 8 {
-                let at = at.map_or_else(now_ns, |realtime| (realtime as i64 - realtime_offset) as u64);
+            if let Some((n, at)) = receive(&socket, &mut payload)
+                && n >= 8
+            {
+                let at = at.map_or_else(now_ns, |realtime| {
+                    (realtime as i64 - realtime_offset) as u64
+                });
                 arrivals.push((u64::from_le_bytes(payload[..8].try_into().unwrap()), at));
             }
         }
         arrivals
     });
-    bound.recv().map_err(|_| "the receiver died".to_string())??;
+    bound
+        .recv()
+        .map_err(|_| "the receiver died".to_string())??;
     Ok(thread)
 }
 
 /// One datagram and the kernel's receive time (CLOCK_REALTIME, SO_TIMESTAMPNS): when
 /// the emulator handed the packet over, not when this thread woke up to read it.
 fn receive(socket: &UdpSocket, payload: &mut [u8]) -> Option<(usize, Option<u64>)> {
-    let mut iov = libc::iovec { iov_base: payload.as_mut_ptr().cast(), iov_len: payload.len() };
+    let mut iov = libc::iovec {
+        iov_base: payload.as_mut_ptr().cast(),
+        iov_len: payload.len(),
+    };
     let mut control = [0u64; 16];
     let mut message: libc::msghdr = unsafe { std::mem::zeroed() };
     message.msg_iov = &mut iov;
@@ -229,7 +351,8 @@ fn receive(socket: &UdpSocket, payload: &mut [u8]) -> Option<(usize, Option<u64>
     while !header.is_null() {
         let h = unsafe { &*header };
         if h.cmsg_level == libc::SOL_SOCKET && h.cmsg_type == libc::SCM_TIMESTAMPNS {
-            let ts: libc::timespec = unsafe { std::ptr::read_unaligned(libc::CMSG_DATA(header).cast()) };
+            let ts: libc::timespec =
+                unsafe { std::ptr::read_unaligned(libc::CMSG_DATA(header).cast()) };
             at = Some(ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64);
         }
         header = unsafe { libc::CMSG_NXTHDR(&message, header) };
@@ -238,7 +361,10 @@ fn receive(socket: &UdpSocket, payload: &mut [u8]) -> Option<(usize, Option<u64>
 }
 
 fn realtime_ns() -> u64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
@@ -251,7 +377,9 @@ mod tests {
     fn the_trace_case_averages_500_mbps_with_uneven_slots() {
         let trace = cases().pop().unwrap();
         assert!((trace.mean_rate_bps - 500e6).abs() < 0.001 * 500e6);
-        let Capacity::Slots { slot_ns, bytes } = trace.capacity else { panic!("not slots") };
+        let Capacity::Slots { slot_ns, bytes } = trace.capacity else {
+            panic!("not slots")
+        };
         assert_eq!(slot_ns, 125_000);
         assert!(bytes.contains(&0) && bytes.iter().max() > Some(&15_000));
     }
@@ -267,7 +395,15 @@ mod tests {
 
     #[test]
     fn expected_deliveries_include_queueing() {
-        let params = LinkParams { capacity: Capacity::Rate { bps: 12e6 }, delay_ns: 0, buffer_bytes: None, loss: Loss::default() };
-        assert_eq!(expected_deliveries(&[0, 0, 5_000_000], params), vec![1_000_000, 2_000_000, 6_000_000]);
+        let params = LinkParams {
+            capacity: Capacity::Rate { bps: 12e6 },
+            delay_ns: 0,
+            buffer_bytes: None,
+            loss: Loss::default(),
+        };
+        assert_eq!(
+            expected_deliveries(&[0, 0, 5_000_000], params),
+            vec![1_000_000, 2_000_000, 6_000_000]
+        );
     }
 }

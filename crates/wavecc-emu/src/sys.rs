@@ -26,7 +26,10 @@ pub fn stopped() -> bool {
 /// CLOCK_MONOTONIC in ns: one clock for every namespace, so a timestamp written in
 /// the sender's can be compared in the receiver's.
 pub fn now_ns() -> u64 {
-    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
     unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
@@ -43,12 +46,23 @@ pub fn sleep_until(deadline_ns: u64) {
         tv_sec: (deadline_ns / 1_000_000_000) as libc::time_t,
         tv_nsec: (deadline_ns % 1_000_000_000) as libc::c_long,
     };
-    unsafe { libc::clock_nanosleep(libc::CLOCK_MONOTONIC, libc::TIMER_ABSTIME, &ts, std::ptr::null_mut()) };
+    unsafe {
+        libc::clock_nanosleep(
+            libc::CLOCK_MONOTONIC,
+            libc::TIMER_ABSTIME,
+            &ts,
+            std::ptr::null_mut(),
+        )
+    };
 }
 
 /// Waits until `fd` is readable or `timeout_ns` passed.
 pub fn wait_readable(fd: libc::c_int, timeout_ns: u64) {
-    let mut pollfd = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+    let mut pollfd = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
     let ts = libc::timespec {
         tv_sec: (timeout_ns / 1_000_000_000) as libc::time_t,
         tv_nsec: (timeout_ns % 1_000_000_000) as libc::c_long,
@@ -67,7 +81,11 @@ pub fn real_time() -> bool {
 /// Waits until `fd` is readable (true) or a signal stopped the run (false).
 pub fn wait_readable_or_stop(fd: libc::c_int) -> bool {
     while !stopped() {
-        let mut pollfd = libc::pollfd { fd, events: libc::POLLIN, revents: 0 };
+        let mut pollfd = libc::pollfd {
+            fd,
+            events: libc::POLLIN,
+            revents: 0,
+        };
         if unsafe { libc::poll(&mut pollfd, 1, 50) } > 0 {
             return true;
         }

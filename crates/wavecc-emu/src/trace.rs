@@ -43,7 +43,9 @@ impl Trace {
                 meta.set(pair).map_err(at)?;
             } else if !header {
                 if line.replace(' ', "") != "t_s,bytes" {
-                    return Err(at(format!("expected the header 't_s,bytes', found '{line}'")));
+                    return Err(at(format!(
+                        "expected the header 't_s,bytes', found '{line}'"
+                    )));
                 }
                 header = true;
             } else {
@@ -65,7 +67,9 @@ impl Trace {
             loss: self.loss,
         };
         let reverse = LinkParams {
-            capacity: self.reverse_rate_bps.map_or(Capacity::Unlimited, |bps| Capacity::Rate { bps }),
+            capacity: self
+                .reverse_rate_bps
+                .map_or(Capacity::Unlimited, |bps| Capacity::Rate { bps }),
             delay_ns: (self.reverse_delay_s * 1e9).round() as u64,
             buffer_bytes: self.buffer_bytes,
             loss: Loss::default(),
@@ -75,9 +79,17 @@ impl Trace {
 }
 
 fn parse_row(line: &str) -> Result<(f64, u64), String> {
-    let (t, bytes) = line.split_once(',').ok_or_else(|| format!("expected 't_s,bytes', found '{line}'"))?;
-    let t: f64 = t.trim().parse().map_err(|_| format!("t_s '{}' is not a number", t.trim()))?;
-    let bytes: u64 = bytes.trim().parse().map_err(|_| format!("bytes '{}' is not a whole number", bytes.trim()))?;
+    let (t, bytes) = line
+        .split_once(',')
+        .ok_or_else(|| format!("expected 't_s,bytes', found '{line}'"))?;
+    let t: f64 = t
+        .trim()
+        .parse()
+        .map_err(|_| format!("t_s '{}' is not a number", t.trim()))?;
+    let bytes: u64 = bytes
+        .trim()
+        .parse()
+        .map_err(|_| format!("bytes '{}' is not a whole number", bytes.trim()))?;
     Ok((t, bytes))
 }
 
@@ -95,9 +107,13 @@ struct Meta {
 impl Meta {
     /// One `key = value` line (comments without '=' are allowed and ignored).
     fn set(&mut self, pair: &str) -> Result<(), String> {
-        let Some((key, value)) = pair.split_once('=') else { return Ok(()) };
+        let Some((key, value)) = pair.split_once('=') else {
+            return Ok(());
+        };
         let (key, value) = (key.trim(), value.trim());
-        let number: f64 = value.parse().map_err(|_| format!("{key} = '{value}' is not a number"))?;
+        let number: f64 = value
+            .parse()
+            .map_err(|_| format!("{key} = '{value}' is not a number"))?;
         if !number.is_finite() || number < 0.0 {
             return Err(format!("{key} = {value} must be a finite number >= 0"));
         }
@@ -116,16 +132,26 @@ impl Meta {
     }
 
     fn into_trace(self, rows: Vec<(f64, u64)>) -> Result<Trace, String> {
-        let slot_s = self.slot_s.filter(|s| *s > 0.0).ok_or("slot_s (> 0) is required")?;
+        let slot_s = self
+            .slot_s
+            .filter(|s| *s > 0.0)
+            .ok_or("slot_s (> 0) is required")?;
         if rows.is_empty() || rows.iter().all(|(_, b)| *b == 0) {
             return Err("the trace has no slot with bytes > 0".into());
         }
         for (i, (t, _)) in rows.iter().enumerate() {
             if (t - i as f64 * slot_s).abs() > slot_s * 1e-3 {
-                return Err(format!("row {} has t_s = {t}, expected {} (consecutive slots of slot_s)", i + 1, i as f64 * slot_s));
+                return Err(format!(
+                    "row {} has t_s = {t}, expected {} (consecutive slots of slot_s)",
+                    i + 1,
+                    i as f64 * slot_s
+                ));
             }
         }
-        for (key, p) in [("loss_per_packet", self.loss_per_packet), ("loss_per_byte", self.loss_per_byte)] {
+        for (key, p) in [
+            ("loss_per_packet", self.loss_per_packet),
+            ("loss_per_byte", self.loss_per_byte),
+        ] {
             if p.is_some_and(|p| p > 1.0) {
                 return Err(format!("{key} must be in [0, 1]"));
             }
@@ -179,10 +205,20 @@ t_s,bytes
         assert_eq!(trace.buffer_bytes, Some(1_000_000));
         assert_eq!(trace.reverse_rate_bps, None);
         let (forward, reverse) = trace.links();
-        assert_eq!(forward.capacity, Capacity::Slots { slot_ns: 125_000, bytes: vec![3000, 0, 1500] });
+        assert_eq!(
+            forward.capacity,
+            Capacity::Slots {
+                slot_ns: 125_000,
+                bytes: vec![3000, 0, 1500]
+            }
+        );
         assert_eq!((forward.delay_ns, reverse.delay_ns), (5_000_000, 4_000_000));
         assert_eq!(forward.loss.per_packet, 0.001);
-        assert_eq!(reverse.loss, Loss::default(), "random loss is the data direction's");
+        assert_eq!(
+            reverse.loss,
+            Loss::default(),
+            "random loss is the data direction's"
+        );
         assert_eq!(reverse.capacity, Capacity::Unlimited);
     }
 
@@ -191,11 +227,26 @@ t_s,bytes
         let cases = [
             ("t_s,bytes\n0,1\n", "first line"),
             ("# wavecc link trace 1\nt_s,bytes\n0,1\n", "slot_s"),
-            ("# wavecc link trace 1\n# slot_s = 0.001\nt_s,bytes\n0,1\n0.003,1\n", "row 2 has t_s"),
-            ("# wavecc link trace 1\n# slot_s = 0.001\nt_s,bytes\n0,0\n", "no slot"),
-            ("# wavecc link trace 1\n# slot_s = 0.001\n# speed = 3\nt_s,bytes\n0,1\n", "line 3: unknown key 'speed'"),
-            ("# wavecc link trace 1\n# slot_s = 0.001\nt_s,bytes\n0,-1\n", "line 4: bytes '-1'"),
-            ("# wavecc link trace 1\n# slot_s = 0.001\n# loss_per_packet = 2\nt_s,bytes\n0,1\n", "loss_per_packet must be"),
+            (
+                "# wavecc link trace 1\n# slot_s = 0.001\nt_s,bytes\n0,1\n0.003,1\n",
+                "row 2 has t_s",
+            ),
+            (
+                "# wavecc link trace 1\n# slot_s = 0.001\nt_s,bytes\n0,0\n",
+                "no slot",
+            ),
+            (
+                "# wavecc link trace 1\n# slot_s = 0.001\n# speed = 3\nt_s,bytes\n0,1\n",
+                "line 3: unknown key 'speed'",
+            ),
+            (
+                "# wavecc link trace 1\n# slot_s = 0.001\nt_s,bytes\n0,-1\n",
+                "line 4: bytes '-1'",
+            ),
+            (
+                "# wavecc link trace 1\n# slot_s = 0.001\n# loss_per_packet = 2\nt_s,bytes\n0,1\n",
+                "loss_per_packet must be",
+            ),
         ];
         for (text, expected) in cases {
             let error = Trace::parse(text).unwrap_err();

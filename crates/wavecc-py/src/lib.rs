@@ -7,9 +7,14 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
-use wavecc_core::{scenario, Config, Stopped, Watch};
+use wavecc_core::{Config, Stopped, Watch, scenario};
 
-create_exception!(_core, ConfigError, PyValueError, "A scenario that cannot run: the message names the key.");
+create_exception!(
+    _core,
+    ConfigError,
+    PyValueError,
+    "A scenario that cannot run: the message names the key."
+);
 
 fn parse(config_json: &str) -> PyResult<Config> {
     Config::from_json(config_json).map_err(|e| ConfigError::new_err(e.to_string()))
@@ -30,7 +35,10 @@ fn run(py: Python<'_>, config_json: &str, progress: Option<Py<PyAny>>) -> PyResu
     let out = py.detach(|| wavecc_core::run_watched(&config, &mut watch));
     match out {
         Ok(out) => serde_json::to_string(&out).map_err(|e| PyValueError::new_err(e.to_string())),
-        Err(Stopped) => Err(watch.error.take().expect("a run stops only on a Python error")),
+        Err(Stopped) => Err(watch
+            .error
+            .take()
+            .expect("a run stops only on a Python error")),
     }
 }
 
@@ -52,7 +60,12 @@ struct PythonWatch {
 impl PythonWatch {
     fn new(progress: Option<Py<PyAny>>) -> Self {
         let now = Instant::now();
-        PythonWatch { progress, last_check: now, last_progress: now, error: None }
+        PythonWatch {
+            progress,
+            last_check: now,
+            last_progress: now,
+            error: None,
+        }
     }
 
     fn call_python(&mut self, now_s: f64, duration_s: f64) -> PyResult<()> {
@@ -114,14 +127,20 @@ fn builtin_scenario(id: &str) -> PyResult<&'static str> {
 /// The congestion-control algorithms as (name, one-line summary) pairs.
 #[pyfunction]
 fn algorithms() -> Vec<(&'static str, &'static str)> {
-    wavecc_core::cc::ALGORITHMS.iter().map(|a| (a.name, a.summary)).collect()
+    wavecc_core::cc::ALGORITHMS
+        .iter()
+        .map(|a| (a.name, a.summary))
+        .collect()
 }
 
 /// The TCP stacks `tcp.stack` can name, as JSON text: a list of {"name", "summary",
 /// "tcp": {key: value}, "cc": {algorithm: {key: value}}}, the default first.
 #[pyfunction]
 fn stacks() -> String {
-    let all: Vec<serde_json::Value> = scenario::stack::STACKS.iter().map(|s| s.to_json()).collect();
+    let all: Vec<serde_json::Value> = scenario::stack::STACKS
+        .iter()
+        .map(|s| s.to_json())
+        .collect();
     serde_json::to_string(&all).expect("stacks always serialise")
 }
 
@@ -130,14 +149,16 @@ fn stacks() -> String {
 /// read it.
 #[pyfunction]
 fn config_schema() -> String {
-    serde_json::to_string_pretty(&scenario::reference::config_schema()).expect("the schema always serialises")
+    serde_json::to_string_pretty(&scenario::reference::config_schema())
+        .expect("the schema always serialises")
 }
 
 /// 1 when this build uses x86-64-v3's instructions (`.cargo/config.toml`). A plain
 /// exported byte, so that `wavecc._cpu` can read it through ctypes on a CPU without
 /// them: loading the library runs none of the module's code, importing it would.
 #[unsafe(no_mangle)]
-pub static WAVECC_NEEDS_X86_64_V3: u8 = cfg!(all(target_arch = "x86_64", target_feature = "avx2")) as u8;
+pub static WAVECC_NEEDS_X86_64_V3: u8 =
+    cfg!(all(target_arch = "x86_64", target_feature = "avx2")) as u8;
 
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {

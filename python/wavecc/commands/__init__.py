@@ -25,8 +25,10 @@ def stack_help() -> str:
     """The help of `--stack NAME` on the commands that run scenarios."""
     from ..config import stacks
 
-    return (f"the TCP stack to behave like: {', '.join(stacks())} (default: the scenario's "
-            "tcp.stack, else linux); keys the scenario or --set give still win")  # fmt: skip
+    return (
+        f"the TCP stack to behave like: {', '.join(stacks())} (default: the scenario's "
+        "tcp.stack, else linux); keys the scenario or --set give still win"
+    )
 
 
 def finite(value: object) -> object:
@@ -66,6 +68,16 @@ def print_flows(flows: Sequence[dict]) -> None:
     """A run's flows as `wavecc run` and `wavecc emulate` print them: one row each."""
     print(_FLOW_TABLE.header())
     for flow in flows:
-        print(_FLOW_TABLE.row([flow["flow"], flow["cca"], flow["goodput_mbps"], flow["mean_rtt_ms"],
-                               flow["p95_rtt_ms"], flow["retransmitted_segments"],
-                               flow["rto_events"]]))  # fmt: skip
+        print(
+            _FLOW_TABLE.row(
+                [
+                    flow["flow"],
+                    flow["cca"],
+                    flow["goodput_mbps"],
+                    flow["mean_rtt_ms"],
+                    flow["p95_rtt_ms"],
+                    flow["retransmitted_segments"],
+                    flow["rto_events"],
+                ]
+            )
+        )

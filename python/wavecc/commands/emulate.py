@@ -20,31 +20,59 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "network namespaces joined by wavecc's link emulator, and writes the same result "
         "files as 'wavecc run'. --selftest measures the emulator's accuracy instead.",
     )
-    parser.add_argument("scenario", nargs="?", metavar="SCENARIO",
-                        help="a TOML file or a built-in id with a wired path (any path "
-                        "with --trace)")  # fmt: skip
-    parser.add_argument("--cca", metavar="KERNEL_CCA",
-                        help="the kernel's congestion control (see "
-                        "net.ipv4.tcp_available_congestion_control), e.g. cubic, reno, bbr")  # fmt: skip
-    parser.add_argument("--duration", type=float, metavar="S",
-                        help="seconds to run (default: the scenario's duration_s)")  # fmt: skip
-    parser.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                        help="override a config value (repeatable), as for 'wavecc run'")  # fmt: skip
+    parser.add_argument(
+        "scenario",
+        nargs="?",
+        metavar="SCENARIO",
+        help="a TOML file or a built-in id with a wired path (any path with --trace)",
+    )
+    parser.add_argument(
+        "--cca",
+        metavar="KERNEL_CCA",
+        help="the kernel's congestion control (see "
+        "net.ipv4.tcp_available_congestion_control), e.g. cubic, reno, bbr",
+    )
+    parser.add_argument(
+        "--duration",
+        type=float,
+        metavar="S",
+        help="seconds to run (default: the scenario's duration_s)",
+    )
+    parser.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config value (repeatable), as for 'wavecc run'",
+    )
     parser.add_argument("--seed", type=int, help="seed of the random loss")
-    parser.add_argument("--trace", type=Path, metavar="FILE",
-                        help="a wavecc link trace (docs/emulation.md) to use instead of the "
-                        "scenario's path")  # fmt: skip
-    parser.add_argument("--out", type=Path, metavar="DIR",
-                        help="output directory (default: out/<scenario name>-emulated)")  # fmt: skip
-    parser.add_argument("--force", action="store_true",
-                        help="replace an earlier run in the output directory")  # fmt: skip
+    parser.add_argument(
+        "--trace",
+        type=Path,
+        metavar="FILE",
+        help="a wavecc link trace (docs/emulation.md) to use instead of the scenario's path",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help="output directory (default: out/<scenario name>-emulated)",
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="replace an earlier run in the output directory"
+    )
     parser.add_argument("--no-figure", action="store_true", help="do not draw figure.png")
-    parser.add_argument("--selftest", action="store_true",
-                        help="measure the emulator: delivered rate, delay error and loss at "
-                        "100 Mb/s, 500 Mb/s, 1 Gb/s and a 125 us slot trace")  # fmt: skip
-    parser.epilog = ("-- COMMAND ...: run COMMAND in the sender namespace instead of the bulk "
-                     "flow ($WAVECC_RECEIVER_ADDR is the receiver, $WAVECC_RECEIVER_NS its "
-                     "namespace); each TCP connection it opens is a flow")  # fmt: skip
+    parser.add_argument(
+        "--selftest",
+        action="store_true",
+        help="measure the emulator: delivered rate, delay error and loss at "
+        "100 Mb/s, 500 Mb/s, 1 Gb/s and a 125 us slot trace",
+    )
+    parser.epilog = (
+        "-- COMMAND ...: run COMMAND in the sender namespace instead of the bulk "
+        "flow ($WAVECC_RECEIVER_ADDR is the receiver, $WAVECC_RECEIVER_NS its "
+        "namespace); each TCP connection it opens is a flow"
+    )
     parser.set_defaults(handler=handle, run_command=[])
 
 
@@ -60,8 +88,12 @@ def handle(args: argparse.Namespace) -> int:
         out = default_out(f"{config.get('name', 'unnamed')}-emulated")
     # Refused before the run rather than after it; `save` checks again.
     outdir.check(out, outdir.RUN, force=args.force)
-    options = {"duration_s": args.duration, "seed": args.seed, "overrides": args.set,
-               "trace": args.trace}  # fmt: skip
+    options = {
+        "duration_s": args.duration,
+        "seed": args.seed,
+        "overrides": args.set,
+        "trace": args.trace,
+    }
     if args.run_command:
         result = emulate.emulate_command(args.scenario, args.cca, args.run_command, **options)
     else:
@@ -74,8 +106,10 @@ def handle(args: argparse.Namespace) -> int:
 
 def _print_flows(summary: dict) -> None:
     emulated = summary["emulated"]
-    print(f"{summary['name']}: {summary['sim_time_s']:g} s emulated on Linux "
-          f"{emulated['kernel']} (load average {emulated['load_average']:.2f})")  # fmt: skip
+    print(
+        f"{summary['name']}: {summary['sim_time_s']:g} s emulated on Linux "
+        f"{emulated['kernel']} (load average {emulated['load_average']:.2f})"
+    )
     print_flows(summary["flows"])
 
 
@@ -99,8 +133,19 @@ def _selftest() -> int:
     print(f"load average {rows[0]['load_average']:.2f}" if rows else "no cases")
     print(_SELFTEST.header())
     for row in rows:
-        print(_SELFTEST.row([row["case"], row["configured_rate_mbps"], row["offered_rate_mbps"],
-                             row["expected_rate_mbps"], row["delivered_rate_mbps"],
-                             row["delay_error_median_ms"], row["delay_error_p99_ms"],
-                             row["configured_loss"], row["measured_loss"]]))  # fmt: skip
+        print(
+            _SELFTEST.row(
+                [
+                    row["case"],
+                    row["configured_rate_mbps"],
+                    row["offered_rate_mbps"],
+                    row["expected_rate_mbps"],
+                    row["delivered_rate_mbps"],
+                    row["delay_error_median_ms"],
+                    row["delay_error_p99_ms"],
+                    row["configured_loss"],
+                    row["measured_loss"],
+                ]
+            )
+        )
     return 0

@@ -36,20 +36,43 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         help="goodput of each algorithm in floating point against its fixed-point twin "
         "(the kernel program's arithmetic)",
     )
-    twins.add_argument("--duration", type=float, default=60.0, metavar="S",
-                       help="simulated seconds per run (default 60)")  # fmt: skip
-    twins.add_argument("--seeds", default="1,2,3", metavar="A,B,...",
-                       help="random seeds (default 1,2,3)")  # fmt: skip
-    twins.add_argument("--scenarios", default=None, metavar="A,B,...",
-                       help=f"scenarios (default {','.join(kernel_twins.SCENARIOS)})")  # fmt: skip
-    twins.add_argument("--cca", default=None, metavar="A,B,...",
-                       help=f"algorithms (default {','.join(kernel_twins.ALGORITHMS)})")  # fmt: skip
-    twins.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
-                       help="override a config value in every run (repeatable), e.g. "
-                       "path.loss.per_byte=1e-7")  # fmt: skip
-    twins.add_argument("--float-set", action="append", default=[], metavar="KEY=VALUE",
-                       help="override a config value in the floating-point runs only "
-                       "(repeatable), e.g. flows.0.cc.n_update=eq12-printed")  # fmt: skip
+    twins.add_argument(
+        "--duration",
+        type=float,
+        default=60.0,
+        metavar="S",
+        help="simulated seconds per run (default 60)",
+    )
+    twins.add_argument(
+        "--seeds", default="1,2,3", metavar="A,B,...", help="random seeds (default 1,2,3)"
+    )
+    twins.add_argument(
+        "--scenarios",
+        default=None,
+        metavar="A,B,...",
+        help=f"scenarios (default {','.join(kernel_twins.SCENARIOS)})",
+    )
+    twins.add_argument(
+        "--cca",
+        default=None,
+        metavar="A,B,...",
+        help=f"algorithms (default {','.join(kernel_twins.ALGORITHMS)})",
+    )
+    twins.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config value in every run (repeatable), e.g. path.loss.per_byte=1e-7",
+    )
+    twins.add_argument(
+        "--float-set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="override a config value in the floating-point runs only "
+        "(repeatable), e.g. flows.0.cc.n_update=eq12-printed",
+    )
     twins.set_defaults(handler=handle_twins)
 
 
@@ -71,7 +94,9 @@ def handle_load(args: argparse.Namespace) -> int:
     def load() -> None:
         loaded = kernel.load(args.name, args.out or kernel.default_build_dir())
         print(f"loaded {_summary(loaded)}")
-        print(f"use it per socket: setsockopt TCP_CONGESTION {loaded.name} (iperf3 -C {loaded.name})")
+        print(
+            f"use it per socket: setsockopt TCP_CONGESTION {loaded.name} (iperf3 -C {loaded.name})"
+        )
 
     return _reporting(load)
 
@@ -105,16 +130,19 @@ def handle_twins(args: argparse.Namespace) -> int:
         sys.stderr.write(f"[{done + 1}/{total}] {what}\n")
 
     try:
-        results = kernel_twins.compare(args.duration, seeds, scenarios, algorithms, args.set,
-                                       args.float_set, progress)  # fmt: skip
+        results = kernel_twins.compare(
+            args.duration, seeds, scenarios, algorithms, args.set, args.float_set, progress
+        )
     except ConfigError as e:
         sys.stderr.write(f"wavecc: error: {e}\n")
         return EXIT_ERROR
     print(kernel_twins.markdown(results))
     outside = [f"{c.cca} on {c.scenario}" for c in results if not c.agrees]
     limit = f"{kernel_twins.TOLERANCE_PCT:g} %"
-    print(f"\nwithin {limit}: {len(results) - len(outside)} of {len(results)}"
-          + (f"; outside: {', '.join(outside)}" if outside else ""))  # fmt: skip
+    print(
+        f"\nwithin {limit}: {len(results) - len(outside)} of {len(results)}"
+        + (f"; outside: {', '.join(outside)}" if outside else "")
+    )
     return 0
 
 

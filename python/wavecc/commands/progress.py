@@ -72,8 +72,13 @@ class SweepProgress(_Bar):
         if p.point is None:
             self._begin(p)
         elif self.tty:
-            self.bar.update(self.task, completed=p.done + p.failed, failed=p.failed,
-                            remaining=p.remaining, done=p.done)  # fmt: skip
+            self.bar.update(
+                self.task,
+                completed=p.done + p.failed,
+                failed=p.failed,
+                remaining=p.remaining,
+                done=p.done,
+            )
         else:
             took = (
                 ""
@@ -81,8 +86,11 @@ class SweepProgress(_Bar):
                 else (f" in {p.wall_time_s:.2f} s")
             )
             error = f": {' '.join(str(p.error).split())}" if p.error else ""
-            print(f"[{p.done + p.failed}/{p.total}] {p.status} {p.point.label()} "
-                  f"({p.point.key}){took}{error}", flush=True)  # fmt: skip
+            print(
+                f"[{p.done + p.failed}/{p.total}] {p.status} {p.point.label()} "
+                f"({p.point.key}){took}{error}",
+                flush=True,
+            )
 
     def _begin(self, p: Any) -> None:
         skipped = f", {p.skipped} already in {self.out}" if p.skipped else ""
@@ -90,9 +98,13 @@ class SweepProgress(_Bar):
         if not self.tty:
             return
         from rich.progress import (
-            BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn,
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeElapsedColumn,
             TimeRemainingColumn,
-        )  # fmt: skip
+        )
 
         bar = Progress(
             TextColumn("runs"),
@@ -101,10 +113,17 @@ class SweepProgress(_Bar):
             TextColumn(
                 "{task.fields[done]} ok, {task.fields[failed]} failed, "
                 "{task.fields[remaining]} remaining"
-            ),  # fmt: skip
+            ),
             TimeElapsedColumn(),
             TextColumn("ETA"),
             TimeRemainingColumn(),
         )
-        self._start(bar, description="sweep", total=p.total, completed=p.done, done=p.done,
-                    failed=0, remaining=p.remaining)  # fmt: skip
+        self._start(
+            bar,
+            description="sweep",
+            total=p.total,
+            completed=p.done,
+            done=p.done,
+            failed=0,
+            remaining=p.remaining,
+        )

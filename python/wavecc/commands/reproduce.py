@@ -22,12 +22,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "and writes DIR/tables/NAME.csv (one row per cell: published, ours, difference), "
         "DIR/figures/ and DIR/reproduction.json.",
     )
-    parser.add_argument(
-        "id", nargs="?", metavar="ID", help="the experiment (see --list)"
-    )
-    parser.add_argument(
-        "--list", action="store_true", help="list the experiments and exit"
-    )
+    parser.add_argument("id", nargs="?", metavar="ID", help="the experiment (see --list)")
+    parser.add_argument("--list", action="store_true", help="list the experiments and exit")
     parser.add_argument(
         "--findings",
         type=Path,
@@ -56,9 +52,7 @@ def handle(args: argparse.Namespace) -> int:
 
     if args.list:
         jobs = args.jobs or os.cpu_count() or 1
-        print(
-            f"experiment: seed, what; estimated wall time on {jobs} core(s), full / --quick"
-        )
+        print(f"experiment: seed, what; estimated wall time on {jobs} core(s), full / --quick")
         print_pairs([(e.id, _listing(e, jobs)) for e in reproduce.EXPERIMENTS.values()])
         return 0
     if args.findings is not None:
@@ -69,13 +63,14 @@ def handle(args: argparse.Namespace) -> int:
     if args.out is None:
         raise ConfigError("reproduce: missing --out DIR")
     if args.jobs is not None and args.cluster is not None:
-        raise ConfigError(
-            "give either --jobs (local processes) or --cluster (a Dask scheduler)"
-        )
+        raise ConfigError("give either --jobs (local processes) or --cluster (a Dask scheduler)")
     experiment = reproduce.get(args.id)
     outdir.check(args.out, outdir.reproduction(experiment.id))  # before anything is said
-    print(f"{experiment.id} (seed {experiment.seed}): {experiment.title}"
-          f"{' [quick]' if args.quick else ''}", flush=True)  # fmt: skip
+    print(
+        f"{experiment.id} (seed {experiment.seed}): {experiment.title}"
+        f"{' [quick]' if args.quick else ''}",
+        flush=True,
+    )
     bars: dict[str, SweepProgress] = {}
 
     def progress(case: str, p) -> None:
@@ -87,8 +82,15 @@ def handle(args: argparse.Namespace) -> int:
         bars[case](p)
 
     try:
-        done = reproduce.run(args.id, args.out, quick=args.quick, jobs=args.jobs, cluster=args.cluster,
-                             progress=progress, stack=args.stack)  # fmt: skip
+        done = reproduce.run(
+            args.id,
+            args.out,
+            quick=args.quick,
+            jobs=args.jobs,
+            cluster=args.cluster,
+            progress=progress,
+            stack=args.stack,
+        )
     finally:
         for bar in bars.values():
             bar.__exit__(None, None, None)

@@ -74,10 +74,16 @@ def handle(args: argparse.Namespace) -> int:
     max_memory = parse_size(args.max_memory, "--max-memory") if args.max_memory else None
     # A capped run goes to a worker process, which reports no progress.
     with RunProgress(sys.stdout.isatty() and max_memory is None) as progress:
-        result = wavecc.run(args.scenario, cca=args.cca, seed=args.seed, overrides=args.set,
-                            transport=args.transport, stack=args.stack,
-                            progress=progress.callback,
-                            max_memory=max_memory)  # fmt: skip
+        result = wavecc.run(
+            args.scenario,
+            cca=args.cca,
+            seed=args.seed,
+            overrides=args.set,
+            transport=args.transport,
+            stack=args.stack,
+            progress=progress.callback,
+            max_memory=max_memory,
+        )
     result.save(out, figure=not args.no_figure, force=args.force)
     _print_summary(result.summary)
     print(f"wrote {out}: {', '.join(sorted(p.name for p in out.iterdir()))}")
@@ -86,8 +92,14 @@ def handle(args: argparse.Namespace) -> int:
 
 def _scenario_name(args: argparse.Namespace) -> str:
     """The name the run will have (the core's default is "unnamed")."""
-    config = resolve(args.scenario, cca=args.cca, seed=args.seed, overrides=args.set,
-                     transport=args.transport, stack=args.stack)  # fmt: skip
+    config = resolve(
+        args.scenario,
+        cca=args.cca,
+        seed=args.seed,
+        overrides=args.set,
+        transport=args.transport,
+        stack=args.stack,
+    )
     return str(config.get("name", "unnamed"))
 
 

@@ -17,7 +17,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     show.add_argument("id", metavar="ID")
     show.set_defaults(handler=handle_show)
     schema = actions.add_parser(
-        "schema", help="print the JSON Schema of a scenario config (for editors; docs/config.md is made from it)"
+        "schema",
+        help="print the JSON Schema of a scenario config (for editors; docs/config.md is made from it)",
     )
     schema.set_defaults(handler=handle_schema)
 

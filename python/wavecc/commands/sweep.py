@@ -132,9 +132,17 @@ def handle(args: argparse.Namespace) -> int:
         max_memory = sweeping.parse_size(max_memory, "--max-memory")
 
     with SweepProgress(sys.stdout.isatty(), out) as progress:
-        results = sweeping.sweep(base, grid, seeds=seeds, jobs=jobs, out=out, progress=progress,
-                                 cluster=cluster, stack=args.stack,
-                                 max_memory=max_memory)  # fmt: skip
+        results = sweeping.sweep(
+            base,
+            grid,
+            seeds=seeds,
+            jobs=jobs,
+            out=out,
+            progress=progress,
+            cluster=cluster,
+            stack=args.stack,
+            max_memory=max_memory,
+        )
     _print_sweep_summary(results.summary, list(grid))
     failed = results.failed
     print(f"wrote {out}: summary.parquet and {len(results.summary) - len(failed)} run(s) in runs/")

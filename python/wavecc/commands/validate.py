@@ -120,7 +120,10 @@ def _add_ns3mmwave(peers: argparse._SubParsersAction) -> None:
         help="run wavecc for S simulated seconds instead of the references' (the table says so)",
     )
     mmwave.add_argument(
-        "--out", type=Path, metavar="DIR", help="where the comparison goes (default: out/validate-ns3-mmwave)"
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help="where the comparison goes (default: out/validate-ns3-mmwave)",
     )
     mmwave.add_argument(
         "--force",
@@ -150,6 +153,7 @@ _REGENERATED_TABLE = Table(
     ]
 )
 
+
 def _comparison_table(stacks: Sequence[str]) -> Table:
     """ns-3's averages, then wavecc's in each stack with the differences."""
     columns = [Column("case", 18), Column("ns-3 Mb/s", 9, ".1f"), Column("RTT ms", 7, ".2f")]
@@ -171,7 +175,9 @@ def handle_ns3(args: argparse.Namespace) -> int:
     check_minimum("--seeds", args.seeds, 1)
     check_minimum("--ns3-seeds", args.ns3_seeds, 1)
     if args.ns3_seeds > 1 and not args.regenerate:
-        raise ConfigError("--ns3-seeds applies only with --regenerate (comparisons use every committed seed)")
+        raise ConfigError(
+            "--ns3-seeds applies only with --regenerate (comparisons use every committed seed)"
+        )
     if args.missing_only and not args.regenerate:
         raise ConfigError("--missing-only applies only with --regenerate")
     chosen = validate.stacks(case_names(args.stack))
@@ -192,14 +198,25 @@ def handle_ns3(args: argparse.Namespace) -> int:
     def case_done(rows: list[validate.Row]) -> None:
         values = [rows[0].case, rows[0].goodput_ns3_mbps, rows[0].mean_rtt_ns3_ms]
         for r in rows:
-            values += [r.goodput_wavecc_mbps, r.goodput_rel_diff, r.mean_rtt_wavecc_ms,
-                       r.mean_rtt_rel_diff, "yes" if r.within else "no"]  # fmt: skip
+            values += [
+                r.goodput_wavecc_mbps,
+                r.goodput_rel_diff,
+                r.mean_rtt_wavecc_ms,
+                r.mean_rtt_rel_diff,
+                "yes" if r.within else "no",
+            ]
         print(table.row([finite(v) for v in values]), flush=True)
 
     comparison = validate.compare(
-        cases, ns3_dir, out, stacks=chosen, seeds=args.seeds,
-        figures=not args.no_figures, on_case=case_done, force=args.force,
-    )  # fmt: skip
+        cases,
+        ns3_dir,
+        out,
+        stacks=chosen,
+        seeds=args.seeds,
+        figures=not args.no_figures,
+        on_case=case_done,
+        force=args.force,
+    )
     for stack in chosen:
         rows = [r for r in comparison.rows if r.stack == stack]
         within = sum(r.within for r in rows)
@@ -207,16 +224,20 @@ def handle_ns3(args: argparse.Namespace) -> int:
         tested = [r for r in rows if r.off_beyond_noise is not None]
         if tested:
             noise = sum(not r.off_beyond_noise for r in tested)
-            line += (f"; of the {len(tested)} others with seeds on both sides, {noise} differ by no more "
-                     f"than the spread over seeds explains (Welch p >= {validate.SIGNIFICANCE})")  # fmt: skip
+            line += (
+                f"; of the {len(tested)} others with seeds on both sides, {noise} differ by no more "
+                f"than the spread over seeds explains (Welch p >= {validate.SIGNIFICANCE})"
+            )
         print(line)
     if comparison.missing:
         missing = comparison.missing
         print(f"missing ns-3 references ({len(missing)}): {', '.join(missing)}")
     for stale in comparison.stale:
         print(f"stale ns-3 reference, not compared: {stale}")
-    print(f"wrote {out}: comparison.csv, comparison.md"
-          + ("" if args.no_figures else " and one figure per case"))  # fmt: skip
+    print(
+        f"wrote {out}: comparison.csv, comparison.md"
+        + ("" if args.no_figures else " and one figure per case")
+    )
     return 0
 
 
@@ -224,9 +245,11 @@ def _regenerate(
     cases: Sequence[validate.Case], ns3_dir: Path, jobs: int, ns3_seeds: int, missing_only: bool
 ) -> int:
     runs = len(validate.ns3_runs(cases, ns3_dir, ns3_seeds, missing_only))
-    print(f"building {ns3_dir / 'dumbbell.cc'} and running ns-3 {runs} time(s) ({len(cases)} case(s) x "
-          f"{ns3_seeds} seed(s){', only those not yet run' if missing_only else ''}), {jobs} at a time",
-          flush=True)  # fmt: skip
+    print(
+        f"building {ns3_dir / 'dumbbell.cc'} and running ns-3 {runs} time(s) ({len(cases)} case(s) x "
+        f"{ns3_seeds} seed(s){', only those not yet run' if missing_only else ''}), {jobs} at a time",
+        flush=True,
+    )
     print(_REGENERATED_TABLE.header(), flush=True)
 
     def row(r: validate.Regenerated) -> None:
@@ -266,11 +289,16 @@ def handle_ns3mmwave(args: argparse.Namespace) -> int:
     reference_dir = args.reference_dir or validate_mmwave.find_reference_dir()
     if not reference_dir.is_dir():
         raise ConfigError(f"--reference-dir {reference_dir}: not a directory")
-    cases = validate_mmwave.select(validate_mmwave.load_references(reference_dir), case_names(args.cases))
+    cases = validate_mmwave.select(
+        validate_mmwave.load_references(reference_dir), case_names(args.cases)
+    )
     out = args.out if args.out is not None else Path("out") / "validate-ns3-mmwave"
     outdir.check(out, validate_mmwave.COMPARISON, force=args.force)  # before anything is said
-    print(f"wavecc in the {stack} stack against ns3-mmwave ({reference_dir}); goodput Mb/s, "
-          "srtt time-weighted, DL SINR time average", flush=True)  # fmt: skip
+    print(
+        f"wavecc in the {stack} stack against ns3-mmwave ({reference_dir}); goodput Mb/s, "
+        "srtt time-weighted, DL SINR time average",
+        flush=True,
+    )
     print(_MMWAVE_TABLE.header(), flush=True)
 
     def case_done(case: validate_mmwave.Case, rows: list[validate_mmwave.Row]) -> None:
@@ -281,9 +309,17 @@ def handle_ns3mmwave(args: argparse.Namespace) -> int:
         print(_MMWAVE_TABLE.row([finite(v) for v in values]), flush=True)
 
     validate_mmwave.compare(
-        cases, out, stack=stack, seeds=args.seeds, duration_s=args.duration,
-        figures=not args.no_figures, force=args.force, on_case=case_done,
-    )  # fmt: skip
-    print(f"wrote {out}: comparison.csv, comparison.md"
-          + ("" if args.no_figures else " and one figure per case"))  # fmt: skip
+        cases,
+        out,
+        stack=stack,
+        seeds=args.seeds,
+        duration_s=args.duration,
+        figures=not args.no_figures,
+        force=args.force,
+        on_case=case_done,
+    )
+    print(
+        f"wrote {out}: comparison.csv, comparison.md"
+        + ("" if args.no_figures else " and one figure per case")
+    )
     return 0

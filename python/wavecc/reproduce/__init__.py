@@ -129,7 +129,9 @@ def run(
     with atomic_file(directory / MANIFEST) as tmp:
         tmp.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     wall_time_s = round(time.monotonic() - started, 1)
-    return Reproduction(experiment, directory, runs, summary, {p.stem: p for p in paths}, drawn, wall_time_s)
+    return Reproduction(
+        experiment, directory, runs, summary, {p.stem: p for p in paths}, drawn, wall_time_s
+    )
 
 
 def _figures(experiment: Experiment, runs: dict[str, Runs], directory: Path) -> list[Path]:

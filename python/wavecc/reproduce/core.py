@@ -39,9 +39,21 @@ WIRED_SIM_S_PER_S = 90.0
 
 # The long-form table's columns, in order.
 TABLE_COLUMNS = [
-    "table", "stack", "scenario", "setting", "per_byte", "cca", "metric", "unit",
-    "published", "ours", "ours_ci", "n", "difference", "difference_pct",
-]  # fmt: skip
+    "table",
+    "stack",
+    "scenario",
+    "setting",
+    "per_byte",
+    "cca",
+    "metric",
+    "unit",
+    "published",
+    "ours",
+    "ours_ci",
+    "n",
+    "difference",
+    "difference_pct",
+]
 
 
 @dataclass(frozen=True)
@@ -192,8 +204,16 @@ def run_experiment(
         for case in experiment.cases(quick):
             name = store_name(stack, case.name)
             report = (lambda p, name=name: progress(name, p)) if progress else None
-            rs = sweep(case.config, dict(case.grid), seeds=experiment.seeds(quick), jobs=jobs,
-                       out=out / "runs" / name, progress=report, cluster=cluster, stack=stack)  # fmt: skip
+            rs = sweep(
+                case.config,
+                dict(case.grid),
+                seeds=experiment.seeds(quick),
+                jobs=jobs,
+                out=out / "runs" / name,
+                progress=report,
+                cluster=cluster,
+                stack=stack,
+            )
             frames.append(_labelled(rs.summary, case, stack))
             sets[case.name] = rs
         summary = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
@@ -241,8 +261,15 @@ def cell(
     if isinstance(values, (int, float)):
         values = [values]
     interval = analysis.confidence_interval(list(values))
-    return {"table": table, "metric": metric, "unit": unit, "ours": interval.mean,
-            "ours_ci": interval.half_width, "n": interval.n, **keys}  # fmt: skip
+    return {
+        "table": table,
+        "metric": metric,
+        "unit": unit,
+        "ours": interval.mean,
+        "ours_ci": interval.half_width,
+        "n": interval.n,
+        **keys,
+    }
 
 
 def metric_cells(
@@ -276,13 +303,9 @@ def trace_mean_cells(
     of each run, averaged over repetitions (the FB-TCP paper's Table 8: average cwnd)."""
 
     def means(group: pd.DataFrame) -> list[float]:
-        return [
-            float(runs.load(row).flows[column].mean()) for _, row in group.iterrows()
-        ]
+        return [float(runs.load(row).flows[column].mean()) for _, row in group.iterrows()]
 
-    return _grouped_cells(
-        runs.rows(**dict(where or {})), by, means, table, metric, unit
-    )
+    return _grouped_cells(runs.rows(**dict(where or {})), by, means, table, metric, unit)
 
 
 def _grouped_cells(
@@ -308,16 +331,12 @@ def _grouped_cells(
     return rows
 
 
-def goodput_rtt_tables(
-    runs: Runs, seed: str, by: Sequence[str]
-) -> dict[str, pd.DataFrame]:
+def goodput_rtt_tables(runs: Runs, seed: str, by: Sequence[str]) -> dict[str, pd.DataFrame]:
     """The usual pair: average throughput and average RTT per group of `by`, with any
     values the seed published for them."""
     return {
         "throughput": attach_published(
-            metric_cells(
-                runs, "throughput", "avg_throughput", "goodput_mbps", "Mb/s", by=by
-            ),
+            metric_cells(runs, "throughput", "avg_throughput", "goodput_mbps", "Mb/s", by=by),
             seed,
             (),
             by,
@@ -350,19 +369,24 @@ def improvement_cells(
     rows = []
     for baseline, row in table_frame.iterrows():
         for per_byte, value in row.items():
-            rows.append(cell(table, metric, "%", float(value), cca=f"{algorithm} vs {baseline}",
-                             per_byte=_plain(per_byte), **keys))  # fmt: skip
+            rows.append(
+                cell(
+                    table,
+                    metric,
+                    "%",
+                    float(value),
+                    cca=f"{algorithm} vs {baseline}",
+                    per_byte=_plain(per_byte),
+                    **keys,
+                )
+            )
     return rows
 
 
 @cache
 def published() -> pd.DataFrame:
     """The papers' published numbers (one row per value)."""
-    with (
-        resources.files(__package__)
-        .joinpath("published.csv")
-        .open(encoding="utf-8") as f
-    ):
+    with resources.files(__package__).joinpath("published.csv").open(encoding="utf-8") as f:
         frame = pd.read_csv(f, dtype={"seed": str, "table": str, "value": str})
     frame["per_byte"] = pd.to_numeric(frame["per_byte"], errors="coerce")
     return frame
@@ -382,8 +406,7 @@ def attach_published(
         if column not in frame.columns:
             frame[column] = (
                 math.nan
-                if column
-                not in ("table", "stack", "scenario", "setting", "cca", "metric", "unit")
+                if column not in ("table", "stack", "scenario", "setting", "cca", "metric", "unit")
                 else ""
             )
     pub = published()
@@ -391,9 +414,7 @@ def attach_published(
     if not pub.empty and not frame.empty:
         lookup = {_key(r, match): r["value"] for _, r in pub.iterrows()}
         metrics = set(frame["metric"])
-        given = (
-            frame["published"] if "published" in frame.columns else [None] * len(frame)
-        )
+        given = frame["published"] if "published" in frame.columns else [None] * len(frame)
         frame["published"] = [
             p
             if isinstance(p, str) or (p is not None and not pd.isna(p))
@@ -401,11 +422,19 @@ def attach_published(
             for p, (_, r) in zip(given, frame.iterrows())
         ]
         missing = [
-            {"table": frame["table"].iloc[0], "scenario": r["scenario"], "setting": r["setting"],
-             "per_byte": r["per_byte"], "cca": r["cca"], "metric": r["metric"], "unit": r["unit"],
-             "published": r["value"]}
-            for _, r in pub.iterrows() if _key(r, match) in lookup and r["metric"] in metrics
-        ]  # fmt: skip
+            {
+                "table": frame["table"].iloc[0],
+                "scenario": r["scenario"],
+                "setting": r["setting"],
+                "per_byte": r["per_byte"],
+                "cca": r["cca"],
+                "metric": r["metric"],
+                "unit": r["unit"],
+                "published": r["value"],
+            }
+            for _, r in pub.iterrows()
+            if _key(r, match) in lookup and r["metric"] in metrics
+        ]
         if missing:
             frame = pd.concat([frame, pd.DataFrame(missing)], ignore_index=True)
     numeric = pd.to_numeric(frame["published"], errors="coerce")
@@ -458,9 +487,16 @@ def overlay(results: Sequence[Result]) -> Result:
         summaries += [{**f, "flow": f["flow"] + base} for f in r.summary["flows"]]
     first = results[0]
     summary = {**first.summary, "flows": summaries}
-    return Result(summary=summary, config=first.config, flows=pd.concat(flows, ignore_index=True),
-                  queues=first.queues, cc=first.cc, events=first.events, ues=first.ues,
-                  radio_events=first.radio_events)  # fmt: skip
+    return Result(
+        summary=summary,
+        config=first.config,
+        flows=pd.concat(flows, ignore_index=True),
+        queues=first.queues,
+        cc=first.cc,
+        events=first.events,
+        ues=first.ues,
+        radio_events=first.radio_events,
+    )
 
 
 def goodput_rtt_bars(
@@ -477,8 +513,10 @@ def goodput_rtt_bars(
     from .. import figures
 
     paths = []
-    for metric, label, suffix in (("goodput_mbps", "average throughput (Mb/s)", "throughput"),
-                                  ("mean_rtt_ms", f"average {rtt} (ms)", rtt.lower())):  # fmt: skip
+    for metric, label, suffix in (
+        ("goodput_mbps", "average throughput (Mb/s)", "throughput"),
+        ("mean_rtt_ms", f"average {rtt} (ms)", rtt.lower()),
+    ):
         fig = figures.bars(rows, metric, x=x, xlabel=xlabel, ylabel=label)
         paths += figures.save(fig, stem.with_name(f"{stem.name}-{suffix}"))
     return paths

@@ -22,9 +22,7 @@ KEYS = ["stack", "scenario", "setting", "per_byte", "cca", "metric"]
 
 def table_markdown(frame: pd.DataFrame) -> str:
     """One long-form table as Markdown; key columns that never vary are left out."""
-    keys = [
-        k for k in KEYS if k in frame.columns and frame[k].nunique(dropna=False) > 1
-    ]
+    keys = [k for k in KEYS if k in frame.columns and frame[k].nunique(dropna=False) > 1]
     head = [*keys, "unit", "published", "ours", "difference"]
     lines = ["| " + " | ".join(head) + " |", "|" + " --- |" * len(head)]
     for _, row in frame.iterrows():
@@ -42,14 +40,25 @@ def table_markdown(frame: pd.DataFrame) -> str:
 def agreement(frame: pd.DataFrame) -> dict[str, tuple[int, int, int]]:
     """Per stack: (cells with a published number and ours, within 10%, within 25%)."""
     compared = frame.dropna(subset=["difference_pct"])
-    stacks = compared.groupby("stack", sort=False) if "stack" in frame.columns else [("-", compared)]
-    return {stack: (len(g), int((g["difference_pct"].abs() <= 10).sum()),
-                    int((g["difference_pct"].abs() <= 25).sum())) for stack, g in stacks}  # fmt: skip
+    stacks = (
+        compared.groupby("stack", sort=False) if "stack" in frame.columns else [("-", compared)]
+    )
+    return {
+        stack: (
+            len(g),
+            int((g["difference_pct"].abs() <= 10).sum()),
+            int((g["difference_pct"].abs() <= 25).sum()),
+        )
+        for stack, g in stacks
+    }
 
 
 def agreement_line(frame: pd.DataFrame) -> str:
-    shares = [f"{stack} {w10}/{n} within 10%, {w25}/{n} within 25%"
-              for stack, (n, w10, w25) in agreement(frame).items() if n]  # fmt: skip
+    shares = [
+        f"{stack} {w10}/{n} within 10%, {w25}/{n} within 25%"
+        for stack, (n, w10, w25) in agreement(frame).items()
+        if n
+    ]
     return "Cells with a published number: " + "; ".join(shares) + "." if shares else ""
 
 
@@ -57,7 +66,9 @@ def experiment_markdown(directory: Path) -> str:
     parts = []
     for path in sorted((directory / "tables").glob("*.csv")):
         frame = pd.read_csv(path)
-        parts.append(f"**{path.stem}**\n\n{table_markdown(frame)}\n\n{agreement_line(frame)}".rstrip())
+        parts.append(
+            f"**{path.stem}**\n\n{table_markdown(frame)}\n\n{agreement_line(frame)}".rstrip()
+        )
     return "\n\n".join(parts)
 
 
@@ -65,9 +76,7 @@ def _value(value: object) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "-"
     if isinstance(value, float):
-        return (
-            f"{value:g}" if abs(value) < 1e-3 or abs(value) >= 1e5 else f"{value:.4g}"
-        )
+        return f"{value:g}" if abs(value) < 1e-3 or abs(value) >= 1e5 else f"{value:.4g}"
     return str(value)
 
 
@@ -80,9 +89,7 @@ def _ours(row: pd.Series) -> str:
 
 
 def _percent(value: object) -> str:
-    return (
-        "-" if not isinstance(value, float) or math.isnan(value) else f"{value:+.0f}%"
-    )
+    return "-" if not isinstance(value, float) or math.isnan(value) else f"{value:+.0f}%"
 
 
 def main(argv: list[str]) -> int:

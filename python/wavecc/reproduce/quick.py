@@ -70,7 +70,9 @@ def _replace_outputs(scratch: Path, target: Path) -> None:
 def write_findings(root: Path) -> None:
     """`root/findings.json`: per stack, the verdict and evidence of every finding whose
     experiments are all in `root`."""
-    (root / FINDINGS).write_text(json.dumps(verdicts_by_stack(root), indent=2) + "\n", encoding="utf-8")
+    (root / FINDINGS).write_text(
+        json.dumps(verdicts_by_stack(root), indent=2) + "\n", encoding="utf-8"
+    )
 
 
 def verdicts_by_stack(root: Path) -> dict[str, dict[str, dict]]:
@@ -78,7 +80,10 @@ def verdicts_by_stack(root: Path) -> dict[str, dict[str, dict]]:
     checked: dict[str, dict[str, dict]] = {}
     for v in findings.evaluate(root):
         if v.holds is not None:
-            checked.setdefault(str(v.stack), {})[v.finding.id] = {"holds": v.holds, "evidence": v.evidence}
+            checked.setdefault(str(v.stack), {})[v.finding.id] = {
+                "holds": v.holds,
+                "evidence": v.evidence,
+            }
     return checked
 
 
@@ -112,8 +117,10 @@ def table_differences(fresh: pd.DataFrame, committed: pd.DataFrame) -> list[str]
     """A count of the rows of a long-form table whose keys or numbers differ, then the
     first `SHOWN_ROWS` of them, each named by its keys."""
     if list(fresh.columns) != list(committed.columns) or len(fresh) != len(committed):
-        return [f"committed {len(committed)} rows of {list(committed.columns)}, "
-                f"fresh {len(fresh)} rows of {list(fresh.columns)}"]  # fmt: skip
+        return [
+            f"committed {len(committed)} rows of {list(committed.columns)}, "
+            f"fresh {len(fresh)} rows of {list(fresh.columns)}"
+        ]
     rows = []
     for (_, new), (_, old) in zip(fresh.iterrows(), committed.iterrows()):
         changed = [c for c in fresh.columns if not _same(new[c], old[c])]
@@ -133,16 +140,22 @@ def manifest_differences(fresh: Path, committed: Path) -> list[str]:
     """Each key of two reproduction.json files whose values differ."""
     new = json.loads(fresh.read_text(encoding="utf-8"))
     old = json.loads(committed.read_text(encoding="utf-8"))
-    return [f"{key}: committed {old.get(key, '(none)')}, fresh {new.get(key, '(none)')}"
-            for key in sorted(new.keys() | old.keys()) if new.get(key) != old.get(key)]  # fmt: skip
+    return [
+        f"{key}: committed {old.get(key, '(none)')}, fresh {new.get(key, '(none)')}"
+        for key in sorted(new.keys() | old.keys())
+        if new.get(key) != old.get(key)
+    ]
 
 
 def _finding_differences(fresh: Path, committed: Path) -> list[str]:
     new = json.loads(fresh.read_text(encoding="utf-8")) if fresh.is_file() else {}
     old = json.loads(committed.read_text(encoding="utf-8")) if committed.is_file() else {}
-    return [f"{FINDINGS}: {stack}: {finding}: committed {old.get(stack, {}).get(finding)}, fresh {verdict}"
-            for stack, verdicts in new.items() for finding, verdict in verdicts.items()
-            if old.get(stack, {}).get(finding) != verdict]  # fmt: skip
+    return [
+        f"{FINDINGS}: {stack}: {finding}: committed {old.get(stack, {}).get(finding)}, fresh {verdict}"
+        for stack, verdicts in new.items()
+        for finding, verdict in verdicts.items()
+        if old.get(stack, {}).get(finding) != verdict
+    ]
 
 
 def _same(a: object, b: object) -> bool:

@@ -21,7 +21,7 @@ from .core import (
     scenario,
     trace_mean_cells,
     udp,
-)  # fmt: skip
+)
 
 ALGORITHMS = ["newreno", "cubic", "highspeed", "bbr", "fbtcp"]
 # "zero, small, moderate, large" BER in the paper, as per-byte rates.
@@ -47,13 +47,19 @@ def cases(quick: bool) -> list[Case]:
         others = [cca for cca in ALGORITHMS if cca != "fbtcp"]
         out.append(Case(sc, base, {"cca": others, "path.loss.per_byte": rates}, labels))
         fbtcp = scenario(sc, {"cca": "fbtcp", "flows.0.cc": FBTCP_CC}, quick_s=limit)
-        out.append(Case(f"{sc}-fbtcp", fbtcp, {"path.loss.per_byte": rates}, {**labels, "cca": "fbtcp"}))
+        out.append(
+            Case(f"{sc}-fbtcp", fbtcp, {"path.loss.per_byte": rates}, {**labels, "cca": "fbtcp"})
+        )
         out.append(Case(f"{sc}-udp", udp(base), {}, {**labels, "cca": "udp"}))
-    small = scenario(
-        "fbtcp-1", {"tcp.initial_ssthresh_segments": SSTHRESH_SEGMENTS}, quick_s=limit
+    small = scenario("fbtcp-1", {"tcp.initial_ssthresh_segments": SSTHRESH_SEGMENTS}, quick_s=limit)
+    out.append(
+        Case(
+            "fbtcp-1-ssthresh",
+            small,
+            {"cca": ["highspeed", "cubic", "newreno"]},
+            {"scenario": "fbtcp-1", "setting": "ssthresh 65500 B"},
+        )
     )
-    out.append(Case("fbtcp-1-ssthresh", small, {"cca": ["highspeed", "cubic", "newreno"]},
-                    {"scenario": "fbtcp-1", "setting": "ssthresh 65500 B"}))  # fmt: skip
     return out
 
 
@@ -65,17 +71,38 @@ def tables(runs: Runs) -> dict:
     match = ["scenario", "per_byte", "cca", "metric"]
     return {
         "throughput": attach_published(
-            metric_cells(tcp, "throughput", "avg_throughput", "goodput_mbps", "Mb/s", by=by), "000", (), match),
+            metric_cells(tcp, "throughput", "avg_throughput", "goodput_mbps", "Mb/s", by=by),
+            "000",
+            (),
+            match,
+        ),
         "rtt": attach_published(
-            metric_cells(tcp, "rtt", "avg_rtt", "mean_rtt_ms", "ms", by=by), "000", ("text",), match),
+            metric_cells(tcp, "rtt", "avg_rtt", "mean_rtt_ms", "ms", by=by), "000", ("text",), match
+        ),
         "table8": attach_published(
-            trace_mean_cells(tcp, "table8", "avg_cwnd", "cwnd_segments", "segments", by=by,
-                             where={"scenario": "fbtcp-1"}), "000", ("8",), match),
+            trace_mean_cells(
+                tcp,
+                "table8",
+                "avg_cwnd",
+                "cwnd_segments",
+                "segments",
+                by=by,
+                where={"scenario": "fbtcp-1"},
+            ),
+            "000",
+            ("8",),
+            match,
+        ),
         "udp_saturated": attach_published(
-            metric_cells(udp_runs, "udp_saturated", "saturated_throughput", "goodput_mbps", "Mb/s", by=by),
-            "000", ("text",), match),
+            metric_cells(
+                udp_runs, "udp_saturated", "saturated_throughput", "goodput_mbps", "Mb/s", by=by
+            ),
+            "000",
+            ("text",),
+            match,
+        ),
         "ssthresh": attach_published(ssthresh_rows(runs), "000", (), match),
-    }  # fmt: skip
+    }
 
 
 def ssthresh_rows(runs: Runs) -> list[dict]:
@@ -89,9 +116,7 @@ def ssthresh_rows(runs: Runs) -> list[dict]:
         large = runs.rows(scenario="fbtcp-1", setting=SETTING, cca=cca, per_byte=0.0)[
             "goodput_mbps"
         ]
-        small = runs.rows(scenario="fbtcp-1", setting="ssthresh 65500 B", cca=cca)[
-            "goodput_mbps"
-        ]
+        small = runs.rows(scenario="fbtcp-1", setting="ssthresh 65500 B", cca=cca)["goodput_mbps"]
         if large.empty or small.empty:
             continue
         text = pub[
@@ -101,8 +126,16 @@ def ssthresh_rows(runs: Runs) -> list[dict]:
         ]
         published_value = text["value"].iloc[0] if not text.empty else None
         for setting, values in (("ssthresh large", large), ("ssthresh 65500 B", small)):
-            row = cell("ssthresh", "avg_throughput", "Mb/s", list(values), scenario="fbtcp-1",
-                       setting=setting, per_byte=0.0, cca=cca)  # fmt: skip
+            row = cell(
+                "ssthresh",
+                "avg_throughput",
+                "Mb/s",
+                list(values),
+                scenario="fbtcp-1",
+                setting=setting,
+                per_byte=0.0,
+                cca=cca,
+            )
             if published_value:
                 before, after = (float(v) for v in published_value.split("->"))
                 row["published"] = before if setting == "ssthresh large" else after
@@ -123,8 +156,11 @@ def draw(runs: Runs, directory: Path) -> list[Path]:
             for c in ("fbtcp", "highspeed")
         ]
         if all(pair):
-            fig = figures.time_series(overlay(pair), udp=runs.first(scenario=sc, cca="udp"),
-                                      title=f"{sc}: FB-TCP vs HighSpeed, BER 0")  # fmt: skip
+            fig = figures.time_series(
+                overlay(pair),
+                udp=runs.first(scenario=sc, cca="udp"),
+                title=f"{sc}: FB-TCP vs HighSpeed, BER 0",
+            )
             paths += figures.save(fig, directory / f"{sc}-fbtcp-vs-highspeed")
     return paths
 

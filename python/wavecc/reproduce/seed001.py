@@ -40,10 +40,14 @@ MATCH = ["setting", "per_byte", "cca", "metric"]
 def _cases(algorithms: list[str], settings: list[str]):
     def cases(quick: bool) -> list[Case]:
         return [
-            Case(_slug(name), scenario("urban", SETTINGS[name], quick_s=quick_cut(quick)),
-                 {"cca": algorithms, "path.loss.per_byte": RATES}, {"scenario": SCENARIO, "setting": name})
+            Case(
+                _slug(name),
+                scenario("urban", SETTINGS[name], quick_s=quick_cut(quick)),
+                {"cca": algorithms, "path.loss.per_byte": RATES},
+                {"scenario": SCENARIO, "setting": name},
+            )
             for name in settings
-        ]  # fmt: skip
+        ]
 
     return cases
 
@@ -51,11 +55,19 @@ def _cases(algorithms: list[str], settings: list[str]):
 def benchmark_tables(runs: Runs) -> dict:
     by = ["scenario", "setting", "per_byte", "cca"]
     return {
-        "table3.3": attach_published(metric_cells(runs, "table3.3", "avg_throughput", "goodput_mbps", "Mb/s", by=by),
-                                     "001", ("3.3",), MATCH),
-        "table3.4": attach_published(metric_cells(runs, "table3.4", "avg_latency", "mean_rtt_ms", "ms", by=by),
-                                     "001", ("3.4",), MATCH),
-    }  # fmt: skip
+        "table3.3": attach_published(
+            metric_cells(runs, "table3.3", "avg_throughput", "goodput_mbps", "Mb/s", by=by),
+            "001",
+            ("3.3",),
+            MATCH,
+        ),
+        "table3.4": attach_published(
+            metric_cells(runs, "table3.4", "avg_latency", "mean_rtt_ms", "ms", by=by),
+            "001",
+            ("3.4",),
+            MATCH,
+        ),
+    }
 
 
 def _improvement_tables(algorithm: str, layout: dict[str, tuple[str, str]]):
@@ -64,14 +76,17 @@ def _improvement_tables(algorithm: str, layout: dict[str, tuple[str, str]]):
     def tables(runs: Runs) -> dict:
         out = {}
         for name, (setting, metric) in layout.items():
-            column = (
-                "goodput_mbps" if metric == "throughput_improvement" else "mean_rtt_ms"
+            column = "goodput_mbps" if metric == "throughput_improvement" else "mean_rtt_ms"
+            rows = improvement_cells(
+                runs,
+                name,
+                algorithm,
+                metric,
+                column,
+                where={"setting": setting},
+                keys={"scenario": SCENARIO, "setting": setting},
             )
-            rows = improvement_cells(runs, name, algorithm, metric, column, where={"setting": setting},
-                                     keys={"scenario": SCENARIO, "setting": setting})  # fmt: skip
-            out[name] = attach_published(
-                rows, "001", (name.removeprefix("table"),), MATCH
-            )
+            out[name] = attach_published(rows, "001", (name.removeprefix("table"),), MATCH)
         return out
 
     return tables
@@ -95,8 +110,11 @@ def draw(runs: Runs, directory: Path) -> list[Path]:
                 ("goodput_mbps", "goodput (Mb/s)"),
                 ("rtt_mean_ms", "RTT (ms)"),
             ):
-                fig = figures.cdf_plot(analysis.cdfs(at.dropna(subset=[column]), column), xlabel=label,
-                                       title=f"{case}, per-byte error {rate:g}")  # fmt: skip
+                fig = figures.cdf_plot(
+                    analysis.cdfs(at.dropna(subset=[column]), column),
+                    xlabel=label,
+                    title=f"{case}, per-byte error {rate:g}",
+                )
                 paths += figures.save(fig, directory / f"{case}-cdf-{column}-{rate:g}")
     return paths
 
@@ -112,48 +130,60 @@ STACK = "ns3-3.37"
 
 BENCHMARK = Experiment(
     stack=STACK,
-    id="thesis-benchmarks", seed="001",
+    id="thesis-benchmarks",
+    seed="001",
     title="Thesis Tables 3.3/3.4: five benchmarks x buffers 0.25/2.5/20 MB + remote server x four error rates",
     outputs="table3.3 (throughput), table3.4 (latency); bars and CDFs",
-    cases=_cases(BENCHMARKS, list(SETTINGS)), tables=benchmark_tables, figures=draw,
-)  # fmt: skip
+    cases=_cases(BENCHMARKS, list(SETTINGS)),
+    tables=benchmark_tables,
+    figures=draw,
+)
 
 RTTV = Experiment(
     stack=STACK,
-    id="thesis-rttv", seed="001",
+    id="thesis-rttv",
+    seed="001",
     title="Thesis Table 4.1: RTTV-CCA's throughput improvement over the benchmarks (2.5 MB)",
     outputs="table4.1; bars and CDFs",
     cases=_cases(["rttv", *BENCHMARKS], ["bdp (2.5 MB)"]),
     tables=_improvement_tables("rttv", {"table4.1": ("bdp (2.5 MB)", "throughput_improvement")}),
     figures=draw,
-)  # fmt: skip
+)
 
 MSS = Experiment(
     stack=STACK,
-    id="thesis-mss", seed="001",
+    id="thesis-mss",
+    seed="001",
     title="Thesis Tables 5.1-5.6: MSS-CCA's throughput and latency improvements (0.25, 2.5, 20 MB)",
     outputs="table5.1-5.3 (throughput), table5.4-5.6 (latency); bars and CDFs",
     cases=_cases(["mss", *BENCHMARKS], ["small (0.25 MB)", "bdp (2.5 MB)", "large (20 MB)"]),
-    tables=_improvement_tables("mss", {
-        "table5.1": ("small (0.25 MB)", "throughput_improvement"),
-        "table5.2": ("bdp (2.5 MB)", "throughput_improvement"),
-        "table5.3": ("large (20 MB)", "throughput_improvement"),
-        "table5.4": ("small (0.25 MB)", "latency_improvement"),
-        "table5.5": ("bdp (2.5 MB)", "latency_improvement"),
-        "table5.6": ("large (20 MB)", "latency_improvement"),
-    }),
+    tables=_improvement_tables(
+        "mss",
+        {
+            "table5.1": ("small (0.25 MB)", "throughput_improvement"),
+            "table5.2": ("bdp (2.5 MB)", "throughput_improvement"),
+            "table5.3": ("large (20 MB)", "throughput_improvement"),
+            "table5.4": ("small (0.25 MB)", "latency_improvement"),
+            "table5.5": ("bdp (2.5 MB)", "latency_improvement"),
+            "table5.6": ("large (20 MB)", "latency_improvement"),
+        },
+    ),
     figures=draw,
-)  # fmt: skip
+)
 
 MRVHS = Experiment(
     stack=STACK,
-    id="thesis-mrvhs", seed="001",
+    id="thesis-mrvhs",
+    seed="001",
     title="Thesis Tables 6.1/6.2: MRVHS-CCA's improvements with the remote server",
     outputs="table6.1 (throughput), table6.2 (latency); bars and CDFs",
     cases=_cases(["mrvhs", *BENCHMARKS], ["remote server"]),
-    tables=_improvement_tables("mrvhs", {
-        "table6.1": ("remote server", "throughput_improvement"),
-        "table6.2": ("remote server", "latency_improvement"),
-    }),
+    tables=_improvement_tables(
+        "mrvhs",
+        {
+            "table6.1": ("remote server", "throughput_improvement"),
+            "table6.2": ("remote server", "latency_improvement"),
+        },
+    ),
     figures=draw,
-)  # fmt: skip
+)

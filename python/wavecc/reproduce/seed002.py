@@ -28,16 +28,17 @@ SETTINGS = {
     "rlc 2.5 MiB (100% BDP)": {"radio.rlc_buffer_bytes": 2_621_440},
     "rlc 0.25 MiB (10% BDP)": {"radio.rlc_buffer_bytes": 262_144},
     # Seed 002: MSS 14000 with MTU 15000 and 14000-byte writes ("datagrams").
-    "mss 14000, rlc 2.5 MiB": {"radio.rlc_buffer_bytes": 2_621_440, "tcp.mss_bytes": 14_000,
-                               "path.mtu_bytes": 15_000, "flows.0.write_bytes": 14_000},
+    "mss 14000, rlc 2.5 MiB": {
+        "radio.rlc_buffer_bytes": 2_621_440,
+        "tcp.mss_bytes": 14_000,
+        "path.mtu_bytes": 15_000,
+        "flows.0.write_bytes": 14_000,
+    },
     # Seed 002: a server 40 ms away with an 8 MiB RLC buffer.
     "remote server": {"radio.rlc_buffer_bytes": 8_388_608, "path.one_way_delay_s": 0.040},
-}  # fmt: skip
+}
 SLUGS = {
-    name: slug
-    for name, slug in zip(
-        SETTINGS, ["rlc20", "rlc2.5", "rlc0.25", "mss14000", "remote"]
-    )
+    name: slug for name, slug in zip(SETTINGS, ["rlc20", "rlc2.5", "rlc0.25", "mss14000", "remote"])
 }
 
 
@@ -58,13 +59,24 @@ def tables(runs: Runs) -> dict:
     saturated = Runs(rows[rows["cca"] == "udp"], runs.sets, runs.quick)
     match = ["scenario", "setting", "cca", "metric"]
     return {
-        "throughput": attach_published(metric_cells(tcp, "throughput", "avg_throughput", "goodput_mbps", "Mb/s", by=by),
-                                       "002", (), match),
-        "rtt": attach_published(metric_cells(tcp, "rtt", "avg_rtt", "mean_rtt_ms", "ms", by=by), "002", (), match),
+        "throughput": attach_published(
+            metric_cells(tcp, "throughput", "avg_throughput", "goodput_mbps", "Mb/s", by=by),
+            "002",
+            (),
+            match,
+        ),
+        "rtt": attach_published(
+            metric_cells(tcp, "rtt", "avg_rtt", "mean_rtt_ms", "ms", by=by), "002", (), match
+        ),
         "udp_saturated": attach_published(
-            metric_cells(saturated, "udp_saturated", "saturated_throughput", "goodput_mbps", "Mb/s", by=by),
-            "002", ("text",), match),
-    }  # fmt: skip
+            metric_cells(
+                saturated, "udp_saturated", "saturated_throughput", "goodput_mbps", "Mb/s", by=by
+            ),
+            "002",
+            ("text",),
+            match,
+        ),
+    }
 
 
 def draw(runs: Runs, directory: Path) -> list[Path]:
@@ -72,14 +84,15 @@ def draw(runs: Runs, directory: Path) -> list[Path]:
     tcp = rows[rows["cca"] != "udp"]
     paths = []
     if not tcp.empty:
-        paths += goodput_rtt_bars(
-            tcp, directory / "urban", x="setting", xlabel="setting"
-        )
+        paths += goodput_rtt_bars(tcp, directory / "urban", x="setting", xlabel="setting")
     for name, slug in SLUGS.items():
         pair = [runs.first(setting=name, cca=c) for c in ("highspeed", "bbr")]
         if all(pair):
-            fig = figures.time_series(overlay(pair), udp=runs.first(setting=name, cca="udp"),
-                                      title=f"urban, {name}: HighSpeed vs BBR")  # fmt: skip
+            fig = figures.time_series(
+                overlay(pair),
+                udp=runs.first(setting=name, cca="udp"),
+                title=f"urban, {name}: HighSpeed vs BBR",
+            )
             paths += figures.save(fig, directory / f"{slug}-highspeed-vs-bbr")
     return paths
 
@@ -89,8 +102,11 @@ STACK = "ns3-3.29"
 
 EXPERIMENT = Experiment(
     stack=STACK,
-    id="urban", seed="002",
+    id="urban",
+    seed="002",
     title="Urban deployment: RLC 20/2.5/0.25 MiB, MSS 14000, remote server",
     outputs="throughput, RTT, UDP saturated; bars and HighSpeed vs BBR time series with NLoS shaded",
-    cases=cases, tables=tables, figures=draw,
-)  # fmt: skip
+    cases=cases,
+    tables=tables,
+    figures=draw,
+)

@@ -24,8 +24,11 @@ from .core import (
     with_flows,
 )
 
-MMWAVE = {"dtcp-small-building": "small building", "dtcp-large-building": "large building",
-          "dtcp-highspeed": "high speed"}  # fmt: skip
+MMWAVE = {
+    "dtcp-small-building": "small building",
+    "dtcp-large-building": "large building",
+    "dtcp-highspeed": "high speed",
+}
 MMWAVE_ALGORITHMS = ["dtcp", "bbr", "bic", "cubic", "newreno"]
 BOTTLENECK_ALGORITHMS = ["dtcp", "cubic", "reno"]
 LOSSES = [0.01, 1e-4, 1e-6]
@@ -39,8 +42,15 @@ BY = TABLE_KEYS
 
 
 def mmwave_cases(quick: bool) -> list[Case]:
-    return [Case(sc, scenario(sc, quick_s=quick_cut(quick)), {"cca": MMWAVE_ALGORITHMS}, {"scenario": sc, "setting": words})
-            for sc, words in MMWAVE.items()]  # fmt: skip
+    return [
+        Case(
+            sc,
+            scenario(sc, quick_s=quick_cut(quick)),
+            {"cca": MMWAVE_ALGORITHMS},
+            {"scenario": sc, "setting": words},
+        )
+        for sc, words in MMWAVE.items()
+    ]
 
 
 def mmwave_tables(runs: Runs) -> dict:
@@ -58,8 +68,16 @@ def mmwave_figures(runs: Runs, directory: Path) -> list[Path]:
             )
     rows = runs.rows()
     if not rows.empty:
-        paths += figures.save(figures.bars(rows, "goodput_mbps", x="setting", xlabel="scenario",
-                                           ylabel="average goodput (Mb/s)"), directory / "goodput")  # fmt: skip
+        paths += figures.save(
+            figures.bars(
+                rows,
+                "goodput_mbps",
+                x="setting",
+                xlabel="scenario",
+                ylabel="average goodput (Mb/s)",
+            ),
+            directory / "goodput",
+        )
     return paths
 
 
@@ -68,18 +86,27 @@ STACK = "ns3-3.29"
 
 MMWAVE_EXPERIMENT = Experiment(
     stack=STACK,
-    id="dtcp-mmwave", seed="003",
+    id="dtcp-mmwave",
+    seed="003",
     title="D-TCP in mmWave: small building, large building, high speed; D-TCP, BBR, BIC, CUBIC, NewReno",
     outputs="throughput, RTT; time series per scenario, goodput bars",
-    cases=mmwave_cases, tables=mmwave_tables, figures=mmwave_figures,
-)  # fmt: skip
+    cases=mmwave_cases,
+    tables=mmwave_tables,
+    figures=mmwave_figures,
+)
 
 
 def bottleneck_cases(quick: bool) -> list[Case]:
     base = scenario("dtcp-bottleneck", quick_s=quick_cut(quick))
-    return [Case("bottleneck", base, {"cca": BOTTLENECK_ALGORITHMS, "path.rate_bps": RATES,
-                                      "path.loss.per_packet": LOSSES},
-                 {"scenario": "dtcp-bottleneck", "setting": "lte-a bottleneck"}, wired=True)]  # fmt: skip
+    return [
+        Case(
+            "bottleneck",
+            base,
+            {"cca": BOTTLENECK_ALGORITHMS, "path.rate_bps": RATES, "path.loss.per_packet": LOSSES},
+            {"scenario": "dtcp-bottleneck", "setting": "lte-a bottleneck"},
+            wired=True,
+        )
+    ]
 
 
 def bottleneck_tables(runs: Runs) -> dict:
@@ -90,19 +117,35 @@ def bottleneck_tables(runs: Runs) -> dict:
     for (rate, loss, cca), group in frame.groupby(
         ["path.rate_bps", "path.loss.per_packet", "cca"], sort=False
     ):
-        rows.append(cell("goodput", "avg_goodput", "kb/s", list(group["goodput_mbps"] * 1e3),
-                         scenario="dtcp-bottleneck", setting=f"{rate / 1e6:g} Mb/s, packet loss {loss:g}",
-                         per_byte=0.0, cca=cca))  # fmt: skip
+        rows.append(
+            cell(
+                "goodput",
+                "avg_goodput",
+                "kb/s",
+                list(group["goodput_mbps"] * 1e3),
+                scenario="dtcp-bottleneck",
+                setting=f"{rate / 1e6:g} Mb/s, packet loss {loss:g}",
+                per_byte=0.0,
+                cca=cca,
+            )
+        )
     best = []
     at5 = frame[frame["path.rate_bps"] == 5e6]
     for cca, group in at5.groupby("cca", sort=False):
         means = group.groupby("path.loss.per_packet")["goodput_mbps"].mean() * 1e3
-        best.append(cell("max_goodput", "max_goodput", "kb/s", float(means.max()), scenario=BOTTLENECK_LABEL,
-                         setting="max goodput", cca=cca))  # fmt: skip
+        best.append(
+            cell(
+                "max_goodput",
+                "max_goodput",
+                "kb/s",
+                float(means.max()),
+                scenario=BOTTLENECK_LABEL,
+                setting="max goodput",
+                cca=cca,
+            )
+        )
     return {
-        "goodput": attach_published(
-            rows, "003", (), ["scenario", "setting", "cca", "metric"]
-        ),
+        "goodput": attach_published(rows, "003", (), ["scenario", "setting", "cca", "metric"]),
         "max_goodput": attach_published(
             best, "003", ("text (Fig. 13)",), ["scenario", "cca", "metric"]
         ),
@@ -114,31 +157,52 @@ def bottleneck_figures(runs: Runs, directory: Path) -> list[Path]:
     for rate in RATES:
         rows = runs.rows(**{"path.rate_bps": rate})
         if not rows.empty:
-            fig = figures.bars(rows, "goodput_mbps", x="path.loss.per_packet", xlabel="packet loss ratio",
-                               ylabel="average goodput (Mb/s)")  # fmt: skip
+            fig = figures.bars(
+                rows,
+                "goodput_mbps",
+                x="path.loss.per_packet",
+                xlabel="packet loss ratio",
+                ylabel="average goodput (Mb/s)",
+            )
             paths += figures.save(fig, directory / f"goodput-{rate / 1e6:g}mbps")
     return paths
 
 
 BOTTLENECK = Experiment(
     stack=STACK,
-    id="dtcp-bottleneck", seed="003",
+    id="dtcp-bottleneck",
+    seed="003",
     title="LTE-A-like bottleneck: 1 and 5 Mb/s, 40 ms RTT, packet loss 0.01 / 1e-4 / 1e-6",
     outputs="goodput per cell, Fig. 13's maximum goodput; bars",
-    cases=bottleneck_cases, tables=bottleneck_tables, figures=bottleneck_figures,
-)  # fmt: skip
+    cases=bottleneck_cases,
+    tables=bottleneck_tables,
+    figures=bottleneck_figures,
+)
 
 
 def fairness_cases(quick: bool) -> list[Case]:
     base = scenario("dtcp-fairness", quick_s=quick_cut(quick, 50.0))
-    inter = with_flows(
-        base, [{**f, "cca": cca} for f, cca in zip(base["flows"], INTER)]
-    )
+    inter = with_flows(base, [{**f, "cca": cca} for f, cca in zip(base["flows"], INTER)])
     return [
-        Case("intra", base, {}, {"scenario": "dtcp-fairness", "setting": "intra (5 x D-TCP)", "cca": "dtcp"}, wired=True),
-        Case("inter", inter, {}, {"scenario": "dtcp-fairness", "setting": "inter (" + ", ".join(INTER) + ")",
-                                  "cca": "mixed"}, wired=True),
-    ]  # fmt: skip
+        Case(
+            "intra",
+            base,
+            {},
+            {"scenario": "dtcp-fairness", "setting": "intra (5 x D-TCP)", "cca": "dtcp"},
+            wired=True,
+        ),
+        Case(
+            "inter",
+            inter,
+            {},
+            {
+                "scenario": "dtcp-fairness",
+                "setting": "inter (" + ", ".join(INTER) + ")",
+                "cca": "mixed",
+            },
+            wired=True,
+        ),
+    ]
 
 
 def fairness_tables(runs: Runs) -> dict:
@@ -153,9 +217,7 @@ def fairness_tables(runs: Runs) -> dict:
             indices.append(analysis.jain(window.groupby("flow")["goodput_mbps"].mean()))
         rows.append(cell("fairness", "jain_index", "", indices, cca=cca, **keys))
         for flow in results[0].summary["flows"]:
-            values = [
-                r.summary["flows"][flow["flow"]]["goodput_mbps"] * 1e3 for r in results
-            ]
+            values = [r.summary["flows"][flow["flow"]]["goodput_mbps"] * 1e3 for r in results]
             rows.append(
                 cell(
                     "fairness",
@@ -174,15 +236,20 @@ def fairness_figures(runs: Runs, directory: Path) -> list[Path]:
     for case in ("intra", "inter"):
         first = runs.first(case=case)
         if first is not None:
-            paths += figures.save(figures.time_series(first, title=f"D-TCP {case}-fairness, 5 Mb/s"),
-                                  directory / f"fairness-{case}")  # fmt: skip
+            paths += figures.save(
+                figures.time_series(first, title=f"D-TCP {case}-fairness, 5 Mb/s"),
+                directory / f"fairness-{case}",
+            )
     return paths
 
 
 FAIRNESS = Experiment(
     stack=STACK,
-    id="dtcp-fairness", seed="003",
+    id="dtcp-fairness",
+    seed="003",
     title="Fairness on 5 Mb/s: five staggered D-TCP flows; D-TCP, CUBIC, Reno, Westwood+, Tahoe",
     outputs="Jain's index over the last 20 s, goodput per flow; time series",
-    cases=fairness_cases, tables=fairness_tables, figures=fairness_figures,
-)  # fmt: skip
+    cases=fairness_cases,
+    tables=fairness_tables,
+    figures=fairness_figures,
+)

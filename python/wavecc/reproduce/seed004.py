@@ -27,8 +27,11 @@ from .core import (
 )
 
 ALGORITHMS = ["newreno", "scalable", "cubic", "vegas", "westwood", "yeah"]
-BLOCKAGES = {"mateo-building13": "one 13 s building", "mateo-buildings4": "two 4 s buildings",
-             "mateo-obstacles": "six 0.25 s obstacles"}  # fmt: skip
+BLOCKAGES = {
+    "mateo-building13": "one 13 s building",
+    "mateo-buildings4": "two 4 s buildings",
+    "mateo-obstacles": "six 0.25 s obstacles",
+}
 RLC_7MB = 7_340_032
 CONFIGS = {
     "default": {},
@@ -48,10 +51,15 @@ BY = TABLE_KEYS
 
 def blockage_cases(quick: bool) -> list[Case]:
     return [
-        Case(f"{sc}-{CONFIG_SLUGS[name]}", scenario(sc, values, quick_s=quick_cut(quick)), {"cca": ALGORITHMS},
-             {"scenario": sc, "setting": name})
-        for sc in BLOCKAGES for name, values in CONFIGS.items()
-    ]  # fmt: skip
+        Case(
+            f"{sc}-{CONFIG_SLUGS[name]}",
+            scenario(sc, values, quick_s=quick_cut(quick)),
+            {"cca": ALGORITHMS},
+            {"scenario": sc, "setting": name},
+        )
+        for sc in BLOCKAGES
+        for name, values in CONFIGS.items()
+    ]
 
 
 def blockage_tables(runs: Runs) -> dict:
@@ -81,9 +89,7 @@ def blockage_figures(runs: Runs, directory: Path) -> list[Path]:
             directory / f"ellipses-{slug}",
         )
     for sc, words in BLOCKAGES.items():
-        results = [
-            runs.first(scenario=sc, setting=name, cca="cubic") for name in CONFIGS
-        ]
+        results = [runs.first(scenario=sc, setting=name, cca="cubic") for name in CONFIGS]
         if all(results):
             fig = figures.time_series(
                 overlay(results),
@@ -98,11 +104,14 @@ STACK = "ns3-3.29"
 
 BLOCKAGE = Experiment(
     stack=STACK,
-    id="mateo-blockage", seed="004",
+    id="mateo-blockage",
+    seed="004",
     title="Three blockage types x default / RLC 7 MB / RLC 7 MB + 200 ms min RTO x six algorithms",
     outputs="throughput, RTT; throughput-RTT 2-sigma ellipses; CUBIC time series per setting",
-    cases=blockage_cases, tables=blockage_tables, figures=blockage_figures,
-)  # fmt: skip
+    cases=blockage_cases,
+    tables=blockage_tables,
+    figures=blockage_figures,
+)
 
 
 # --- handover --------------------------------------------------------------------------------
@@ -121,16 +130,22 @@ def handover_cases(quick: bool) -> list[Case]:
 
 
 def handover_tables(runs: Runs) -> dict:
-    rows = metric_cells(
-        runs, "handover", "avg_throughput", "goodput_mbps", "Mb/s", by=BY
-    )
+    rows = metric_cells(runs, "handover", "avg_throughput", "goodput_mbps", "Mb/s", by=BY)
     rows += metric_cells(runs, "handover", "avg_rtt", "mean_rtt_ms", "ms", by=BY)
     for (cca, setting), group in runs.rows().groupby(["cca", "setting"], sort=False):
-        counts = [
-            runs.load(row).summary["ues"][0]["handovers"] for _, row in group.iterrows()
-        ]
-        rows.append(cell("handover", "handovers", "count", counts, scenario="mateo-handover",
-                         setting=setting, per_byte=0.0, cca=cca))  # fmt: skip
+        counts = [runs.load(row).summary["ues"][0]["handovers"] for _, row in group.iterrows()]
+        rows.append(
+            cell(
+                "handover",
+                "handovers",
+                "count",
+                counts,
+                scenario="mateo-handover",
+                setting=setting,
+                per_byte=0.0,
+                cca=cca,
+            )
+        )
     return {"handover": attach_published(rows, "004", (), BY)}
 
 
@@ -138,21 +153,28 @@ def handover_figures(runs: Runs, directory: Path) -> list[Path]:
     paths = []
     results = [runs.first(cca=c) for c in ("cubic", "yeah")]
     if all(results):
-        paths += figures.save(figures.time_series(overlay(results), title="handover street: CUBIC and YeAH"),
-                              directory / "handover-throughput")  # fmt: skip
+        paths += figures.save(
+            figures.time_series(overlay(results), title="handover street: CUBIC and YeAH"),
+            directory / "handover-throughput",
+        )
         first = results[0]
-        paths += figures.save(figures.radio_traces(first.ues, nlos=figures.nlos_intervals(first.summary)),
-                              directory / "handover-sinr")  # fmt: skip
+        paths += figures.save(
+            figures.radio_traces(first.ues, nlos=figures.nlos_intervals(first.summary)),
+            directory / "handover-sinr",
+        )
     return paths
 
 
 HANDOVER = Experiment(
     stack=STACK,
-    id="mateo-handover", seed="004",
+    id="mateo-handover",
+    seed="004",
     title="Handover street: three APs 20 m apart, lampposts, a truck; CUBIC and YeAH",
     outputs="throughput, RTT, handovers; throughput and SINR (serving cell) over time",
-    cases=handover_cases, tables=handover_tables, figures=handover_figures,
-)  # fmt: skip
+    cases=handover_cases,
+    tables=handover_tables,
+    figures=handover_figures,
+)
 
 
 # --- multi-user ------------------------------------------------------------------------------
@@ -162,10 +184,19 @@ def multiuser_cases(quick: bool) -> list[Case]:
     base = scenario("mateo-multiuser", quick_s=quick_cut(quick))
     without = with_flows(base, [f for f in base["flows"] if f.get("ue", 0) != 0])
     return [
-        Case("with-ue0", base, {"cca": ["cubic", "yeah"]}, {"scenario": "mateo-multiuser", "setting": "with UE0"}),
-        Case("without-ue0", without, {"cca": ["cubic", "yeah"]},
-             {"scenario": "mateo-multiuser", "setting": "without UE0"}),
-    ]  # fmt: skip
+        Case(
+            "with-ue0",
+            base,
+            {"cca": ["cubic", "yeah"]},
+            {"scenario": "mateo-multiuser", "setting": "with UE0"},
+        ),
+        Case(
+            "without-ue0",
+            without,
+            {"cca": ["cubic", "yeah"]},
+            {"scenario": "mateo-multiuser", "setting": "without UE0"},
+        ),
+    ]
 
 
 def multiuser_tables(runs: Runs) -> dict:
@@ -193,8 +224,15 @@ def multiuser_tables(runs: Runs) -> dict:
             )
         ues = sorted({f.get("ue", 0) for f in runs.load(group.iloc[0]).config["flows"]})
         for ue in ues:
-            received = [sum(f["bytes_delivered"] for f, c in zip(s["flows"], _flow_ues(runs, group)) if c == ue) / 1400
-                        for s in summaries]  # fmt: skip
+            received = [
+                sum(
+                    f["bytes_delivered"]
+                    for f, c in zip(s["flows"], _flow_ues(runs, group))
+                    if c == ue
+                )
+                / 1400
+                for s in summaries
+            ]
             per_ue.append(
                 cell(
                     "packets_per_ue",
@@ -204,8 +242,10 @@ def multiuser_tables(runs: Runs) -> dict:
                     **keys,
                 )
             )
-    return {"packets_per_ap": attach_published(per_ap, "004", (), BY),
-            "packets_per_ue": attach_published(per_ue, "004", (), BY)}  # fmt: skip
+    return {
+        "packets_per_ap": attach_published(per_ap, "004", (), BY),
+        "packets_per_ue": attach_published(per_ue, "004", (), BY),
+    }
 
 
 def _flow_ues(runs: Runs, group) -> list[int]:
@@ -216,16 +256,17 @@ def multiuser_figures(runs: Runs, directory: Path) -> list[Path]:
     paths = []
     first = runs.first(setting="with UE0", cca="cubic")
     if first is not None:
-        paths += figures.save(
-            figures.radio_traces(first.ues), directory / "multiuser-sinr-rlc"
-        )
+        paths += figures.save(figures.radio_traces(first.ues), directory / "multiuser-sinr-rlc")
     return paths
 
 
 MULTIUSER = Experiment(
     stack=STACK,
-    id="mateo-multiuser", seed="004",
+    id="mateo-multiuser",
+    seed="004",
     title="Ten UEs, four APs, Table I's applications, with and without UE0; CUBIC and YeAH",
     outputs="packets transmitted per AP, packets received per UE; SINR and RLC occupancy",
-    cases=multiuser_cases, tables=multiuser_tables, figures=multiuser_figures,
-)  # fmt: skip
+    cases=multiuser_cases,
+    tables=multiuser_tables,
+    figures=multiuser_figures,
+)

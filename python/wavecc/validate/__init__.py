@@ -23,24 +23,92 @@ below are the package's API.
 
 from __future__ import annotations
 
-from .cases import (ACCESS_RATE_BPS, ALGORITHMS, CASES, INTERVAL_S, SEED, STACKS, TCP, Case,
-                    match_names, select, stacks)  # fmt: skip
+from .cases import (
+    ACCESS_RATE_BPS,
+    ALGORITHMS,
+    CASES,
+    INTERVAL_S,
+    SEED,
+    STACKS,
+    TCP,
+    Case,
+    match_names,
+    select,
+    stacks,
+)
 from .comparison import COMPARISON, Comparison, compare
-from .ns3 import (INSTALL_HINT, NS3_MODULES, Ns3Failed, Ns3Missing, Regenerated, build, check_ns3,
-                  find_in_repository, find_ns3_dir, ns3_arguments, ns3_runs, regenerate)  # fmt: skip
+from .ns3 import (
+    INSTALL_HINT,
+    NS3_MODULES,
+    Ns3Failed,
+    Ns3Missing,
+    Regenerated,
+    build,
+    check_ns3,
+    find_in_repository,
+    find_ns3_dir,
+    ns3_arguments,
+    ns3_runs,
+    regenerate,
+)
 from .plot import overlay
-from .references import (REFERENCE_FILES, Reference, StaleReference, has_current_reference,
-                         load_reference, load_references, reference_dir)  # fmt: skip
+from .references import (
+    REFERENCE_FILES,
+    Reference,
+    StaleReference,
+    has_current_reference,
+    load_reference,
+    load_references,
+    reference_dir,
+)
 from .scenario import wavecc_config
 from .stats import COLUMNS, SIGNIFICANCE, TOLERANCE, Row, number, rel_diff, welch_p
 from .tables import markdown, md_cell, pct_cell
 
 __all__ = [
-    "ACCESS_RATE_BPS", "ALGORITHMS", "CASES", "COLUMNS", "COMPARISON", "INSTALL_HINT",
-    "INTERVAL_S", "NS3_MODULES", "REFERENCE_FILES", "SEED", "SIGNIFICANCE", "STACKS", "TCP",
-    "TOLERANCE", "Case", "Comparison", "Ns3Failed", "Ns3Missing", "Reference", "Regenerated",
-    "Row", "StaleReference", "build", "check_ns3", "compare", "find_in_repository",
-    "find_ns3_dir", "has_current_reference", "load_reference", "load_references", "markdown",
-    "match_names", "md_cell", "ns3_arguments", "ns3_runs", "number", "overlay", "pct_cell",
-    "reference_dir", "regenerate", "rel_diff", "select", "stacks", "wavecc_config", "welch_p",
-]  # fmt: skip
+    "ACCESS_RATE_BPS",
+    "ALGORITHMS",
+    "CASES",
+    "COLUMNS",
+    "COMPARISON",
+    "INSTALL_HINT",
+    "INTERVAL_S",
+    "NS3_MODULES",
+    "REFERENCE_FILES",
+    "SEED",
+    "SIGNIFICANCE",
+    "STACKS",
+    "TCP",
+    "TOLERANCE",
+    "Case",
+    "Comparison",
+    "Ns3Failed",
+    "Ns3Missing",
+    "Reference",
+    "Regenerated",
+    "Row",
+    "StaleReference",
+    "build",
+    "check_ns3",
+    "compare",
+    "find_in_repository",
+    "find_ns3_dir",
+    "has_current_reference",
+    "load_reference",
+    "load_references",
+    "markdown",
+    "match_names",
+    "md_cell",
+    "ns3_arguments",
+    "ns3_runs",
+    "number",
+    "overlay",
+    "pct_cell",
+    "reference_dir",
+    "regenerate",
+    "rel_diff",
+    "select",
+    "stacks",
+    "wavecc_config",
+    "welch_p",
+]

@@ -109,7 +109,9 @@ def select(names: Iterable[str] | None) -> list[Case]:
     return [c for c in CASES if c.name in chosen]
 
 
-def match_names(names: Iterable[str] | None, valid: Sequence[str], what: str, example: str) -> list[str]:
+def match_names(
+    names: Iterable[str] | None, valid: Sequence[str], what: str, example: str
+) -> list[str]:
     """The names of `valid` that `names` select (each a name or a shell pattern such
     as `example`), in `valid`'s order; all of them for None. A name that selects
     nothing is a ConfigError listing the valid ones."""

@@ -87,8 +87,7 @@ def compare(
             case_rows, first_runs = [], {}
             for stack in stacks:
                 runs = [
-                    wavecc.run(wavecc_config(case, stack, seed=case.seed + i))
-                    for i in range(seeds)
+                    wavecc.run(wavecc_config(case, stack, seed=case.seed + i)) for i in range(seeds)
                 ]
                 first_runs[stack] = runs[0]
                 case_rows.append(_row(case, stack, runs, found))
@@ -131,6 +130,7 @@ def _row(case: Case, stack: str, runs: Sequence[Any], references: Sequence[Refer
         ns3_seeds=len(references),
         per_seed_wavecc=tuple(zip(goodputs, rtts)),
         per_seed_ns3=tuple(
-            (number(r.summary.get("goodput_mbps")), number(r.summary.get("mean_rtt_ms"))) for r in references
+            (number(r.summary.get("goodput_mbps")), number(r.summary.get("mean_rtt_ms")))
+            for r in references
         ),
     )

@@ -22,9 +22,13 @@ from .references import has_current_reference, reference_dir
 
 INSTALL_HINT = "install it with `apt-get install libns3-dev g++ pkg-config` (Debian 12: ns-3 3.37)"
 NS3_MODULES = (
-    "ns3-core", "ns3-network", "ns3-internet", "ns3-point-to-point", "ns3-applications",
+    "ns3-core",
+    "ns3-network",
+    "ns3-internet",
+    "ns3-point-to-point",
+    "ns3-applications",
     "ns3-traffic-control",
-)  # fmt: skip
+)
 
 
 class Ns3Missing(RuntimeError):
@@ -40,7 +44,9 @@ def find_ns3_dir(start: Path | None = None) -> Path:
     return find_in_repository(Path("validation", "ns3"), "dumbbell.cc", "--ns3-dir", start)
 
 
-def find_in_repository(directory: Path, member: str, option: str, start: Path | None = None) -> Path:
+def find_in_repository(
+    directory: Path, member: str, option: str, start: Path | None = None
+) -> Path:
     """`directory` (relative to the repository's root) holding `member`, in the
     repository holding `start` (the working directory); a ConfigError naming `option`
     (which gives the directory) when there is none."""
@@ -110,10 +116,14 @@ class Regenerated:
     sim_per_wall: float
 
 
-def ns3_runs(cases: Sequence[Case], ns3_dir: Path, ns3_seeds: int, missing_only: bool) -> list[Case]:
+def ns3_runs(
+    cases: Sequence[Case], ns3_dir: Path, ns3_seeds: int, missing_only: bool
+) -> list[Case]:
     """The ns-3 runs that regenerating makes: each case with each seed 1..ns3_seeds,
     or with `missing_only` those of them without a current committed output."""
-    runs = [dataclasses.replace(c, seed=seed) for c in cases for seed in range(SEED, SEED + ns3_seeds)]
+    runs = [
+        dataclasses.replace(c, seed=seed) for c in cases for seed in range(SEED, SEED + ns3_seeds)
+    ]
     return [run for run in runs if not (missing_only and has_current_reference(run, ns3_dir))]
 
 
@@ -152,7 +162,9 @@ def regenerate(
                 [str(binary), *ns3_arguments(case, staging)], capture_output=True, text=True
             )
             if proc.returncode != 0:
-                failures.append(f"{case.name} seed {case.seed}: {_last_line(proc.stderr) or proc.returncode}")
+                failures.append(
+                    f"{case.name} seed {case.seed}: {_last_line(proc.stderr) or proc.returncode}"
+                )
                 raise Ns3Failed(case.name)
             command = " ".join(
                 shlex.quote(part)
@@ -196,9 +208,13 @@ def regenerate(
 def _provenance() -> str:
     """Which ns-3 and compiler made a reference."""
     parts = [f"ns-3 {check_ns3()}"]
-    dpkg = subprocess.run(
-        ["dpkg-query", "-W", "-f=${Version}", "libns3-dev"], capture_output=True, text=True
-    ) if shutil.which("dpkg-query") else None
+    dpkg = (
+        subprocess.run(
+            ["dpkg-query", "-W", "-f=${Version}", "libns3-dev"], capture_output=True, text=True
+        )
+        if shutil.which("dpkg-query")
+        else None
+    )
     if dpkg is not None and dpkg.returncode == 0 and dpkg.stdout.strip():
         parts.append(f"Debian package libns3-dev {dpkg.stdout.strip()}")
     gxx = subprocess.run(["g++", "--version"], capture_output=True, text=True)

@@ -26,18 +26,31 @@ def overlay(
     axes = fig.subplots(4, 1, sharex=True)
     ns3 = {key: [r.get(key, math.nan) for r in reference.timeseries] for key in _NS3_COLUMNS}
     ns3_label = f"ns-3 {reference.summary.get('ns3_version', '')}".strip()
-    keys = (("goodput (Mb/s)", "goodput_mbps", "goodput_mbps", 1.0),
-            ("cwnd (segments)", "cwnd_segments", "cwnd_segments", 1.0),
-            ("RTT (ms, interval mean)", "rtt_mean_ms", "rtt_mean_ms", 1.0),
-            ("bottleneck queue (kB)", "bytes", "queue_bytes", 1e-3))  # fmt: skip
+    keys = (
+        ("goodput (Mb/s)", "goodput_mbps", "goodput_mbps", 1.0),
+        ("cwnd (segments)", "cwnd_segments", "cwnd_segments", 1.0),
+        ("RTT (ms, interval mean)", "rtt_mean_ms", "rtt_mean_ms", 1.0),
+        ("bottleneck queue (kB)", "bytes", "queue_bytes", 1e-3),
+    )
     colours = {"linux": "C0", "ns3-3.37": "C2"}
     for ax, (label, mine, theirs, scale) in zip(axes, keys):
         for i, (name, result) in enumerate(results.items()):
             frame = result.flows if mine != "bytes" else _bottleneck(result)
-            ax.plot(frame["t_s"], frame[mine] * scale, color=colours.get(name, f"C{i + 4}"),
-                    linewidth=1.2, label=f"wavecc, {name} stack")  # fmt: skip
-        ax.plot(ns3["t_s"], [v * scale for v in ns3[theirs]], color="C3", linewidth=1.0,
-                alpha=0.85, label=ns3_label)  # fmt: skip
+            ax.plot(
+                frame["t_s"],
+                frame[mine] * scale,
+                color=colours.get(name, f"C{i + 4}"),
+                linewidth=1.2,
+                label=f"wavecc, {name} stack",
+            )
+        ax.plot(
+            ns3["t_s"],
+            [v * scale for v in ns3[theirs]],
+            color="C3",
+            linewidth=1.0,
+            alpha=0.85,
+            label=ns3_label,
+        )
         ax.set_ylabel(label)
         ax.grid(True, alpha=0.3)
         ax.set_ylim(bottom=0)

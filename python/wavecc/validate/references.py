@@ -42,7 +42,9 @@ def load_references(case: Case, ns3_dir: Path) -> list[Reference]:
     if first is None:
         return []
     extra = ns3_dir / "extra-seeds" / case.name
-    seeds = sorted(int(d.name) for d in extra.iterdir() if d.name.isdigit()) if extra.is_dir() else []
+    seeds = (
+        sorted(int(d.name) for d in extra.iterdir() if d.name.isdigit()) if extra.is_dir() else []
+    )
     more = [load_reference(dataclasses.replace(case, seed=seed), ns3_dir) for seed in seeds]
     return [first, *(r for r in more if r is not None)]
 

@@ -78,8 +78,14 @@ class Row:
         None for a row within 10 %, or without two seeds on each side."""
         if self.within:
             return None
-        p_values = [p for p, ok in ((self.goodput_p_value, self.goodput_within),
-                                    (self.rtt_p_value, self.rtt_within)) if not ok]  # fmt: skip
+        p_values = [
+            p
+            for p, ok in (
+                (self.goodput_p_value, self.goodput_within),
+                (self.rtt_p_value, self.rtt_within),
+            )
+            if not ok
+        ]
         if any(math.isnan(p) for p in p_values):
             return None
         return any(p < SIGNIFICANCE for p in p_values)
@@ -110,11 +116,27 @@ class Row:
 
 
 COLUMNS = (
-    "case", "cca", "stack", "seeds", "ns3_seeds", "goodput_wavecc_mbps", "goodput_wavecc_min_mbps",
-    "goodput_wavecc_max_mbps", "goodput_ns3_mbps", "goodput_rel_diff", "mean_rtt_wavecc_ms",
-    "mean_rtt_ns3_ms", "mean_rtt_rel_diff", "goodput_within_10pct", "rtt_within_10pct",
-    "within_10pct", "ns3_in_seed_range", "goodput_p_value", "rtt_p_value", "off_beyond_noise",
-)  # fmt: skip
+    "case",
+    "cca",
+    "stack",
+    "seeds",
+    "ns3_seeds",
+    "goodput_wavecc_mbps",
+    "goodput_wavecc_min_mbps",
+    "goodput_wavecc_max_mbps",
+    "goodput_ns3_mbps",
+    "goodput_rel_diff",
+    "mean_rtt_wavecc_ms",
+    "mean_rtt_ns3_ms",
+    "mean_rtt_rel_diff",
+    "goodput_within_10pct",
+    "rtt_within_10pct",
+    "within_10pct",
+    "ns3_in_seed_range",
+    "goodput_p_value",
+    "rtt_p_value",
+    "off_beyond_noise",
+)
 
 
 def welch_p(a: Sequence[float], b: Sequence[float]) -> float:

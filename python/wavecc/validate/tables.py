@@ -38,12 +38,19 @@ def markdown(rows: Sequence[Row], stacks: Sequence[str]) -> str:
             goodput = md_cell(r.goodput_wavecc_mbps, ".1f")
             if r.seeds > 1:
                 goodput += f" ({r.goodput_min_mbps:.0f}-{r.goodput_max_mbps:.0f})"
-            cells += [goodput, pct_cell(r.goodput_rel_diff), md_cell(r.mean_rtt_wavecc_ms, ".2f"),
-                      pct_cell(r.mean_rtt_rel_diff), "yes" if r.within else "no"]  # fmt: skip
+            cells += [
+                goodput,
+                pct_cell(r.goodput_rel_diff),
+                md_cell(r.mean_rtt_wavecc_ms, ".2f"),
+                pct_cell(r.mean_rtt_rel_diff),
+                "yes" if r.within else "no",
+            ]
             if seeds > 1:
                 cells.append("yes" if r.ns3_in_seed_range else "no")
             if tested:
-                cells.append(f"{md_cell(r.goodput_p_value, '.2f')}, {md_cell(r.rtt_p_value, '.2f')}")
+                cells.append(
+                    f"{md_cell(r.goodput_p_value, '.2f')}, {md_cell(r.rtt_p_value, '.2f')}"
+                )
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 

@@ -2,7 +2,7 @@
 //! sender asks "how much has the application written by now?" whenever it could
 //! send, and schedules a wake-up only when it is waiting for the application.
 
-use crate::engine::{from_secs, Rng, RngExt as _, Time};
+use crate::engine::{Rng, RngExt as _, Time, from_secs};
 use crate::scenario::{AppKind, FlowConfig, PeriodDistribution};
 
 /// An application writing into a send buffer of `buf` bytes.
@@ -71,7 +71,9 @@ impl Source {
                 let mut onoff = (flow.app == AppKind::Onoff).then(|| OnOff {
                     on_s: flow.on_s.expect("validated"),
                     off_s: flow.off_s.expect("validated"),
-                    distribution: flow.period_distribution.unwrap_or(PeriodDistribution::Exponential),
+                    distribution: flow
+                        .period_distribution
+                        .unwrap_or(PeriodDistribution::Exponential),
                     rng,
                 });
                 let first_end = match &mut onoff {
@@ -88,7 +90,13 @@ impl Source {
                 })
             }
         };
-        Self { start, stop, kind, written: 0, acked: 0 }
+        Self {
+            start,
+            stop,
+            kind,
+            written: 0,
+            acked: 0,
+        }
     }
 
     /// Bytes written by `now`, given that `acked` bytes have left a send buffer of
@@ -182,7 +190,8 @@ impl Paced {
                 let due = ((due_end - ws) as i64 as f64 / self.interval) as i64 as u64 + 1;
                 let new = due.saturating_sub(self.attempts);
                 if new > 0 {
-                    let room = room.get_or_insert_with(|| limit.saturating_sub(*written) / self.chunk);
+                    let room =
+                        room.get_or_insert_with(|| limit.saturating_sub(*written) / self.chunk);
                     let ok = new.min(*room);
                     *written += ok * self.chunk;
                     *room -= ok;
@@ -199,7 +208,9 @@ impl Paced {
     /// Moves to the next on-window after an off period; false when none is left
     /// (the window is then the empty one at `stop`, so nothing more is due).
     fn next_window(&mut self, stop: Time) -> bool {
-        let Some(o) = &mut self.onoff else { return false };
+        let Some(o) = &mut self.onoff else {
+            return false;
+        };
         let start = self.window.1 + o.draw(o.off_s);
         if start >= stop {
             self.window = (stop, stop);
@@ -223,7 +234,12 @@ mod tests {
     }
 
     fn source(f: &str) -> Source {
-        Source::new(&flow(f), 1400, from_secs(10.0), RngStreams::new(1).stream("app"))
+        Source::new(
+            &flow(f),
+            1400,
+            from_secs(10.0),
+            RngStreams::new(1).stream("app"),
+        )
     }
 
     const BIG: u64 = 1 << 40;
@@ -316,18 +332,26 @@ mod tests {
 
     #[test]
     fn constant_on_off_alternates() {
-        let mut s = source("app = \"onoff\"\nrate_bps = 8e6\nwrite_bytes = 1000\non_s = 0.001\noff_s = 0.001\nperiod_distribution = \"constant\"");
+        let mut s = source(
+            "app = \"onoff\"\nrate_bps = 8e6\nwrite_bytes = 1000\non_s = 0.001\noff_s = 0.001\nperiod_distribution = \"constant\"",
+        );
         // 8 Mb/s of 1000-byte writes is one write per ms: one write per on period.
         assert_eq!(s.written(0, 0, BIG), 1000);
         assert_eq!(s.written(from_secs(0.0019), 0, BIG), 1000, "off period");
-        assert_eq!(s.written(from_secs(0.002), 0, BIG), 2000, "second on period");
+        assert_eq!(
+            s.written(from_secs(0.002), 0, BIG),
+            2000,
+            "second on period"
+        );
         assert_eq!(s.next_write(), Some(from_secs(0.003)));
     }
 
     #[test]
     fn on_off_stops_writing_when_the_next_on_period_would_start_after_stop() {
         // On 0-6 s, off 6 s: the next period would start at 12 s, after the 10 s run.
-        let mut s = source("app = \"onoff\"\nrate_bps = 8e6\nwrite_bytes = 1000\non_s = 6\noff_s = 6\nperiod_distribution = \"constant\"");
+        let mut s = source(
+            "app = \"onoff\"\nrate_bps = 8e6\nwrite_bytes = 1000\non_s = 6\noff_s = 6\nperiod_distribution = \"constant\"",
+        );
         assert_eq!(s.written(from_secs(6.5), 0, BIG), 6000 * 1000);
         // No wake-up is left: before the fix the sender woke every ns until the end.
         assert_eq!(s.next_write(), None);
@@ -336,10 +360,15 @@ mod tests {
 
     #[test]
     fn exponential_on_off_averages_the_duty_cycle() {
-        let mut s = source("app = \"onoff\"\nrate_bps = 8e6\nwrite_bytes = 100\non_s = 0.01\noff_s = 0.03\nstop_s = 10");
+        let mut s = source(
+            "app = \"onoff\"\nrate_bps = 8e6\nwrite_bytes = 100\non_s = 0.01\noff_s = 0.03\nstop_s = 10",
+        );
         let bytes = s.written(from_secs(10.0), 0, BIG) as f64;
         let expected = 1e6 * 10.0 * 0.25;
-        assert!((bytes - expected).abs() < 0.1 * expected, "{bytes} vs {expected}");
+        assert!(
+            (bytes - expected).abs() < 0.1 * expected,
+            "{bytes} vs {expected}"
+        );
     }
 
     #[test]

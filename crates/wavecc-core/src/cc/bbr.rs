@@ -87,11 +87,17 @@ pub enum Quantization {
 impl Quantization {
     /// Segments per TSO burst at the socket's pacing rate (Linux `bbr_tso_segs_goal`).
     fn tso_segs_goal(self, sock: &Socket) -> f64 {
-        let min_segs = if sock.pacing_rate_bps < MIN_TSO_RATE_BPS { 1.0 } else { 2.0 };
+        let min_segs = if sock.pacing_rate_bps < MIN_TSO_RATE_BPS {
+            1.0
+        } else {
+            2.0
+        };
         match self {
             Quantization::LinuxTso => {
                 let bytes = (sock.pacing_rate_bps / 8.0 / 1024.0).min(GSO_MAX_BYTES);
-                floor_non_negative(bytes / sock.mss as f64).max(min_segs).min(MAX_TSO_SEGS)
+                floor_non_negative(bytes / sock.mss as f64)
+                    .max(min_segs)
+                    .min(MAX_TSO_SEGS)
             }
             Quantization::LinuxNoTso | Quantization::Ns3 => min_segs,
         }
@@ -215,24 +221,74 @@ impl Params {
         type Check = (&'static str, f64, fn(f64) -> bool, &'static str);
         let checks: [Check; 14] = [
             ("high_gain", self.high_gain, |v| v > 1.0, "> 1"),
-            ("drain_gain", self.drain_gain, |v| v > 0.0 && v < 1.0, "in (0, 1)"),
+            (
+                "drain_gain",
+                self.drain_gain,
+                |v| v > 0.0 && v < 1.0,
+                "in (0, 1)",
+            ),
             ("cwnd_gain", self.cwnd_gain, |v| v >= 1.0, ">= 1"),
-            ("bw_window_rounds", self.bw_window_rounds.into(), |v| v >= 1.0, ">= 1"),
-            ("min_rtt_window_s", self.min_rtt_window_s, |v| v > 0.0, "> 0"),
-            ("probe_rtt_duration_ms", self.probe_rtt_duration_ms, |v| v >= 0.0, ">= 0"),
+            (
+                "bw_window_rounds",
+                self.bw_window_rounds.into(),
+                |v| v >= 1.0,
+                ">= 1",
+            ),
+            (
+                "min_rtt_window_s",
+                self.min_rtt_window_s,
+                |v| v > 0.0,
+                "> 0",
+            ),
+            (
+                "probe_rtt_duration_ms",
+                self.probe_rtt_duration_ms,
+                |v| v >= 0.0,
+                ">= 0",
+            ),
             ("min_cwnd", self.min_cwnd, |v| v >= 1.0, ">= 1"),
-            ("pacing_margin", self.pacing_margin, |v| (0.0..1.0).contains(&v), "in [0, 1)"),
-            ("full_bw_threshold", self.full_bw_threshold, |v| v > 1.0, "> 1"),
-            ("full_bw_rounds", self.full_bw_rounds.into(), |v| v >= 1.0, ">= 1"),
-            ("cycle_rand", self.cycle_rand.into(), |v| (1.0..=7.0).contains(&v), "in 1..=7"),
-            ("extra_acked_gain", self.extra_acked_gain, |v| v >= 0.0, ">= 0"),
+            (
+                "pacing_margin",
+                self.pacing_margin,
+                |v| (0.0..1.0).contains(&v),
+                "in [0, 1)",
+            ),
+            (
+                "full_bw_threshold",
+                self.full_bw_threshold,
+                |v| v > 1.0,
+                "> 1",
+            ),
+            (
+                "full_bw_rounds",
+                self.full_bw_rounds.into(),
+                |v| v >= 1.0,
+                ">= 1",
+            ),
+            (
+                "cycle_rand",
+                self.cycle_rand.into(),
+                |v| (1.0..=7.0).contains(&v),
+                "in 1..=7",
+            ),
+            (
+                "extra_acked_gain",
+                self.extra_acked_gain,
+                |v| v >= 0.0,
+                ">= 0",
+            ),
             (
                 "extra_acked_window_rounds",
                 self.extra_acked_window_rounds.into(),
                 |v| v >= 1.0,
                 ">= 1",
             ),
-            ("extra_acked_max_ms", self.extra_acked_max_ms, |v| v >= 0.0, ">= 0"),
+            (
+                "extra_acked_max_ms",
+                self.extra_acked_max_ms,
+                |v| v >= 0.0,
+                ">= 0",
+            ),
         ];
         match checks.iter().find(|(_, v, ok, _)| !ok(*v)) {
             Some((key, value, _, range)) => Err(format!("{key} = {value}: must be {range}")),
@@ -459,7 +515,11 @@ impl Bbr {
     /// The bandwidth BBR paces at: the policed long-term rate when one was
     /// detected, else the max filter (Linux `bbr_bw`).
     fn bw(&self) -> f64 {
-        if self.lt.use_bw { self.lt.bw } else { self.max_bw() }
+        if self.lt.use_bw {
+            self.lt.bw
+        } else {
+            self.max_bw()
+        }
     }
 
     /// `gain x bw` in bit/s of payload, less the pacing margin (Linux
@@ -590,7 +650,9 @@ impl Bbr {
     /// Whether the sample of this ACK counts as application-limited: the socket's
     /// flag, or the segment was sent under PROBE_RTT's mark (see the module doc).
     fn sample_app_limited(&mut self, rs: &RateSample) -> bool {
-        let Some((start, end)) = self.probe_rtt_app_limited else { return rs.is_app_limited };
+        let Some((start, end)) = self.probe_rtt_app_limited else {
+            return rs.is_app_limited;
+        };
         let valid = rs.interval_s > 0.0;
         let marked = valid && (start..=end).contains(&rs.prior_delivered);
         // Linux clears the mark once more than `end` is delivered, so segments sent
@@ -625,7 +687,8 @@ impl Bbr {
         // An app-limited sample measures the application, not the path: it may only
         // raise the estimate.
         if !app_limited || bw >= self.max_bw() {
-            self.bw.update(u64::from(self.p.bw_window_rounds), self.round_count, bw);
+            self.bw
+                .update(u64::from(self.p.bw_window_rounds), self.round_count, bw);
         }
     }
 
@@ -785,7 +848,11 @@ impl Bbr {
             self.packet_conservation = false;
         }
         self.prev_ca_state = state;
-        if self.packet_conservation { (cwnd.max(in_flight + acked), true) } else { (cwnd, false) }
+        if self.packet_conservation {
+            (cwnd.max(in_flight + acked), true)
+        } else {
+            (cwnd, false)
+        }
     }
 
     /// `cwnd_gain x BDP` plus the ACK-aggregation allowance and the quantization
@@ -1178,8 +1245,11 @@ mod tests {
     fn ack(cc: &mut Bbr, s: &mut Socket, a: Ack) {
         s.now += from_secs(a.dt);
         let prior_in_flight = s.in_flight;
-        let prior_delivered =
-            if a.new_round { s.delivered } else { cc.next_rtt_delivered.saturating_sub(1) };
+        let prior_delivered = if a.new_round {
+            s.delivered
+        } else {
+            cc.next_rtt_delivered.saturating_sub(1)
+        };
         s.delivered += u64::from(a.acked);
         if let Some(f) = a.in_flight {
             s.in_flight = f;
@@ -1216,10 +1286,26 @@ mod tests {
 
     fn reach_probe_bw((mut cc, mut s): (Bbr, Socket), bw: f64) -> (Bbr, Socket) {
         s.in_flight = 200;
-        acks(&mut cc, &mut s, 4, Ack { bw: Some(bw), ..Ack::default() });
+        acks(
+            &mut cc,
+            &mut s,
+            4,
+            Ack {
+                bw: Some(bw),
+                ..Ack::default()
+            },
+        );
         assert_eq!(cc.mode, Mode::Drain);
         let bdp = (bw * RTT) as u32;
-        ack(&mut cc, &mut s, Ack { bw: Some(bw), in_flight: Some(bdp), ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                bw: Some(bw),
+                in_flight: Some(bdp),
+                ..Ack::default()
+            },
+        );
         assert_eq!(cc.mode, Mode::ProbeBw);
         (cc, s)
     }
@@ -1229,7 +1315,10 @@ mod tests {
     /// targets are plain `gain x BDP + budget`.
     fn probe_bw(extra: serde_json::Value) -> (Bbr, Socket) {
         let mut params = json!({ "cycle_rand": 1, "extra_acked_gain": 0.0 });
-        params.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        params
+            .as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
         let (cc, s) = probe_bw_at(BW, params);
         assert_eq!(cc.cycle_idx, 0);
         (cc, s)
@@ -1249,7 +1338,11 @@ mod tests {
     fn init_paces_at_high_gain_times_the_initial_window_per_srtt_or_per_ms() {
         // No RTT yet: 2.885 x 10 segments / 1 ms x 8000 bit x 0.99 = 228.52 Mb/s.
         let (cc, s) = bbr(json!({}));
-        assert!(close(s.pacing_rate_bps, 228_522_894.476_811_8, 1e-3), "{}", s.pacing_rate_bps);
+        assert!(
+            close(s.pacing_rate_bps, 228_522_894.476_811_8, 1e-3),
+            "{}",
+            s.pacing_rate_bps
+        );
         assert!(cc.needs_pacing() && s.ssthresh.is_infinite() && cc.mode == Mode::Startup);
         // SRTT 50 ms known at init: 2.885 x 10 / 0.05 x 8000 x 0.99 = 4.570 Mb/s; Linux
         // also sets an infinite ssthresh whatever the socket started with.
@@ -1257,14 +1350,25 @@ mod tests {
         let mut s = Socket::new(MSS, 10.0, 64.0);
         s.srtt_s = 0.05;
         cc.init(&mut s);
-        assert!(close(s.pacing_rate_bps, 4_570_457.889_536_2, 1e-6), "{}", s.pacing_rate_bps);
+        assert!(
+            close(s.pacing_rate_bps, 4_570_457.889_536_2, 1e-6),
+            "{}",
+            s.pacing_rate_bps
+        );
         assert!(s.ssthresh.is_infinite() && cc.has_seen_rtt);
     }
 
     #[test]
     fn startup_uses_gain_2_over_ln2_for_pacing_and_cwnd_and_grows_cwnd_by_acked() {
         let (mut cc, mut s) = bbr(json!({}));
-        ack(&mut cc, &mut s, Ack { acked: 3, ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                acked: 3,
+                ..Ack::default()
+            },
+        );
         assert_eq!(cc.mode, Mode::Startup);
         assert_eq!((cc.pacing_gain, cc.cwnd_gain), (HIGH_GAIN, HIGH_GAIN));
         // Target ceil(2.885 x 40) + 6 = 122: cwnd 10 grows by the 3 segments acked.
@@ -1277,11 +1381,33 @@ mod tests {
         let (mut cc, mut s) = bbr(json!({}));
         // SRTT 100 ms: 2.885 x 10 / 0.1 x 8000 x 0.99 = 2.285 Mb/s; the 50 segments/s
         // sample would give 1.143 Mb/s, which may not lower it.
-        ack(&mut cc, &mut s, Ack { bw: Some(50.0), ..Ack::default() });
-        assert!(close(s.pacing_rate_bps, 2_285_228.944_768_1, 1e-6), "{}", s.pacing_rate_bps);
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                bw: Some(50.0),
+                ..Ack::default()
+            },
+        );
+        assert!(
+            close(s.pacing_rate_bps, 2_285_228.944_768_1, 1e-6),
+            "{}",
+            s.pacing_rate_bps
+        );
         // 200 segments/s: 4.570 Mb/s, higher, taken.
-        ack(&mut cc, &mut s, Ack { bw: Some(200.0), ..Ack::default() });
-        assert!(close(s.pacing_rate_bps, 4_570_457.889_536_2, 1e-6), "{}", s.pacing_rate_bps);
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                bw: Some(200.0),
+                ..Ack::default()
+            },
+        );
+        assert!(
+            close(s.pacing_rate_bps, 4_570_457.889_536_2, 1e-6),
+            "{}",
+            s.pacing_rate_bps
+        );
     }
 
     #[test]
@@ -1290,13 +1416,35 @@ mod tests {
         s.in_flight = 200;
         // full_bw: 100, 200 (>= 125), 400 (>= 250); 400 and 450 and 499 stay below 500.
         for bw in [100.0, 200.0, 400.0, 400.0, 450.0] {
-            ack(&mut cc, &mut s, Ack { bw: Some(bw), ..Ack::default() });
+            ack(
+                &mut cc,
+                &mut s,
+                Ack {
+                    bw: Some(bw),
+                    ..Ack::default()
+                },
+            );
             // ACKs inside a round do not count.
-            ack(&mut cc, &mut s, Ack { bw: Some(bw), new_round: false, ..Ack::default() });
+            ack(
+                &mut cc,
+                &mut s,
+                Ack {
+                    bw: Some(bw),
+                    new_round: false,
+                    ..Ack::default()
+                },
+            );
         }
         let state = (cc.mode, cc.full_bw, cc.full_bw_cnt, cc.round_count);
         assert_eq!(state, (Mode::Startup, 400.0, 2, 5));
-        ack(&mut cc, &mut s, Ack { bw: Some(499.0), ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                bw: Some(499.0),
+                ..Ack::default()
+            },
+        );
         assert!(cc.full_bw_reached);
         assert_eq!(cc.mode, Mode::Drain);
         assert_eq!((cc.pacing_gain, cc.cwnd_gain), (DRAIN_GAIN, HIGH_GAIN));
@@ -1312,10 +1460,27 @@ mod tests {
         // 125 >= 1.25 x 100 restarts; 156 < 156.25 counts 1; 157 restarts; then 157
         // three times counts 1, 2, 3.
         for bw in [100.0, 125.0, 156.0, 157.0, 157.0, 157.0] {
-            ack(&mut cc, &mut s, Ack { bw: Some(bw), ..Ack::default() });
+            ack(
+                &mut cc,
+                &mut s,
+                Ack {
+                    bw: Some(bw),
+                    ..Ack::default()
+                },
+            );
         }
-        assert_eq!((cc.full_bw, cc.full_bw_cnt, cc.mode), (157.0, 2, Mode::Startup));
-        ack(&mut cc, &mut s, Ack { bw: Some(157.0), ..Ack::default() });
+        assert_eq!(
+            (cc.full_bw, cc.full_bw_cnt, cc.mode),
+            (157.0, 2, Mode::Startup)
+        );
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                bw: Some(157.0),
+                ..Ack::default()
+            },
+        );
         assert_eq!(cc.mode, Mode::Drain);
     }
 
@@ -1324,7 +1489,15 @@ mod tests {
         let (mut cc, mut s) = bbr(json!({}));
         s.in_flight = 200;
         ack(&mut cc, &mut s, Ack::default());
-        acks(&mut cc, &mut s, 5, Ack { app_limited: true, ..Ack::default() });
+        acks(
+            &mut cc,
+            &mut s,
+            5,
+            Ack {
+                app_limited: true,
+                ..Ack::default()
+            },
+        );
         assert_eq!((cc.full_bw_cnt, cc.mode), (0, Mode::Startup));
         acks(&mut cc, &mut s, 3, Ack::default());
         assert_eq!(cc.mode, Mode::Drain);
@@ -1338,44 +1511,86 @@ mod tests {
         let (mut cc, mut s) = bbr(json!({}));
         s.in_flight = 200;
         acks(&mut cc, &mut s, 3, Ack::default());
-        ack(&mut cc, &mut s, Ack { in_flight: Some(45), ..Ack::default() }); // 47 > 46
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                in_flight: Some(45),
+                ..Ack::default()
+            },
+        ); // 47 > 46
         assert_eq!(cc.mode, Mode::Drain);
         // In DRAIN the pacing rate, 0.347 x 3.168 = 1.098 Mb/s, is below 1.2 Mb/s: the
         // TSO goal drops to 1 and inflight(400, 1) to 40 + 3 -> 44.
         assert!(close(s.pacing_rate_bps, mbps_pacing(DRAIN_GAIN, BW), 1e-6));
-        ack(&mut cc, &mut s, Ack { in_flight: Some(45), ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                in_flight: Some(45),
+                ..Ack::default()
+            },
+        );
         assert_eq!(cc.mode, Mode::Drain);
-        ack(&mut cc, &mut s, Ack { in_flight: Some(44), ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                in_flight: Some(44),
+                ..Ack::default()
+            },
+        );
         assert_eq!(cc.mode, Mode::ProbeBw);
         assert_eq!(cc.cwnd_gain, 2.0);
         // Entering with in flight 44: 44 + 2 <= 46, straight through DRAIN.
         let (mut cc, mut s) = bbr(json!({}));
         s.in_flight = 200;
         acks(&mut cc, &mut s, 3, Ack::default());
-        ack(&mut cc, &mut s, Ack { in_flight: Some(44), ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                in_flight: Some(44),
+                ..Ack::default()
+            },
+        );
         assert_eq!(cc.mode, Mode::ProbeBw);
     }
 
     #[test]
     fn probe_bw_starts_at_a_seeded_random_phase_but_never_0_75() {
         let start = |params: serde_json::Value| probe_bw_at(BW, params).0.cycle_idx;
-        let phases: std::collections::BTreeSet<usize> =
-            (0..200).map(|seed| start(json!({ "cycle_seed": seed }))).collect();
-        assert_eq!(phases.into_iter().collect::<Vec<_>>(), [0, 2, 3, 4, 5, 6, 7]);
+        let phases: std::collections::BTreeSet<usize> = (0..200)
+            .map(|seed| start(json!({ "cycle_seed": seed })))
+            .collect();
+        assert_eq!(
+            phases.into_iter().collect::<Vec<_>>(),
+            [0, 2, 3, 4, 5, 6, 7]
+        );
         for seed in [0, 1, 12345] {
-            assert_eq!(start(json!({ "cycle_seed": seed })), start(json!({ "cycle_seed": seed })));
+            assert_eq!(
+                start(json!({ "cycle_seed": seed })),
+                start(json!({ "cycle_seed": seed }))
+            );
         }
         // ns-3's draw (6 phases) never starts in phase 2 either.
-        let ns3: std::collections::BTreeSet<usize> =
-            (0..200).map(|seed| start(json!({ "cycle_seed": seed, "cycle_rand": 6 }))).collect();
+        let ns3: std::collections::BTreeSet<usize> = (0..200)
+            .map(|seed| start(json!({ "cycle_seed": seed, "cycle_rand": 6 })))
+            .collect();
         assert_eq!(ns3.into_iter().collect::<Vec<_>>(), [0, 3, 4, 5, 6, 7]);
     }
 
     #[test]
     fn the_runs_seed_picks_the_phase_unless_cycle_seed_fixes_it() {
-        let start = |params: serde_json::Value, run_seed: u64| reach_probe_bw(bbr_seeded(params, run_seed), BW).0.cycle_idx;
-        let phases: std::collections::BTreeSet<usize> = (0..200).map(|seed| start(json!({}), seed)).collect();
-        assert_eq!(phases.into_iter().collect::<Vec<_>>(), [0, 2, 3, 4, 5, 6, 7]);
+        let start = |params: serde_json::Value, run_seed: u64| {
+            reach_probe_bw(bbr_seeded(params, run_seed), BW).0.cycle_idx
+        };
+        let phases: std::collections::BTreeSet<usize> =
+            (0..200).map(|seed| start(json!({}), seed)).collect();
+        assert_eq!(
+            phases.into_iter().collect::<Vec<_>>(),
+            [0, 2, 3, 4, 5, 6, 7]
+        );
         let fixed = start(json!({ "cycle_seed": 5 }), 0);
         assert!((1..200).all(|seed| start(json!({ "cycle_seed": 5 }), seed) == fixed));
     }
@@ -1385,19 +1600,41 @@ mod tests {
         let (mut cc, mut s) = probe_bw(json!({}));
         assert_eq!(cc.pacing_gain, 1.25);
         // 1.25 x 400 x 8000 x 0.99 = 3.96 Mb/s.
-        assert!(close(s.pacing_rate_bps, mbps_pacing(1.25, BW), 1e-6), "{}", s.pacing_rate_bps);
+        assert!(
+            close(s.pacing_rate_bps, mbps_pacing(1.25, BW), 1e-6),
+            "{}",
+            s.pacing_rate_bps
+        );
         // Phase 0 needs one RTprop and in flight (+ the TSO goal 2) at
         // inflight(400, 1.25) = ceil(50) + 6 + 2 (probe phase) = 58.
         s.in_flight = 60;
-        ack(&mut cc, &mut s, Ack { dt: 0.05, ..Ack::default() }); // not a full RTprop yet
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                dt: 0.05,
+                ..Ack::default()
+            },
+        ); // not a full RTprop yet
         assert_eq!(cc.cycle_idx, 0);
         s.in_flight = 55;
-        ack(&mut cc, &mut s, Ack { dt: 0.06, ..Ack::default() }); // 55 + 2 < 58
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                dt: 0.06,
+                ..Ack::default()
+            },
+        ); // 55 + 2 < 58
         assert_eq!(cc.cycle_idx, 0);
         s.in_flight = 56;
         ack(&mut cc, &mut s, Ack::default()); // 56 + 2 = 58
         assert_eq!((cc.cycle_idx, cc.pacing_gain), (1, 0.75));
-        assert!(close(s.pacing_rate_bps, mbps_pacing(0.75, BW), 1e-6), "{}", s.pacing_rate_bps);
+        assert!(
+            close(s.pacing_rate_bps, mbps_pacing(0.75, BW), 1e-6),
+            "{}",
+            s.pacing_rate_bps
+        );
         // Phase 1 ends early once in flight is down to inflight(400, 1) = 46.
         s.in_flight = 47;
         ack(&mut cc, &mut s, Ack::default());
@@ -1405,15 +1642,47 @@ mod tests {
         s.in_flight = 46;
         ack(&mut cc, &mut s, Ack::default());
         assert_eq!((cc.cycle_idx, cc.pacing_gain), (2, 1.0));
-        assert!(close(s.pacing_rate_bps, mbps_pacing(1.0, BW), 1e-6), "{}", s.pacing_rate_bps);
+        assert!(
+            close(s.pacing_rate_bps, mbps_pacing(1.0, BW), 1e-6),
+            "{}",
+            s.pacing_rate_bps
+        );
         // Gain 1: exactly one RTprop is not enough, a little more is.
-        ack(&mut cc, &mut s, Ack { dt: 0.1, ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                dt: 0.1,
+                ..Ack::default()
+            },
+        );
         assert_eq!(cc.cycle_idx, 2);
-        ack(&mut cc, &mut s, Ack { dt: 0.001, ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                dt: 0.001,
+                ..Ack::default()
+            },
+        );
         assert_eq!(cc.cycle_idx, 3);
         for idx in [4, 5, 6, 7, 0] {
-            ack(&mut cc, &mut s, Ack { dt: 0.05, ..Ack::default() });
-            ack(&mut cc, &mut s, Ack { dt: 0.051, ..Ack::default() });
+            ack(
+                &mut cc,
+                &mut s,
+                Ack {
+                    dt: 0.05,
+                    ..Ack::default()
+                },
+            );
+            ack(
+                &mut cc,
+                &mut s,
+                Ack {
+                    dt: 0.051,
+                    ..Ack::default()
+                },
+            );
             assert_eq!(cc.cycle_idx, idx);
         }
         assert_eq!(cc.pacing_gain, 1.25);
@@ -1423,9 +1692,23 @@ mod tests {
     fn a_loss_ends_the_probe_phase_after_one_rtprop_whatever_is_in_flight() {
         let (mut cc, mut s) = probe_bw(json!({}));
         s.in_flight = 10;
-        ack(&mut cc, &mut s, Ack { dt: 0.11, ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                dt: 0.11,
+                ..Ack::default()
+            },
+        );
         assert_eq!(cc.cycle_idx, 0);
-        ack(&mut cc, &mut s, Ack { losses: 1, ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                losses: 1,
+                ..Ack::default()
+            },
+        );
         assert_eq!(cc.cycle_idx, 1);
     }
 
@@ -1439,20 +1722,43 @@ mod tests {
         assert_eq!((cc.target_cwnd, s.cwnd), (86.0, 86.0));
         // A smaller one grows by the segments acknowledged.
         s.cwnd = 50.0;
-        ack(&mut cc, &mut s, Ack { acked: 2, ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                acked: 2,
+                ..Ack::default()
+            },
+        );
         assert_eq!(s.cwnd, 52.0);
         // 401 segments/s: ceil(80.2) = 81, + 6 = 87, rounded up to even 88.
-        ack(&mut cc, &mut s, Ack { bw: Some(401.0), ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                bw: Some(401.0),
+                ..Ack::default()
+            },
+        );
         assert_eq!(cc.target_cwnd, 88.0);
         // The probe phase adds 2: 90.
         set_phase(&mut cc, 0);
-        ack(&mut cc, &mut s, Ack { dt: 0.0, bw: Some(401.0), ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                dt: 0.0,
+                bw: Some(401.0),
+                ..Ack::default()
+            },
+        );
         assert_eq!(cc.target_cwnd, 90.0);
     }
 
     #[test]
     fn the_memoised_target_follows_each_of_its_inputs() {
-        let (mut cc, mut s) = probe_bw(json!({ "quantization": "linux_tso", "extra_acked_gain": 1.0 }));
+        let (mut cc, mut s) =
+            probe_bw(json!({ "quantization": "linux_tso", "extra_acked_gain": 1.0 }));
         set_phase(&mut cc, 2);
         let mut last = f64::NAN;
         // The memo must give what working the target out afresh gives, after each
@@ -1478,7 +1784,8 @@ mod tests {
         check(&mut cc, &s, "the probe phase");
         cc.full_bw_reached = false;
         check(&mut cc, &s, "the full pipe");
-        cc.bw.update(u64::from(cc.p.bw_window_rounds), cc.round_count, 2.0 * BW);
+        cc.bw
+            .update(u64::from(cc.p.bw_window_rounds), cc.round_count, 2.0 * BW);
         check(&mut cc, &s, "BtlBw");
     }
 
@@ -1489,19 +1796,40 @@ mod tests {
         set_phase(&mut cc, 2);
         ack(&mut cc, &mut s, Ack::default());
         assert_eq!(cc.target_cwnd, 83.0);
-        ack(&mut cc, &mut s, Ack { bw: Some(401.0), ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                bw: Some(401.0),
+                ..Ack::default()
+            },
+        );
         assert_eq!(cc.target_cwnd, 84.0);
         // Below 1.2 Mb/s of pacing (10 segments/s = 79.2 kb/s) the TSO goal is 1:
         // ceil(2 x 10 x 0.1) = 2, + 3 = 5, rounded to 6.
         let (mut cc, mut s) = probe_bw_at(10.0, json!({ "extra_acked_gain": 0.0 }));
         set_phase(&mut cc, 2);
-        ack(&mut cc, &mut s, Ack { bw: Some(10.0), ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                bw: Some(10.0),
+                ..Ack::default()
+            },
+        );
         assert_eq!(cc.target_cwnd, 6.0);
         // TSO autosizing at 100,000 segments/s (792 Mb/s of pacing at gain 1): 1 ms is
         // 99 kB, capped at 65,215 B = 65 segments; 2 x 10,000 + 3 x 65 = 20,195 -> 20,196.
         let (mut cc, mut s) = probe_bw(json!({ "quantization": "linux_tso" }));
         set_phase(&mut cc, 2);
-        ack(&mut cc, &mut s, Ack { bw: Some(100_000.0), ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                bw: Some(100_000.0),
+                ..Ack::default()
+            },
+        );
         assert_eq!(cc.target_cwnd, 20_196.0);
     }
 
@@ -1509,14 +1837,35 @@ mod tests {
     fn without_an_rtt_the_target_is_the_initial_window_and_the_first_window_always_grows() {
         let (mut cc, mut s) = bbr(json!({}));
         // BDP unknown: initial window 10, + 6 = 16.
-        ack(&mut cc, &mut s, Ack { rtt: None, ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                rtt: None,
+                ..Ack::default()
+            },
+        );
         assert_eq!((cc.target_cwnd, s.cwnd), (16.0, 11.0));
         // Above the target, STARTUP still grows until an initial window is delivered.
         s.cwnd = 20.0;
-        ack(&mut cc, &mut s, Ack { rtt: None, ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                rtt: None,
+                ..Ack::default()
+            },
+        );
         assert_eq!(s.cwnd, 21.0);
         s.delivered = 20;
-        ack(&mut cc, &mut s, Ack { rtt: None, ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                rtt: None,
+                ..Ack::default()
+            },
+        );
         assert_eq!(s.cwnd, 21.0);
     }
 
@@ -1525,22 +1874,63 @@ mod tests {
         let (mut cc, mut s) = probe_bw(json!({ "extra_acked_gain": 1.0 }));
         set_phase(&mut cc, 2);
         // A long gap starts a fresh epoch (400 x 0.5 s expected > acked): extra 1.
-        ack(&mut cc, &mut s, Ack { dt: 0.5, new_round: false, ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                dt: 0.5,
+                new_round: false,
+                ..Ack::default()
+            },
+        );
         (cc.extra_acked, cc.extra_acked_win_rtts) = ([0.0; 2], 0);
-        ack(&mut cc, &mut s, Ack { dt: 0.5, new_round: false, ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                dt: 0.5,
+                new_round: false,
+                ..Ack::default()
+            },
+        );
         assert_eq!(cc.ack_aggregation_cwnd(), 1.0);
         // 30 segments 1 ms later: floor(400 x 0.001) = 0 expected, so 31 extra; the
         // target is 80 + 31 + 6 = 117 -> 118, cwnd 86 grows by 30 to 116.
         s.cwnd = 86.0;
-        ack(&mut cc, &mut s, Ack { dt: 0.001, acked: 30, new_round: false, ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                dt: 0.001,
+                acked: 30,
+                new_round: false,
+                ..Ack::default()
+            },
+        );
         assert_eq!((cc.target_cwnd, s.cwnd), (118.0, 116.0));
         // 30 more: 61 extra, capped at 100 ms of BtlBw = 40: target 126.
-        ack(&mut cc, &mut s, Ack { dt: 0.001, acked: 30, new_round: false, ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                dt: 0.001,
+                acked: 30,
+                new_round: false,
+                ..Ack::default()
+            },
+        );
         assert_eq!((cc.target_cwnd, s.cwnd), (126.0, 126.0));
         // Rounds 0.5 s apart add 1 extra each. The burst's bucket survives the switch
         // at round 5 and is cleared at round 10.
         for round in 1..=10 {
-            ack(&mut cc, &mut s, Ack { dt: 0.5, ..Ack::default() });
+            ack(
+                &mut cc,
+                &mut s,
+                Ack {
+                    dt: 0.5,
+                    ..Ack::default()
+                },
+            );
             let expected = if round < 10 { 40.0 } else { 1.0 };
             assert_eq!(cc.ack_aggregation_cwnd(), expected, "round {round}");
         }
@@ -1550,15 +1940,44 @@ mod tests {
     fn btlbw_max_filter_forgets_a_sample_after_10_rounds() {
         let (mut cc, mut s) = bbr(json!({}));
         s.in_flight = 200;
-        ack(&mut cc, &mut s, Ack { bw: Some(1000.0), ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                bw: Some(1000.0),
+                ..Ack::default()
+            },
+        );
         // Rounds 2-11: the round-1 sample is still inside the window (11 - 1 = 10).
         for _ in 2..=11 {
-            ack(&mut cc, &mut s, Ack { bw: Some(500.0), ..Ack::default() });
-            ack(&mut cc, &mut s, Ack { bw: Some(500.0), new_round: false, ..Ack::default() });
+            ack(
+                &mut cc,
+                &mut s,
+                Ack {
+                    bw: Some(500.0),
+                    ..Ack::default()
+                },
+            );
+            ack(
+                &mut cc,
+                &mut s,
+                Ack {
+                    bw: Some(500.0),
+                    new_round: false,
+                    ..Ack::default()
+                },
+            );
         }
         assert_eq!((cc.round_count, cc.max_bw()), (11, 1000.0));
         // Round 12: it has expired.
-        ack(&mut cc, &mut s, Ack { bw: Some(500.0), ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                bw: Some(500.0),
+                ..Ack::default()
+            },
+        );
         assert_eq!((cc.round_count, cc.max_bw()), (12, 500.0));
     }
 
@@ -1567,12 +1986,37 @@ mod tests {
         // 15 rounds of app-limited samples at 100: none enters the filter, so 400
         // stays however old it is; non-app-limited ones replace it after 10 rounds.
         let (mut cc, mut s) = probe_bw(json!({}));
-        acks(&mut cc, &mut s, 15, Ack { bw: Some(100.0), app_limited: true, ..Ack::default() });
+        acks(
+            &mut cc,
+            &mut s,
+            15,
+            Ack {
+                bw: Some(100.0),
+                app_limited: true,
+                ..Ack::default()
+            },
+        );
         assert_eq!(cc.max_bw(), 400.0);
-        ack(&mut cc, &mut s, Ack { bw: Some(500.0), app_limited: true, ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                bw: Some(500.0),
+                app_limited: true,
+                ..Ack::default()
+            },
+        );
         assert_eq!(cc.max_bw(), 500.0);
         let (mut cc, mut s) = probe_bw(json!({}));
-        acks(&mut cc, &mut s, 15, Ack { bw: Some(100.0), ..Ack::default() });
+        acks(
+            &mut cc,
+            &mut s,
+            15,
+            Ack {
+                bw: Some(100.0),
+                ..Ack::default()
+            },
+        );
         assert_eq!(cc.max_bw(), 100.0);
     }
 
@@ -1585,7 +2029,16 @@ mod tests {
         (cc.min_rtt_stamp, cc.min_rtt) = (s.now, Some(RTT));
         let stamp = s.now;
         // Ten seconds of ACKs, one per second: 10 s is not yet "older than 10 s".
-        acks(&mut cc, &mut s, 10, Ack { dt: 1.0, rtt: Some(0.12), ..Ack::default() });
+        acks(
+            &mut cc,
+            &mut s,
+            10,
+            Ack {
+                dt: 1.0,
+                rtt: Some(0.12),
+                ..Ack::default()
+            },
+        );
         assert_eq!((cc.mode, cc.min_rtt), (Mode::ProbeBw, Some(RTT)));
         assert_eq!(s.now, stamp + from_secs(10.0));
         (cc, s, stamp)
@@ -1595,24 +2048,74 @@ mod tests {
     fn probe_rtt_after_10_s_without_a_new_minimum_holds_4_segments_for_200_ms_and_a_round() {
         let (mut cc, mut s, _) = aging_rtprop();
         let cwnd = s.cwnd;
-        ack(&mut cc, &mut s, Ack { dt: 0.001, rtt: Some(0.12), ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                dt: 0.001,
+                rtt: Some(0.12),
+                ..Ack::default()
+            },
+        );
         assert_eq!(cc.mode, Mode::ProbeRtt);
-        assert_eq!(cc.min_rtt, Some(0.12), "the expired estimate takes the new sample");
-        assert_eq!((cc.pacing_gain, cc.cwnd_gain, s.cwnd, cc.prior_cwnd), (1.0, 1.0, 4.0, cwnd));
+        assert_eq!(
+            cc.min_rtt,
+            Some(0.12),
+            "the expired estimate takes the new sample"
+        );
+        assert_eq!(
+            (cc.pacing_gain, cc.cwnd_gain, s.cwnd, cc.prior_cwnd),
+            (1.0, 1.0, 4.0, cwnd)
+        );
         // The 200 ms start once in flight is down to 4.
-        ack(&mut cc, &mut s, Ack { in_flight: Some(5), ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                in_flight: Some(5),
+                ..Ack::default()
+            },
+        );
         assert_eq!(cc.probe_rtt_done_stamp, None);
-        ack(&mut cc, &mut s, Ack { in_flight: Some(4), ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                in_flight: Some(4),
+                ..Ack::default()
+            },
+        );
         let done = s.now + from_secs(0.2);
         assert_eq!(cc.probe_rtt_done_stamp, Some(done));
         // A round ends 100 ms later, but the time is not up; nor at exactly 200 ms.
-        ack(&mut cc, &mut s, Ack { dt: 0.1, ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                dt: 0.1,
+                ..Ack::default()
+            },
+        );
         assert!(cc.probe_rtt_round_done);
-        ack(&mut cc, &mut s, Ack { dt: 0.1, ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                dt: 0.1,
+                ..Ack::default()
+            },
+        );
         assert_eq!((cc.mode, s.cwnd), (Mode::ProbeRtt, 4.0));
         // Just after: back to PROBE_BW (the pipe was full), window restored to 86 and
         // grown by the segment acked towards the target, 86 + 2 in the probe phase.
-        ack(&mut cc, &mut s, Ack { dt: 0.001, ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                dt: 0.001,
+                ..Ack::default()
+            },
+        );
         assert_eq!((cc.mode, cc.cycle_idx), (Mode::ProbeBw, 0));
         assert_eq!(cc.min_rtt_stamp, s.now, "the RTprop clock restarts");
         assert_eq!(s.cwnd, 87.0);
@@ -1622,9 +2125,26 @@ mod tests {
     fn probe_rtt_lasts_at_least_one_round() {
         let (mut cc, mut s, _) = aging_rtprop();
         // Entering with 4 in flight starts the 200 ms and a round at once.
-        ack(&mut cc, &mut s, Ack { dt: 0.001, in_flight: Some(4), ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                dt: 0.001,
+                in_flight: Some(4),
+                ..Ack::default()
+            },
+        );
         assert!(cc.probe_rtt_done_stamp.is_some());
-        acks(&mut cc, &mut s, 3, Ack { dt: 0.1, new_round: false, ..Ack::default() });
+        acks(
+            &mut cc,
+            &mut s,
+            3,
+            Ack {
+                dt: 0.1,
+                new_round: false,
+                ..Ack::default()
+            },
+        );
         assert_eq!(cc.mode, Mode::ProbeRtt, "300 ms but no round yet");
         ack(&mut cc, &mut s, Ack::default());
         assert_eq!(cc.mode, Mode::ProbeBw);
@@ -1636,17 +2156,45 @@ mod tests {
         let (mut cc, mut s) = bbr(json!({ "extra_acked_gain": 0.0 }));
         s.in_flight = 200;
         ack(&mut cc, &mut s, Ack::default());
-        let idle = Ack { dt: 1.0, rtt: Some(0.12), app_limited: true, ..Ack::default() };
+        let idle = Ack {
+            dt: 1.0,
+            rtt: Some(0.12),
+            app_limited: true,
+            ..Ack::default()
+        };
         acks(&mut cc, &mut s, 10, idle);
-        assert_eq!((cc.mode, cc.full_bw, cc.full_bw_cnt), (Mode::Startup, 400.0, 0));
+        assert_eq!(
+            (cc.mode, cc.full_bw, cc.full_bw_cnt),
+            (Mode::Startup, 400.0, 0)
+        );
         let cwnd = s.cwnd;
-        ack(&mut cc, &mut s, Ack { in_flight: Some(4), app_limited: true, ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                in_flight: Some(4),
+                app_limited: true,
+                ..Ack::default()
+            },
+        );
         assert_eq!(cc.mode, Mode::ProbeRtt);
         // Rounds whose samples the socket does not mark: Linux's PROBE_RTT mark makes
         // them app-limited, so three of them do not declare the pipe full.
-        acks(&mut cc, &mut s, 3, Ack { dt: 0.1, ..Ack::default() });
+        acks(
+            &mut cc,
+            &mut s,
+            3,
+            Ack {
+                dt: 0.1,
+                ..Ack::default()
+            },
+        );
         assert_eq!((cc.full_bw_cnt, cc.full_bw_reached), (0, false));
-        assert_eq!(cc.mode, Mode::Startup, "PROBE_RTT done; the pipe is not known to be full");
+        assert_eq!(
+            cc.mode,
+            Mode::Startup,
+            "PROBE_RTT done; the pipe is not known to be full"
+        );
         assert_eq!(s.cwnd, cwnd + 1.0, "restored, then one segment acked");
         // Segments sent after the mark lapsed are counted again.
         let end = cc.probe_rtt_app_limited.unwrap().1;
@@ -1660,12 +2208,34 @@ mod tests {
         let (mut cc, mut s, _) = aging_rtprop();
         set_phase(&mut cc, 0);
         cc.cwnd_event(&mut s, CwndEvent::TxStart);
-        assert!(close(s.pacing_rate_bps, mbps_pacing(1.0, BW), 1e-6), "{}", s.pacing_rate_bps);
+        assert!(
+            close(s.pacing_rate_bps, mbps_pacing(1.0, BW), 1e-6),
+            "{}",
+            s.pacing_rate_bps
+        );
         // RTprop expires on the first ACK after the restart: it is refreshed, but no
         // PROBE_RTT, and the next ACK finds a fresh estimate.
-        ack(&mut cc, &mut s, Ack { dt: 0.001, rtt: Some(0.12), ..Ack::default() });
-        assert_eq!((cc.mode, cc.min_rtt, cc.min_rtt_stamp), (Mode::ProbeBw, Some(0.12), s.now));
-        ack(&mut cc, &mut s, Ack { rtt: Some(0.12), ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                dt: 0.001,
+                rtt: Some(0.12),
+                ..Ack::default()
+            },
+        );
+        assert_eq!(
+            (cc.mode, cc.min_rtt, cc.min_rtt_stamp),
+            (Mode::ProbeBw, Some(0.12), s.now)
+        );
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                rtt: Some(0.12),
+                ..Ack::default()
+            },
+        );
         assert_eq!(cc.mode, Mode::ProbeBw);
     }
 
@@ -1687,30 +2257,87 @@ mod tests {
         set_phase(&mut cc, 2);
         (s.cwnd, s.in_flight) = (86.0, 86);
         // Loss detected (the socket's order): ssthresh, then the state change.
-        assert_eq!(cc.ssthresh(&s), 46.0, "ssthresh stays the BDP recorded at DRAIN");
+        assert_eq!(
+            cc.ssthresh(&s),
+            46.0,
+            "ssthresh stays the BDP recorded at DRAIN"
+        );
         assert_eq!(cc.prior_cwnd, 86.0);
         cc.set_state(&mut s, CaState::Recovery);
         s.ca_state = CaState::Recovery;
         // First ACK: 3 lost, 1 SACKed, 80 left in flight: cwnd = 80 + 1 = 81.
-        let within = Ack { new_round: false, ..Ack::default() };
-        ack(&mut cc, &mut s, Ack { losses: 3, in_flight: Some(80), ..within });
+        let within = Ack {
+            new_round: false,
+            ..Ack::default()
+        };
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                losses: 3,
+                in_flight: Some(80),
+                ..within
+            },
+        );
         assert!(cc.packet_conservation);
         assert_eq!(s.cwnd, 81.0);
         // Within the round: no more than what left the network (81 in flight, 2 acked),
         // and the window is kept when less is in flight (75 + 2).
         s.in_flight = 81;
-        ack(&mut cc, &mut s, Ack { acked: 2, in_flight: Some(79), ..within });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                acked: 2,
+                in_flight: Some(79),
+                ..within
+            },
+        );
         assert_eq!(s.cwnd, 81.0);
-        ack(&mut cc, &mut s, Ack { acked: 2, in_flight: Some(75), ..within });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                acked: 2,
+                in_flight: Some(75),
+                ..within
+            },
+        );
         assert_eq!(s.cwnd, 81.0);
         // A loss comes off the window, 81 - 1 = 80 (76 + 2 in flight is less) ...
-        ack(&mut cc, &mut s, Ack { acked: 2, losses: 1, in_flight: Some(76), ..within });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                acked: 2,
+                losses: 1,
+                in_flight: Some(76),
+                ..within
+            },
+        );
         assert_eq!(s.cwnd, 80.0);
         // ... but it never goes below in flight + acked: max(80 - 1, 79 + 2) = 81.
-        ack(&mut cc, &mut s, Ack { acked: 2, losses: 1, in_flight: Some(79), ..within });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                acked: 2,
+                losses: 1,
+                in_flight: Some(79),
+                ..within
+            },
+        );
         assert_eq!(s.cwnd, 81.0);
         // The round ends: slow start towards the target, 81 + 2.
-        ack(&mut cc, &mut s, Ack { acked: 2, in_flight: Some(78), ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                acked: 2,
+                in_flight: Some(78),
+                ..Ack::default()
+            },
+        );
         assert!(!cc.packet_conservation);
         assert_eq!(s.cwnd, 83.0);
         // Recovery ends. The socket sets cwnd = ssthresh (46) when it is finite, which
@@ -1740,9 +2367,23 @@ mod tests {
         s.ca_state = CaState::Loss;
         assert_eq!((cc.full_bw, cc.full_bw_reached, cc.lost), (0.0, true, 86));
         // In Loss: grow by acked towards the target, but never below 4.
-        ack(&mut cc, &mut s, Ack { in_flight: Some(0), ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                in_flight: Some(0),
+                ..Ack::default()
+            },
+        );
         assert_eq!(s.cwnd, 4.0);
-        ack(&mut cc, &mut s, Ack { acked: 2, ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                acked: 2,
+                ..Ack::default()
+            },
+        );
         assert_eq!(s.cwnd, 6.0);
         // A second timeout inside the episode keeps the larger saved window.
         assert!(cc.ssthresh(&s) == s.ssthresh && cc.prior_cwnd == 86.0);
@@ -1758,12 +2399,25 @@ mod tests {
         (cc.full_bw, cc.full_bw_cnt, s.cwnd) = (400.0, 2, 30.0);
         cc.lt.is_sampling = true;
         assert_eq!(cc.undo_cwnd(&s), 30.0);
-        assert_eq!((cc.full_bw, cc.full_bw_cnt, cc.lt.is_sampling), (0.0, 0, false));
+        assert_eq!(
+            (cc.full_bw, cc.full_bw_cnt, cc.lt.is_sampling),
+            (0.0, 0, false)
+        );
     }
 
     /// `n` rounds 100 ms apart, each acknowledging `acked` segments and losing `losses`.
     fn lossy_rounds(cc: &mut Bbr, s: &mut Socket, n: usize, acked: u32, losses: u32) {
-        acks(cc, s, n, Ack { dt: 0.1, acked, losses, ..Ack::default() });
+        acks(
+            cc,
+            s,
+            n,
+            Ack {
+                dt: 0.1,
+                acked,
+                losses,
+                ..Ack::default()
+            },
+        );
     }
 
     #[test]
@@ -1772,7 +2426,11 @@ mod tests {
         // The first loss starts sampling (round 1). Rounds 2-4: 60 lost of 240
         // delivered (25% > 19.5%) over 0.3 s: 800 segments/s.
         lossy_rounds(&mut cc, &mut s, 4, 80, 20);
-        assert!(cc.lt.is_sampling && !cc.lt.use_bw && close(cc.lt.bw, 800.0, 1e-9), "{}", cc.lt.bw);
+        assert!(
+            cc.lt.is_sampling && !cc.lt.use_bw && close(cc.lt.bw, 800.0, 1e-9),
+            "{}",
+            cc.lt.bw
+        );
         // Rounds 5-8: 72 lost of 280 over 0.4 s: 700, within 1/8 of 800 (the 100
         // segments/s apart are far above the 4 kbit/s absolute criterion): policed,
         // at the mean 750.
@@ -1780,7 +2438,11 @@ mod tests {
         assert!(cc.lt.use_bw && close(cc.bw(), 750.0, 1e-9), "{}", cc.bw());
         assert_eq!(cc.pacing_gain, 1.0);
         // 1 x 750 x 8000 x 0.99 = 5.94 Mb/s, while the max filter still says 400.
-        assert!(close(s.pacing_rate_bps, mbps_pacing(1.0, 750.0), 1e-3), "{}", s.pacing_rate_bps);
+        assert!(
+            close(s.pacing_rate_bps, mbps_pacing(1.0, 750.0), 1e-3),
+            "{}",
+            s.pacing_rate_bps
+        );
         assert_eq!(cc.max_bw(), 400.0);
         // No gain cycling meanwhile: even the probe phase paces at gain 1.
         set_phase(&mut cc, 0);
@@ -1804,12 +2466,25 @@ mod tests {
         let (mut cc, mut s) = probe_bw(json!({}));
         lossy_rounds(&mut cc, &mut s, 4, 80, 20);
         lossy_rounds(&mut cc, &mut s, 4, 60, 15);
-        assert!(!cc.lt.use_bw && close(cc.lt.bw, 600.0, 1e-9), "{}", cc.lt.bw);
+        assert!(
+            !cc.lt.use_bw && close(cc.lt.bw, 600.0, 1e-9),
+            "{}",
+            cc.lt.bw
+        );
         // At low rates 4 kbit/s suffices: 6 segments over 3 s (2/s), then 10 over 4 s
         // (2.5/s), 0.5 segment/s = 3.96 kbit/s apart (more than 1/8): policed at 2.25.
         let (mut cc, mut s) = probe_bw(json!({}));
         for acked in [2, 2, 2, 2, 3, 2, 2, 3] {
-            ack(&mut cc, &mut s, Ack { dt: 1.0, acked, losses: 1, ..Ack::default() });
+            ack(
+                &mut cc,
+                &mut s,
+                Ack {
+                    dt: 1.0,
+                    acked,
+                    losses: 1,
+                    ..Ack::default()
+                },
+            );
         }
         assert!(cc.lt.use_bw && close(cc.lt.bw, 2.25, 1e-9), "{}", cc.lt.bw);
     }
@@ -1824,7 +2499,10 @@ mod tests {
         assert_eq!(get("mode"), 2.0);
         assert!(close(get("btlbw_mbps"), 3.2, 1e-12)); // 400 x 1000 x 8
         assert!(close(get("rtprop_ms"), 100.0, 1e-9));
-        assert_eq!((get("pacing_gain"), get("cwnd_gain"), get("cycle_index")), (1.25, 2.0, 0.0));
+        assert_eq!(
+            (get("pacing_gain"), get("cwnd_gain"), get("cycle_index")),
+            (1.25, 2.0, 0.0)
+        );
         assert_eq!((get("full_bw_reached"), get("round_count")), (1.0, 5.0));
     }
 
@@ -1841,14 +2519,30 @@ mod tests {
         for (samples, rounds) in [("linux", 0), ("ns3", 10)] {
             let (mut cc, mut s) = probe_bw_samples(samples);
             let before = cc.round_count;
-            acks(&mut cc, &mut s, 10, Ack { bw: None, ..Ack::default() });
+            acks(
+                &mut cc,
+                &mut s,
+                10,
+                Ack {
+                    bw: None,
+                    ..Ack::default()
+                },
+            );
             assert_eq!(cc.round_count - before, rounds, "{samples}");
             assert_eq!(cc.max_bw(), BW, "{samples}");
         }
         // Before any rate was recorded ns-3's rate is 0 and `UpdateBtlBw` returns
         // early: no round then either.
         let (mut cc, mut s) = bbr(json!({ "samples": "ns3" }));
-        acks(&mut cc, &mut s, 3, Ack { bw: None, ..Ack::default() });
+        acks(
+            &mut cc,
+            &mut s,
+            3,
+            Ack {
+                bw: None,
+                ..Ack::default()
+            },
+        );
         assert_eq!(cc.round_count, 0);
     }
 
@@ -1860,8 +2554,23 @@ mod tests {
         // samples, yet end rounds on the stale rate. Within 10 rounds 400 expires.
         let run = |samples: &str| {
             let (mut cc, mut s) = probe_bw_samples(samples);
-            ack(&mut cc, &mut s, Ack { bw: Some(10.0), ..Ack::default() });
-            acks(&mut cc, &mut s, 11, Ack { bw: None, ..Ack::default() });
+            ack(
+                &mut cc,
+                &mut s,
+                Ack {
+                    bw: Some(10.0),
+                    ..Ack::default()
+                },
+            );
+            acks(
+                &mut cc,
+                &mut s,
+                11,
+                Ack {
+                    bw: None,
+                    ..Ack::default()
+                },
+            );
             cc.max_bw()
         };
         assert_eq!(run("linux"), BW);
@@ -1876,8 +2585,24 @@ mod tests {
         // its last recorded 400 instead, which refreshes the filter: 400 stays.
         let run = |samples: &str| {
             let (mut cc, mut s) = probe_bw_samples(samples);
-            acks(&mut cc, &mut s, 12, Ack { bw: Some(100.0), app_limited: true, ..Ack::default() });
-            ack(&mut cc, &mut s, Ack { bw: Some(200.0), ..Ack::default() });
+            acks(
+                &mut cc,
+                &mut s,
+                12,
+                Ack {
+                    bw: Some(100.0),
+                    app_limited: true,
+                    ..Ack::default()
+                },
+            );
+            ack(
+                &mut cc,
+                &mut s,
+                Ack {
+                    bw: Some(200.0),
+                    ..Ack::default()
+                },
+            );
             cc.max_bw()
         };
         assert_eq!(run("linux"), 200.0);
@@ -1890,9 +2615,23 @@ mod tests {
         // after a re-send) leaves ns-3's `prior_delivered` and its app-limited flag
         // as they were: the round test and the full-pipe check read those.
         let (mut cc, mut s) = probe_bw_samples("ns3");
-        ack(&mut cc, &mut s, Ack { app_limited: true, ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                app_limited: true,
+                ..Ack::default()
+            },
+        );
         let newest = cc.ns3_prior_delivered;
-        ack(&mut cc, &mut s, Ack { new_round: false, ..Ack::default() });
+        ack(
+            &mut cc,
+            &mut s,
+            Ack {
+                new_round: false,
+                ..Ack::default()
+            },
+        );
         assert_eq!((cc.ns3_prior_delivered, cc.ns3_app_limited), (newest, true));
     }
 
@@ -1900,15 +2639,27 @@ mod tests {
     fn impossible_parameters_are_rejected_with_the_key_and_range() {
         for (params, needle) in [
             (json!({ "high_gain": 1.0 }), "high_gain = 1: must be > 1"),
-            (json!({ "drain_gain": 1.5 }), "drain_gain = 1.5: must be in (0, 1)"),
+            (
+                json!({ "drain_gain": 1.5 }),
+                "drain_gain = 1.5: must be in (0, 1)",
+            ),
             (json!({ "cwnd_gain": 0.5 }), "cwnd_gain = 0.5: must be >= 1"),
             (json!({ "bw_window_rounds": 0 }), "bw_window_rounds = 0"),
             (json!({ "min_cwnd": 0.5 }), "min_cwnd = 0.5"),
-            (json!({ "pacing_margin": 1.0 }), "pacing_margin = 1: must be in [0, 1)"),
+            (
+                json!({ "pacing_margin": 1.0 }),
+                "pacing_margin = 1: must be in [0, 1)",
+            ),
             (json!({ "full_bw_threshold": 1.0 }), "full_bw_threshold"),
-            (json!({ "cycle_rand": 0 }), "cycle_rand = 0: must be in 1..=7"),
+            (
+                json!({ "cycle_rand": 0 }),
+                "cycle_rand = 0: must be in 1..=7",
+            ),
             (json!({ "cycle_rand": 8 }), "cycle_rand = 8"),
-            (json!({ "probe_rtt_duration_ms": -1.0 }), "probe_rtt_duration_ms"),
+            (
+                json!({ "probe_rtt_duration_ms": -1.0 }),
+                "probe_rtt_duration_ms",
+            ),
             (json!({ "quantization": "tso" }), "linux_no_tso"),
             (json!({ "samples": "ns-3" }), "ns3"),
             (json!({ "gain": 2.0 }), "gain"),

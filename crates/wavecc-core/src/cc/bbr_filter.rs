@@ -26,7 +26,9 @@ pub struct MaxFilter {
 impl MaxFilter {
     /// A filter holding only `v` at time `t`.
     pub fn new(t: u64, v: f64) -> Self {
-        Self { s: [Entry { t, v }; 3] }
+        Self {
+            s: [Entry { t, v }; 3],
+        }
     }
 
     /// The best value in the window.

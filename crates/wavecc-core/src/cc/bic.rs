@@ -104,7 +104,10 @@ impl Params {
             ("low_window", self.low_window, NonNegative),
             ("no_loss_growth", self.no_loss_growth, NonNegative),
         ])?;
-        if let Some(f) = self.fast_convergence_factor.filter(|f| !(*f > 0.0 && *f <= 1.0)) {
+        if let Some(f) = self
+            .fast_convergence_factor
+            .filter(|f| !(*f > 0.0 && *f <= 1.0))
+        {
             return Err(format!("fast_convergence_factor = {f}: must be in (0, 1]"));
         }
         Ok(())
@@ -216,14 +219,25 @@ impl CongestionControl for Bic {
     fn ssthresh(&mut self, sock: &Socket) -> f64 {
         let cwnd = sock.cwnd;
         let converging = self.p.fast_convergence && self.w_max.is_some_and(|w| cwnd < w);
-        let factor = self.p.fast_convergence_factor.unwrap_or((1.0 + self.p.beta) / 2.0);
+        let factor = self
+            .p
+            .fast_convergence_factor
+            .unwrap_or((1.0 + self.p.beta) / 2.0);
         self.w_max = Some(if converging { cwnd * factor } else { cwnd });
-        let kept = if cwnd <= self.p.low_window { 0.5 } else { self.p.beta };
+        let kept = if cwnd <= self.p.low_window {
+            0.5
+        } else {
+            self.p.beta
+        };
         (cwnd * kept).max(MIN_SSTHRESH)
     }
 
     fn cong_avoid(&mut self, sock: &mut Socket, acked: u32) {
-        let acked = if sock.in_slow_start() { slow_start(sock, acked) } else { acked };
+        let acked = if sock.in_slow_start() {
+            slow_start(sock, acked)
+        } else {
+            acked
+        };
         if acked == 0 {
             return;
         }
@@ -414,8 +428,14 @@ mod tests {
         };
         // 1000; 900 < 1000: 900 x (1 + 0.8) / 2 = 810; 850 > 810: plain 850.
         let w = losses(json!({}), &[1000.0, 900.0, 850.0]);
-        assert!(w[0] == 1000.0 && close(w[1], 810.0, 1e-9) && w[2] == 850.0, "{w:?}");
-        assert_eq!(losses(json!({ "fast_convergence": false }), &[1000.0, 900.0]), [1000.0, 900.0]);
+        assert!(
+            w[0] == 1000.0 && close(w[1], 810.0, 1e-9) && w[2] == 850.0,
+            "{w:?}"
+        );
+        assert_eq!(
+            losses(json!({ "fast_convergence": false }), &[1000.0, 900.0]),
+            [1000.0, 900.0]
+        );
         // ns-3: beta x cwnd = 720.
         let w = losses(json!({ "fast_convergence_factor": 0.8 }), &[1000.0, 900.0]);
         assert!(close(w[1], 720.0, 1e-9), "{w:?}");
@@ -448,7 +468,13 @@ mod tests {
         // not count: Linux's pkts_acked is cumulative).
         let ack = |cc: &mut Bic, s: &mut Socket, segments: u64| {
             s.snd_una += segments * u64::from(s.mss);
-            cc.on_ack(s, &RateSample { acked_sacked: 3, ..RateSample::default() });
+            cc.on_ack(
+                s,
+                &RateSample {
+                    acked_sacked: 3,
+                    ..RateSample::default()
+                },
+            );
         };
         ack(&mut cc, &mut s, 4); // 2 + (4 - 2) / 16
         assert!(close(cc.ack_ratio, 2.125, 1e-12));
@@ -462,14 +488,22 @@ mod tests {
         }
         assert!(close(cc.ack_ratio, 1.0, 1e-9), "{}", cc.ack_ratio);
         cc.cong_avoid(&mut s, 1);
-        assert!(close(cc.increase_per_rtt, 10.0, 1e-6), "{}", cc.increase_per_rtt);
+        assert!(
+            close(cc.increase_per_rtt, 10.0, 1e-6),
+            "{}",
+            cc.increase_per_rtt
+        );
         // A duplicate ACK still in the Open state is a sample of 0: 1 - 1/16.
         ack(&mut cc, &mut s, 0);
         assert!(close(cc.ack_ratio, 0.9375, 1e-9), "{}", cc.ack_ratio);
         // A partial last segment counts as one.
         s.snd_una += 100;
         cc.on_ack(&mut s, &RateSample::default());
-        assert!(close(cc.ack_ratio, 0.9375 + 0.0625 / 16.0, 1e-9), "{}", cc.ack_ratio);
+        assert!(
+            close(cc.ack_ratio, 0.9375 + 0.0625 / 16.0, 1e-9),
+            "{}",
+            cc.ack_ratio
+        );
     }
 
     #[test]
@@ -497,8 +531,10 @@ mod tests {
 
     #[test]
     fn rto_forgets_w_max_and_the_ack_ratio() {
-        let rtos: [fn(&mut Bic, &mut Socket); 2] =
-            [|cc, s| cc.set_state(s, CaState::Loss), |cc, s| cc.cwnd_event(s, CwndEvent::Loss)];
+        let rtos: [fn(&mut Bic, &mut Socket); 2] = [
+            |cc, s| cc.set_state(s, CaState::Loss),
+            |cc, s| cc.cwnd_event(s, CwndEvent::Loss),
+        ];
         for rto in rtos {
             let mut cc = bic(json!({}));
             let mut s = after_loss(&mut cc, 1000.0, 960.0);
@@ -524,7 +560,12 @@ mod tests {
         // cnt = 960 / 10 / 2 = 48, 20 per RTT.
         assert_eq!(
             state,
-            [("w_max", 1000.0), ("cnt", 48.0), ("increase_per_rtt", 20.0), ("ack_ratio", 2.0)]
+            [
+                ("w_max", 1000.0),
+                ("cnt", 48.0),
+                ("increase_per_rtt", 20.0),
+                ("ack_ratio", 2.0)
+            ]
         );
     }
 
@@ -533,11 +574,26 @@ mod tests {
         for (params, needle) in [
             (json!({ "beta": 1.0 }), "beta = 1: must be in (0, 1)"),
             (json!({ "beta": 0.0 }), "beta = 0: must be in (0, 1)"),
-            (json!({ "max_increment": 0.0 }), "max_increment = 0: must be > 0"),
-            (json!({ "search_divisor": 1.0 }), "search_divisor = 1: must be > 1"),
-            (json!({ "smooth_part": -1.0 }), "smooth_part = -1: must be > 0"),
-            (json!({ "low_window": -1.0 }), "low_window = -1: must be >= 0"),
-            (json!({ "no_loss_growth": -0.1 }), "no_loss_growth = -0.1: must be >= 0"),
+            (
+                json!({ "max_increment": 0.0 }),
+                "max_increment = 0: must be > 0",
+            ),
+            (
+                json!({ "search_divisor": 1.0 }),
+                "search_divisor = 1: must be > 1",
+            ),
+            (
+                json!({ "smooth_part": -1.0 }),
+                "smooth_part = -1: must be > 0",
+            ),
+            (
+                json!({ "low_window": -1.0 }),
+                "low_window = -1: must be >= 0",
+            ),
+            (
+                json!({ "no_loss_growth": -0.1 }),
+                "no_loss_growth = -0.1: must be >= 0",
+            ),
             (
                 json!({ "fast_convergence_factor": 1.5 }),
                 "fast_convergence_factor = 1.5: must be in (0, 1]",

@@ -146,10 +146,22 @@ impl Params {
             ("no_loss_growth", self.no_loss_growth, NonNegative),
             ("rtt_holdoff_ms", self.rtt_holdoff_ms, NonNegative),
             ("hystart_low_window", self.hystart_low_window, NonNegative),
-            ("hystart_ack_delta_ms", self.hystart_ack_delta_ms, NonNegative),
-            ("hystart_ack_train_ratio", self.hystart_ack_train_ratio, Positive),
+            (
+                "hystart_ack_delta_ms",
+                self.hystart_ack_delta_ms,
+                NonNegative,
+            ),
+            (
+                "hystart_ack_train_ratio",
+                self.hystart_ack_train_ratio,
+                Positive,
+            ),
             ("hystart_delay_ratio", self.hystart_delay_ratio, Positive),
-            ("hystart_delay_min_ms", self.hystart_delay_min_ms, NonNegative),
+            (
+                "hystart_delay_min_ms",
+                self.hystart_delay_min_ms,
+                NonNegative,
+            ),
         ])?;
         if self.hystart_delay_min_ms > self.hystart_delay_max_ms {
             return Err(format!(
@@ -196,7 +208,14 @@ impl Epoch {
             Some(w) if w > cwnd => (((w - cwnd) / c).cbrt(), w),
             _ => (0.0, cwnd),
         };
-        Self { start: now, k_s, origin, w_est: cwnd, age_s: 0.0, target: cwnd }
+        Self {
+            start: now,
+            k_s,
+            origin,
+            w_est: cwnd,
+            age_s: 0.0,
+            target: cwnd,
+        }
     }
 
     /// `W_cubic(t)` (RFC 9438 eq. 1) with `t` seconds since the epoch start.
@@ -220,7 +239,13 @@ struct Round {
 
 impl Round {
     fn begin(now: Time, snd_nxt: u64) -> Self {
-        Self { start: now, end_seq: snd_nxt, last_ack: now, min_rtt: f64::INFINITY, samples: 0 }
+        Self {
+            start: now,
+            end_seq: snd_nxt,
+            last_ack: now,
+            min_rtt: f64::INFINITY,
+            samples: 0,
+        }
     }
 
     /// ACK-train detector: ACKs that keep arriving back to back belong to the train
@@ -258,7 +283,10 @@ struct Hystart {
 
 impl Hystart {
     fn new(now: Time, snd_nxt: u64) -> Self {
-        Self { found: false, round: Round::begin(now, snd_nxt) }
+        Self {
+            found: false,
+            round: Round::begin(now, snd_nxt),
+        }
     }
 }
 
@@ -285,7 +313,14 @@ pub fn build(params: &serde_json::Value) -> Result<Box<dyn CongestionControl>, S
 impl Cubic {
     fn new(p: Params) -> Self {
         let alpha = 3.0 * (1.0 - p.beta) / (1.0 + p.beta);
-        Self { p, alpha, w_max: None, epoch: None, delay_min: None, hystart: Hystart::new(0, 0) }
+        Self {
+            p,
+            alpha,
+            w_max: None,
+            epoch: None,
+            delay_min: None,
+            hystart: Hystart::new(0, 0),
+        }
     }
 
     /// Forgets everything learnt about the path (Linux `bictcp_reset` and
@@ -341,7 +376,9 @@ impl Cubic {
     /// ahead, at least the Reno-friendly and no-loss rates, at most the growth cap.
     fn ca_increase(&mut self, sock: &Socket, acked: u32) -> f64 {
         let (p, cwnd) = (&self.p, sock.cwnd);
-        let epoch = self.epoch.get_or_insert_with(|| Epoch::begin(sock.now, cwnd, self.w_max, p.c));
+        let epoch = self
+            .epoch
+            .get_or_insert_with(|| Epoch::begin(sock.now, cwnd, self.w_max, p.c));
         epoch.age_s = secs(sock.now.saturating_sub(epoch.start));
         epoch.target = epoch.w_cubic(p.c, epoch.age_s + self.delay_min.unwrap_or(0.0));
         epoch.w_est += self.alpha * acked as f64 / cwnd;
@@ -374,13 +411,21 @@ impl CongestionControl for Cubic {
     fn ssthresh(&mut self, sock: &Socket) -> f64 {
         let cwnd = sock.cwnd;
         let converging = self.p.fast_convergence && self.w_max.is_some_and(|w| cwnd < w);
-        self.w_max = Some(if converging { cwnd * (1.0 + self.p.beta) / 2.0 } else { cwnd });
+        self.w_max = Some(if converging {
+            cwnd * (1.0 + self.p.beta) / 2.0
+        } else {
+            cwnd
+        });
         self.epoch = None;
         (self.p.ssthresh_basis.window(sock) * self.p.beta).max(MIN_SSTHRESH)
     }
 
     fn cong_avoid(&mut self, sock: &mut Socket, acked: u32) {
-        let acked = if sock.in_slow_start() { self.p.slow_start_per.grow(sock, acked) } else { acked };
+        let acked = if sock.in_slow_start() {
+            self.p.slow_start_per.grow(sock, acked)
+        } else {
+            acked
+        };
         // Per ACK, slow start leaves segments over even below ssthresh: they go to
         // the curve only once cwnd has reached it (ns-3's `m_cWnd >= m_ssThresh`).
         if acked > 0 && !sock.in_slow_start() {
@@ -452,7 +497,11 @@ mod tests {
     }
 
     fn rtt_sample(rtt_s: f64) -> RateSample {
-        RateSample { acked_sacked: 1, rtt_s: Some(rtt_s), ..RateSample::default() }
+        RateSample {
+            acked_sacked: 1,
+            rtt_s: Some(rtt_s),
+            ..RateSample::default()
+        }
     }
 
     fn close(a: f64, b: f64, tol: f64) -> bool {
@@ -495,7 +544,11 @@ mod tests {
         s.ssthresh = cc.ssthresh(&s);
         s.cwnd = s.ssthresh;
         cc.cong_avoid(&mut s, 1);
-        assert!(close(epoch(&cc).k_s, 30f64.cbrt(), 1e-12), "{}", epoch(&cc).k_s);
+        assert!(
+            close(epoch(&cc).k_s, 30f64.cbrt(), 1e-12),
+            "{}",
+            epoch(&cc).k_s
+        );
         let mut state = Vec::new();
         cc.state(&mut state);
         assert!(
@@ -537,8 +590,14 @@ mod tests {
         let [half, k, three_halves, two_k] = curve_samples();
         let (first_half, second_half) = (half - 70.0, k - half); // 26.25 then 3.75
         let (third_half, fourth_half) = (three_halves - k, two_k - three_halves); // 3.75 then 26.25
-        assert!(first_half > 5.0 * second_half, "concave: {first_half} then {second_half}");
-        assert!(fourth_half > 5.0 * third_half, "convex: {third_half} then {fourth_half}");
+        assert!(
+            first_half > 5.0 * second_half,
+            "concave: {first_half} then {second_half}"
+        );
+        assert!(
+            fourth_half > 5.0 * third_half,
+            "convex: {third_half} then {fourth_half}"
+        );
     }
 
     #[test]
@@ -589,7 +648,11 @@ mod tests {
         assert!(close(cc.ssthresh(&s), 80.0, 1e-12));
         // The default reduces cwnd whatever is in flight.
         s.in_flight = 60;
-        assert!(close(cubic(json!({ "beta": 0.8 })).ssthresh(&s), 80.0, 1e-12));
+        assert!(close(
+            cubic(json!({ "beta": 0.8 })).ssthresh(&s),
+            80.0,
+            1e-12
+        ));
     }
 
     #[test]
@@ -602,7 +665,10 @@ mod tests {
             s.cwnd
         };
         assert_eq!(grow(json!({}), 10.0, f64::INFINITY, 2), 12.0);
-        assert_eq!(grow(json!({ "slow_start_per": "ack" }), 10.0, f64::INFINITY, 2), 11.0);
+        assert_eq!(
+            grow(json!({ "slow_start_per": "ack" }), 10.0, f64::INFINITY, 2),
+            11.0
+        );
         // Reaching ssthresh, the ACK's other two segments go to congestion avoidance.
         let w = grow(json!({ "slow_start_per": "ack" }), 10.0, 11.0, 3);
         assert!(w > 11.0 && w <= 12.0, "{w}");
@@ -624,8 +690,14 @@ mod tests {
         };
         // 100: first W_max; 80 < 100: 80 x (1 + 0.7) / 2 = 68; 90 > 68: plain 90.
         let w = losses(json!({}), &[100.0, 80.0, 90.0]);
-        assert!(w[0] == 100.0 && close(w[1], 68.0, 1e-12) && w[2] == 90.0, "{w:?}");
-        assert_eq!(losses(json!({ "fast_convergence": false }), &[100.0, 80.0]), [100.0, 80.0]);
+        assert!(
+            w[0] == 100.0 && close(w[1], 68.0, 1e-12) && w[2] == 90.0,
+            "{w:?}"
+        );
+        assert_eq!(
+            losses(json!({ "fast_convergence": false }), &[100.0, 80.0]),
+            [100.0, 80.0]
+        );
     }
 
     #[test]
@@ -647,8 +719,10 @@ mod tests {
 
     #[test]
     fn rto_resets_the_epoch_w_max_and_hystart() {
-        let rtos: [fn(&mut Cubic, &mut Socket); 2] =
-            [|cc, s| cc.set_state(s, CaState::Loss), |cc, s| cc.cwnd_event(s, CwndEvent::Loss)];
+        let rtos: [fn(&mut Cubic, &mut Socket); 2] = [
+            |cc, s| cc.set_state(s, CaState::Loss),
+            |cc, s| cc.cwnd_event(s, CwndEvent::Loss),
+        ];
         for rto in rtos {
             let mut cc = cubic(json!({}));
             let mut s = after_loss(&mut cc, 100.0, 0.1);
@@ -802,11 +876,20 @@ mod tests {
             (json!({ "beta": 0.0 }), "beta = 0: must be in (0, 1)"),
             (json!({ "c": 0.0 }), "c = 0: must be > 0"),
             (json!({ "max_growth_factor": 1.0 }), "max_growth_factor"),
-            (json!({ "hystart_delay_min_ms": 20.0 }), "hystart_delay_min_ms = 20"),
+            (
+                json!({ "hystart_delay_min_ms": 20.0 }),
+                "hystart_delay_min_ms = 20",
+            ),
             (json!({ "hystart_detect": "rtt" }), "both"),
             (json!({ "gamma": 1.0 }), "gamma"),
-            (json!({ "ssthresh_basis": "flight" }), "ssthresh_basis: unknown variant `flight`, expected one of `cwnd`, `inflight`, `min`"),
-            (json!({ "slow_start_per": "byte" }), "slow_start_per: unknown variant `byte`, expected `segment` or `ack`"),
+            (
+                json!({ "ssthresh_basis": "flight" }),
+                "ssthresh_basis: unknown variant `flight`, expected one of `cwnd`, `inflight`, `min`",
+            ),
+            (
+                json!({ "slow_start_per": "byte" }),
+                "slow_start_per: unknown variant `byte`, expected `segment` or `ack`",
+            ),
         ] {
             let err = build(&params).err().expect("an error");
             assert!(err.contains(needle), "{params}: {err}");

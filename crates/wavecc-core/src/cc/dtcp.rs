@@ -54,9 +54,7 @@
 //! Bandwidths are in bit/s inside (traced in Mb/s). Written in floating point from the
 //! paper; no Linux or ns-3 implementation exists.
 
-use super::{
-    CongestionControl, RateSample, Socket, check_ranges, parse_params, slow_start,
-};
+use super::{CongestionControl, RateSample, Socket, check_ranges, parse_params, slow_start};
 use crate::engine::Time;
 use serde::Deserialize;
 
@@ -164,7 +162,11 @@ impl Params {
             ("alpha", self.alpha, Positive),
             ("update_epoch_s", self.update_epoch_s, NonNegative),
             ("sinr_weight", self.sinr_weight, OpenUnit),
-            ("initial_window_factor", self.initial_window_factor, Positive),
+            (
+                "initial_window_factor",
+                self.initial_window_factor,
+                Positive,
+            ),
             ("max_n_window_factor", self.max_n_window_factor, Positive),
             ("rto_window_factor", self.rto_window_factor, Positive),
         ])?;
@@ -238,13 +240,23 @@ pub fn build(params: &serde_json::Value) -> Result<Box<dyn CongestionControl>, S
 
 impl DTcp {
     fn new(p: Params) -> Self {
-        Self { p, est: Estimator::default(), n: 1.0, rate_sample: None, last_y: 0.0 }
+        Self {
+            p,
+            est: Estimator::default(),
+            n: 1.0,
+            rate_sample: None,
+            last_y: 0.0,
+        }
     }
 
     /// Steps 2-4 for the epoch just ended with delivered bandwidth `b` (bit/s).
     fn end_epoch(&mut self, b: f64, sock: &Socket) {
         let (p, e) = (&self.p, &mut self.est);
-        let (filtered, prev) = if e.seeded { (e.filtered, e.sample) } else { (b, b) };
+        let (filtered, prev) = if e.seeded {
+            (e.filtered, e.sample)
+        } else {
+            (b, b)
+        };
         e.filtered = low_pass(p.filter, p.k, filtered, b, prev);
         e.sample = b;
         e.seeded = true;
@@ -261,7 +273,9 @@ impl DTcp {
             CurrentBw::RateSample => self.rate_sample.unwrap_or(b),
         };
         if e.estimate > 0.0 {
-            let n = next_n(p.n_update, self.n, e.estimate, e.current, p.alpha, sock.cwnd);
+            let n = next_n(
+                p.n_update, self.n, e.estimate, e.current, p.alpha, sock.cwnd,
+            );
             self.n = n.min(p.max_n_window_factor * sock.cwnd).max(1.0);
         }
     }
@@ -287,7 +301,11 @@ impl CongestionControl for DTcp {
             self.est.epoch = Some((sock.now, sock.delivered));
             return;
         };
-        let epoch = if self.p.update_epoch_s > 0.0 { self.p.update_epoch_s } else { sock.srtt_s };
+        let epoch = if self.p.update_epoch_s > 0.0 {
+            self.p.update_epoch_s
+        } else {
+            sock.srtt_s
+        };
         let elapsed = sock.now.saturating_sub(start) as f64 * 1e-9;
         if epoch <= 0.0 || elapsed <= epoch {
             return;
@@ -305,7 +323,11 @@ impl CongestionControl for DTcp {
 
     /// Eq. 14: `cwnd += N` per RTT, `N / cwnd` per acknowledged segment.
     fn cong_avoid(&mut self, sock: &mut Socket, acked: u32) {
-        let acked = if sock.in_slow_start() { slow_start(sock, acked) } else { acked };
+        let acked = if sock.in_slow_start() {
+            slow_start(sock, acked)
+        } else {
+            acked
+        };
         if acked > 0 {
             sock.cwnd += self.n * f64::from(acked) / sock.cwnd.max(1.0);
         }
@@ -390,30 +412,70 @@ mod tests {
     #[test]
     fn low_pass_by_hand() {
         // k 0.9, B_I' 100, B_i 200, B_{i-1} 120: 90 + 0.1 x 160 = 106; Eq. 5: 90 + 20.
-        assert!(close(low_pass(Filter::Tustin, 0.9, 100.0, 200.0, 120.0), 106.0, 1e-12));
-        assert!(close(low_pass(Filter::Ewma, 0.9, 100.0, 200.0, 120.0), 110.0, 1e-12));
+        assert!(close(
+            low_pass(Filter::Tustin, 0.9, 100.0, 200.0, 120.0),
+            106.0,
+            1e-12
+        ));
+        assert!(close(
+            low_pass(Filter::Ewma, 0.9, 100.0, 200.0, 120.0),
+            110.0,
+            1e-12
+        ));
     }
 
     #[test]
     fn n_update_by_hand() {
         // N 3, alpha 0.2, BW_E 100, W 20. The default, N_i: BW_C 99: 4 - 0.05 x 3 = 3.85.
         assert_eq!(Params::default().n_update, NUpdate::Eq10);
-        assert!(close(next_n(NUpdate::Eq10, 3.0, 100.0, 99.0, 0.2, 20.0), 3.85, 1e-12));
+        assert!(close(
+            next_n(NUpdate::Eq10, 3.0, 100.0, 99.0, 0.2, 20.0),
+            3.85,
+            1e-12
+        ));
         // BW_C 110: 4 + 0.5 x 3 = 5.5; BW_C 50: 4 - 2.5 x 3 = -3.5, floored at 1.
-        assert!(close(next_n(NUpdate::Eq10, 3.0, 100.0, 110.0, 0.2, 20.0), 5.5, 1e-12));
+        assert!(close(
+            next_n(NUpdate::Eq10, 3.0, 100.0, 110.0, 0.2, 20.0),
+            5.5,
+            1e-12
+        ));
         assert_eq!(next_n(NUpdate::Eq10, 3.0, 100.0, 50.0, 0.2, 20.0), 1.0);
         // Eq. 13's steady state is N_i's fixed point: N = alpha BW_E / (BW_E - BW_C).
-        assert!(close(next_n(NUpdate::Eq10, 4.0, 100.0, 95.0, 0.2, 20.0), 4.0, 1e-12));
+        assert!(close(
+            next_n(NUpdate::Eq10, 4.0, 100.0, 95.0, 0.2, 20.0),
+            4.0,
+            1e-12
+        ));
         // The printed Eq. 12, W in place of N: BW_C 99: 3 + 1 - (1 / 20) x 20 = 3.
-        assert!(close(next_n(NUpdate::Eq12Printed, 3.0, 100.0, 99.0, 0.2, 20.0), 3.0, 1e-12));
+        assert!(close(
+            next_n(NUpdate::Eq12Printed, 3.0, 100.0, 99.0, 0.2, 20.0),
+            3.0,
+            1e-12
+        ));
         // BW_C 110: 4 + (10 / 20) x 20 = 14.
-        assert!(close(next_n(NUpdate::Eq12Printed, 3.0, 100.0, 110.0, 0.2, 20.0), 14.0, 1e-12));
+        assert!(close(
+            next_n(NUpdate::Eq12Printed, 3.0, 100.0, 110.0, 0.2, 20.0),
+            14.0,
+            1e-12
+        ));
         // BW_C 90: 4 - 0.5 x 20 = -6, floored at 1.
-        assert_eq!(next_n(NUpdate::Eq12Printed, 3.0, 100.0, 90.0, 0.2, 20.0), 1.0);
+        assert_eq!(
+            next_n(NUpdate::Eq12Printed, 3.0, 100.0, 90.0, 0.2, 20.0),
+            1.0
+        );
         // Algorithm 1: doubled below the estimate, +1 above, unchanged at it.
-        assert_eq!(next_n(NUpdate::Algorithm1, 3.0, 100.0, 99.0, 0.2, 20.0), 6.0);
-        assert_eq!(next_n(NUpdate::Algorithm1, 3.0, 100.0, 101.0, 0.2, 20.0), 4.0);
-        assert_eq!(next_n(NUpdate::Algorithm1, 3.0, 100.0, 100.0, 0.2, 20.0), 3.0);
+        assert_eq!(
+            next_n(NUpdate::Algorithm1, 3.0, 100.0, 99.0, 0.2, 20.0),
+            6.0
+        );
+        assert_eq!(
+            next_n(NUpdate::Algorithm1, 3.0, 100.0, 101.0, 0.2, 20.0),
+            4.0
+        );
+        assert_eq!(
+            next_n(NUpdate::Algorithm1, 3.0, 100.0, 100.0, 0.2, 20.0),
+            3.0
+        );
     }
 
     #[test]
@@ -431,7 +493,11 @@ mod tests {
             ("bw_cur_mbps", 9.6),
             ("n", 3.8597285),
         ] {
-            assert!(close(traced(&cc, k).unwrap(), v, 1e-6), "{k}: {:?}", traced(&cc, k));
+            assert!(
+                close(traced(&cc, k).unwrap(), v, 1e-6),
+                "{k}: {:?}",
+                traced(&cc, k)
+            );
         }
         assert_eq!(traced(&cc, "sinr_db"), None, "no hints, no SINR trace");
         assert_eq!(s.cwnd, 10.0, "the estimator never touches the window");
@@ -482,7 +548,11 @@ mod tests {
         // epoch 1: B = 8, BW_E = 8: N = 1 + 1 - (8 - 12) / (0.2 x 8) x 1 = 4.5.
         let mut s = Socket::new(1250, 10.0, 2.0);
         s.srtt_s = 0.1;
-        let rs = RateSample { delivered: 120, interval_s: 0.1, ..RateSample::default() };
+        let rs = RateSample {
+            delivered: 120,
+            interval_s: 0.1,
+            ..RateSample::default()
+        };
         let mut cc = dtcp(json!({ "current_bw": "rate_sample" }));
         cc.on_ack(&mut s, &rs);
         ack_at(&mut cc, &mut s, 0.125, 100, None);
@@ -518,7 +588,11 @@ mod tests {
                 delivered += step;
                 step = step * 9 / 10 + 1;
                 ack_at(&mut cc, &mut s, t, delivered, None);
-                assert!(cc.n.is_finite() && (1.0..=500.0).contains(&cc.n), "{rule}: {}", cc.n);
+                assert!(
+                    cc.n.is_finite() && (1.0..=500.0).contains(&cc.n),
+                    "{rule}: {}",
+                    cc.n
+                );
                 cc.cong_avoid(&mut s, 10);
                 s.cwnd = 500.0;
             }
@@ -530,7 +604,11 @@ mod tests {
             let mut cc = dtcp(params);
             let mut s = Socket::new(1250, 500.0, 2.0);
             s.srtt_s = 0.1;
-            let rs = RateSample { delivered: 120, interval_s: 0.1, ..RateSample::default() };
+            let rs = RateSample {
+                delivered: 120,
+                interval_s: 0.1,
+                ..RateSample::default()
+            };
             cc.on_ack(&mut s, &rs);
             ack_at(&mut cc, &mut s, 0.125, 100, None);
             assert_eq!(cc.n, n);
@@ -608,11 +686,26 @@ mod tests {
             (json!({ "g": -0.1 }), "g = -0.1: must be >= 0"),
             (json!({ "alpha": 0.0 }), "alpha = 0: must be > 0"),
             (json!({ "eta": 0.4 }), "eta = 0.4: must be >= 0.5"),
-            (json!({ "update_epoch_s": -1.0 }), "update_epoch_s = -1: must be >= 0"),
-            (json!({ "sinr_weight": 1.0 }), "sinr_weight = 1: must be in (0, 1)"),
-            (json!({ "initial_window_factor": 0.0 }), "initial_window_factor = 0"),
-            (json!({ "rto_window_factor": -2.0 }), "rto_window_factor = -2"),
-            (json!({ "max_n_window_factor": 0.0 }), "max_n_window_factor = 0"),
+            (
+                json!({ "update_epoch_s": -1.0 }),
+                "update_epoch_s = -1: must be >= 0",
+            ),
+            (
+                json!({ "sinr_weight": 1.0 }),
+                "sinr_weight = 1: must be in (0, 1)",
+            ),
+            (
+                json!({ "initial_window_factor": 0.0 }),
+                "initial_window_factor = 0",
+            ),
+            (
+                json!({ "rto_window_factor": -2.0 }),
+                "rto_window_factor = -2",
+            ),
+            (
+                json!({ "max_n_window_factor": 0.0 }),
+                "max_n_window_factor = 0",
+            ),
             (json!({ "n_update": "eq11" }), "algorithm1"),
             (json!({ "filter": "fir" }), "ewma"),
             (json!({ "current_bw": "max" }), "rate_sample"),

@@ -365,10 +365,18 @@ impl Params {
             ("beta", self.beta, OpenUnit),
             ("gamma", self.gamma, OpenUnit),
             ("theta", self.theta, OpenUnit),
-            ("b_variant_cycle", f64::from(self.b_variant_cycle), AtLeastOne),
+            (
+                "b_variant_cycle",
+                f64::from(self.b_variant_cycle),
+                AtLeastOne,
+            ),
             ("startup_cwnd", self.startup_cwnd, NonNegative),
             ("startup_gain", self.startup_gain, AtLeastOne),
-            ("min_rtt_samples", f64::from(self.min_rtt_samples), AtLeastOne),
+            (
+                "min_rtt_samples",
+                f64::from(self.min_rtt_samples),
+                AtLeastOne,
+            ),
             ("rho", self.rho, Positive),
             ("rate_window_ms", self.rate_window_ms, Positive),
             ("ssthresh_keep", self.ssthresh_keep, NonNegative),
@@ -387,7 +395,9 @@ impl Params {
             ("diff_c4", self.diff_c4, NonNegative),
             ("cad_threshold", self.cad_threshold, OpenUnit),
         ])?;
-        if self.rate_source == RateSource::Sink && crate::engine::from_secs(self.rate_window_ms * 1e-3) != SINK_GRID {
+        if self.rate_source == RateSource::Sink
+            && crate::engine::from_secs(self.rate_window_ms * 1e-3) != SINK_GRID
+        {
             return Err(format!(
                 "rate_window_ms = {}: rate_source = \"sink\" samples the scripts' fixed 100 ms grid; \
                  leave rate_window_ms at 100 or use rate_source \"sender\" or \"receiver\"",
@@ -395,7 +405,10 @@ impl Params {
             ));
         }
         if !self.startup_cwnd.is_finite() {
-            return Err(format!("startup_cwnd = {}: must be finite", self.startup_cwnd));
+            return Err(format!(
+                "startup_cwnd = {}: must be finite",
+                self.startup_cwnd
+            ));
         }
         // Each chain must be increasing for the bands to be the paper's.
         let chains: [&[(&str, f64)]; 3] = [
@@ -510,7 +523,11 @@ pub struct Row {
 
 impl Row {
     fn matches(&self, x: &CycleInput) -> bool {
-        let below_hi = if self.hi_inclusive { x.csi <= self.csi_hi } else { x.csi < self.csi_hi };
+        let below_hi = if self.hi_inclusive {
+            x.csi <= self.csi_hi
+        } else {
+            x.csi < self.csi_hi
+        };
         self.csi_lo <= x.csi
             && below_hi
             && match self.extra {
@@ -585,7 +602,10 @@ impl RuleTable {
         let c10 = (p.csi_c10, p.csi_c8, false);
         let c11 = (p.csi_c11, p.csi_c10, false);
         let c13 = (0.0, p.csi_c11, false);
-        let hold_c = Hold { cwnd: p.alpha, max_cwnd: p.beta };
+        let hold_c = Hold {
+            cwnd: p.alpha,
+            max_cwnd: p.beta,
+        };
         let convergence = [
             row(1.0, c1, diff(-inf, p.diff_c1), Increase(p.a)),
             row(2.0, c1, diff(p.diff_c1, p.diff_c2), Increase(p.b)),
@@ -597,16 +617,57 @@ impl RuleTable {
             row(8.0, c8, cad_hi, Increase(p.h)),
             row(9.0, c8, cad_lo, Increase(p.i)),
             row(10.0, c10, Any, hold_c),
-            row(11.0, c11, cad_hi, Decrease { a: Step::Add(-p.j), b: Step::Add(-p.k) }),
-            row(12.0, c11, cad_lo, Decrease { a: Step::Add(-p.l), b: Step::Add(-p.m) }),
-            row(13.0, c13, cad_hi, Decrease { a: Step::Mul(p.n), b: Step::Div(p.o) }),
-            row(14.0, c13, cad_lo, Decrease { a: Step::Mul(p.p), b: Step::Div(p.q) }),
+            row(
+                11.0,
+                c11,
+                cad_hi,
+                Decrease {
+                    a: Step::Add(-p.j),
+                    b: Step::Add(-p.k),
+                },
+            ),
+            row(
+                12.0,
+                c11,
+                cad_lo,
+                Decrease {
+                    a: Step::Add(-p.l),
+                    b: Step::Add(-p.m),
+                },
+            ),
+            row(
+                13.0,
+                c13,
+                cad_hi,
+                Decrease {
+                    a: Step::Mul(p.n),
+                    b: Step::Div(p.o),
+                },
+            ),
+            row(
+                14.0,
+                c13,
+                cad_lo,
+                Decrease {
+                    a: Step::Mul(p.p),
+                    b: Step::Div(p.q),
+                },
+            ),
         ];
         // Table 5.
-        let hold_d = Hold { cwnd: p.gamma, max_cwnd: p.theta };
+        let hold_d = Hold {
+            cwnd: p.gamma,
+            max_cwnd: p.theta,
+        };
         let d2 = (p.csi_d2, p.csi_d1, false);
-        let d5 = Decrease { a: Step::Mul(p.t), b: Step::Div(p.u) };
-        let d6 = Decrease { a: Step::Div(p.v), b: Step::Div(p.w) };
+        let d5 = Decrease {
+            a: Step::Mul(p.t),
+            b: Step::Div(p.u),
+        };
+        let d6 = Decrease {
+            a: Step::Div(p.v),
+            b: Step::Div(p.w),
+        };
         let divergence = [
             row(101.0, (p.csi_d1, 1.0, true), Any, Increase(p.r)),
             row(102.0, d2, cad_hi, Increase(p.s)),
@@ -626,7 +687,11 @@ impl RuleTable {
     /// One rule cycle, a pure function: Convergence when `cwnd <= maxCwnd`, else
     /// Divergence; the first matching row acts on the window, maxCwnd and counters.
     pub fn decide(&self, x: &CycleInput, counters: Counters) -> Outcome {
-        let rows: &[Row] = if x.cwnd <= x.max_cwnd { &self.convergence } else { &self.divergence };
+        let rows: &[Row] = if x.cwnd <= x.max_cwnd {
+            &self.convergence
+        } else {
+            &self.divergence
+        };
         let keep = |rule, counters| Outcome {
             rule,
             cwnd: x.cwnd,
@@ -638,13 +703,20 @@ impl RuleTable {
             return keep(RULE_NONE, Counters::default());
         };
         match row.action {
-            Action::Increase(n) => {
-                Outcome { cwnd: x.cwnd + n, ..keep(row.code, Counters::default()) }
-            }
+            Action::Increase(n) => Outcome {
+                cwnd: x.cwnd + n,
+                ..keep(row.code, Counters::default())
+            },
             Action::Hold { cwnd, max_cwnd } => {
                 let hold = counters.hold + 1;
                 if hold <= self.hold_cycles {
-                    keep(row.code, Counters { congestion: 0, hold })
+                    keep(
+                        row.code,
+                        Counters {
+                            congestion: 0,
+                            hold,
+                        },
+                    )
                 } else {
                     Outcome {
                         rule: row.code + B_VARIANT,
@@ -658,7 +730,14 @@ impl RuleTable {
             Action::Decrease { a, b } => {
                 let congestion = counters.congestion + 1;
                 let (rule, step, counters) = if congestion < self.b_variant_cycle {
-                    (row.code, a, Counters { congestion, hold: 0 })
+                    (
+                        row.code,
+                        a,
+                        Counters {
+                            congestion,
+                            hold: 0,
+                        },
+                    )
                 } else {
                     (row.code + B_VARIANT, b, Counters::default())
                 };
@@ -682,7 +761,11 @@ fn lowered_ssthresh(ssthresh: f64, cwnd: f64) -> f64 {
 /// ssthresh at the end of an FB-TCP cycle that left the window at `cwnd`: lowered
 /// first if a decrease row fired, then kept at `keep x cwnd` at least.
 fn cycle_ssthresh(ssthresh: f64, cwnd: f64, lower: bool, keep: f64) -> f64 {
-    let s = if lower { lowered_ssthresh(ssthresh, cwnd) } else { ssthresh };
+    let s = if lower {
+        lowered_ssthresh(ssthresh, cwnd)
+    } else {
+        ssthresh
+    };
     s.max(keep * cwnd)
 }
 
@@ -699,7 +782,11 @@ struct RateMeter {
 
 impl RateMeter {
     fn new(window: Time) -> Self {
-        Self { window, start: None, rate_bps: 0.0 }
+        Self {
+            window,
+            start: None,
+            rate_bps: 0.0,
+        }
     }
 
     fn observe(&mut self, now: Time, bytes: u64) {
@@ -760,7 +847,6 @@ pub fn build(params: &serde_json::Value) -> Result<Box<dyn CongestionControl>, S
     Ok(Box::new(FbTcp::new(p)))
 }
 
-
 impl FbTcp {
     fn new(p: Params) -> Self {
         let window = crate::engine::from_secs(p.rate_window_ms * 1e-3);
@@ -811,7 +897,9 @@ impl FbTcp {
             RateSource::Sender => self.meter.observe(sock.now, self.acked_bytes),
             RateSource::Receiver => self.meter.observe(sock.now, link.receiver_delivered_bytes),
             RateSource::Sink => {
-                let bytes = link.receiver_grid.last_interval_bytes(sock.now, link.receiver_delivered_bytes);
+                let bytes = link
+                    .receiver_grid
+                    .last_interval_bytes(sock.now, link.receiver_delivered_bytes);
                 self.meter.rate_bps = bytes as f64 * 8.0 / to_secs(SINK_GRID);
             }
         }
@@ -828,7 +916,14 @@ impl FbTcp {
         let csi = self.base_rtt / min_rtt;
         let target = floor_non_negative(cwnd * csi);
         let (diff, cad) = (cwnd - target, target / cwnd);
-        self.last = LastCycle { rule: RULE_STARTUP, csi, cad, diff, target_cwnd: target, min_rtt };
+        self.last = LastCycle {
+            rule: RULE_STARTUP,
+            csi,
+            cad,
+            diff,
+            target_cwnd: target,
+            min_rtt,
+        };
         let mut lower = false;
         if cwnd < self.p.startup_cwnd {
             sock.cwnd = cwnd * self.p.startup_gain;
@@ -839,7 +934,13 @@ impl FbTcp {
             } else {
                 self.divergence_cycles += 1;
             }
-            let input = CycleInput { csi, cad, diff, cwnd, max_cwnd: self.max_cwnd };
+            let input = CycleInput {
+                csi,
+                cad,
+                diff,
+                cwnd,
+                max_cwnd: self.max_cwnd,
+            };
             let out = self.table.decide(&input, self.counters);
             sock.cwnd = out.cwnd.max(MIN_CWND);
             self.max_cwnd = out.max_cwnd;
@@ -917,7 +1018,10 @@ impl CongestionControl for FbTcp {
             ("target_cwnd", self.last.target_cwnd),
             ("max_cwnd", self.max_cwnd),
             ("rate_mbps", self.meter.rate_bps * 1e-6),
-            ("base_rtt_ms", if base.is_finite() { base * 1e3 } else { 0.0 }),
+            (
+                "base_rtt_ms",
+                if base.is_finite() { base * 1e3 } else { 0.0 },
+            ),
             ("cycle_min_rtt_ms", self.last.min_rtt * 1e3),
             ("congestion_counter", f64::from(self.counters.congestion)),
             ("hold_counter", f64::from(self.counters.hold)),
@@ -962,7 +1066,13 @@ mod tests {
     ) {
         let p = Params::default();
         let table = RuleTable::new(&p);
-        let x = CycleInput { csi, cad, diff, cwnd, max_cwnd };
+        let x = CycleInput {
+            csi,
+            cad,
+            diff,
+            cwnd,
+            max_cwnd,
+        };
         let out = table.decide(&x, Counters { congestion, hold });
         let ss = cycle_ssthresh(ssthresh, out.cwnd, out.lower_ssthresh, p.ssthresh_keep);
         let got = (out.rule, out.cwnd, out.max_cwnd, out.counters, ss);
@@ -970,7 +1080,10 @@ mod tests {
             rule,
             exp_cwnd,
             exp_max,
-            Counters { congestion: exp_congestion, hold: exp_hold },
+            Counters {
+                congestion: exp_congestion,
+                hold: exp_hold,
+            },
             exp_ssthresh,
         );
         assert!(
@@ -992,175 +1105,445 @@ mod tests {
     #[test]
     fn c1_adds_a_when_csi_is_high_and_diff_small() {
         // +120; counters reset; ssthresh max(500, 0.75 x 1120 = 840).
-        check_row((1.0, 1.0, 10.0), CONV, (2, 7), 500.0, 1.0, (1120.0, 2000.0), (0, 0), 840.0);
+        check_row(
+            (1.0, 1.0, 10.0),
+            CONV,
+            (2, 7),
+            500.0,
+            1.0,
+            (1120.0, 2000.0),
+            (0, 0),
+            840.0,
+        );
     }
 
     #[test]
     fn c2_adds_b_for_diff_in_10_15() {
         // +100; ssthresh max(500, 825).
-        check_row((0.99, 0.99, 10.5), CONV, (1, 3), 500.0, 2.0, (1100.0, 2000.0), (0, 0), 825.0);
+        check_row(
+            (0.99, 0.99, 10.5),
+            CONV,
+            (1, 3),
+            500.0,
+            2.0,
+            (1100.0, 2000.0),
+            (0, 0),
+            825.0,
+        );
     }
 
     #[test]
     fn c3_adds_c_for_diff_in_15_20() {
         // CSI 0.98 is still in [0.98, 1]. +70; infinite ssthresh stays.
-        check_row((0.98, 0.98, 20.0), CONV, (0, 0), INF, 3.0, (1070.0, 2000.0), (0, 0), INF);
+        check_row(
+            (0.98, 0.98, 20.0),
+            CONV,
+            (0, 0),
+            INF,
+            3.0,
+            (1070.0, 2000.0),
+            (0, 0),
+            INF,
+        );
     }
 
     #[test]
     fn c4_adds_d_for_diff_in_20_30() {
-        check_row((0.985, 0.98, 30.0), CONV, (0, 0), INF, 4.0, (1060.0, 2000.0), (0, 0), INF);
+        check_row(
+            (0.985, 0.98, 30.0),
+            CONV,
+            (0, 0),
+            INF,
+            4.0,
+            (1060.0, 2000.0),
+            (0, 0),
+            INF,
+        );
     }
 
     #[test]
     fn c5_adds_e_for_diff_above_30() {
-        check_row((1.0, 0.97, 30.5), CONV, (0, 0), INF, 5.0, (1050.0, 2000.0), (0, 0), INF);
+        check_row(
+            (1.0, 0.97, 30.5),
+            CONV,
+            (0, 0),
+            INF,
+            5.0,
+            (1050.0, 2000.0),
+            (0, 0),
+            INF,
+        );
     }
 
     #[test]
     fn c6_adds_f_for_csi_in_95_98_and_high_cad() {
         // CAD 0.95 counts as high (>=). +40; ssthresh max(700, 780) = 780.
-        check_row((0.97, 0.95, 30.0), CONV, (2, 1), 700.0, 6.0, (1040.0, 2000.0), (0, 0), 780.0);
+        check_row(
+            (0.97, 0.95, 30.0),
+            CONV,
+            (2, 1),
+            700.0,
+            6.0,
+            (1040.0, 2000.0),
+            (0, 0),
+            780.0,
+        );
     }
 
     #[test]
     fn c7_adds_g_for_csi_in_95_98_and_low_cad() {
         // CSI 0.95 is in C6/C7's band. +30.
-        check_row((0.95, 0.94, 50.0), CONV, (0, 0), INF, 7.0, (1030.0, 2000.0), (0, 0), INF);
+        check_row(
+            (0.95, 0.94, 50.0),
+            CONV,
+            (0, 0),
+            INF,
+            7.0,
+            (1030.0, 2000.0),
+            (0, 0),
+            INF,
+        );
     }
 
     #[test]
     fn c8_adds_h_for_csi_in_70_95_and_high_cad() {
         // Unreachable with CAD derived from CSI (CAD <= CSI), reachable as written. +25.
-        check_row((0.8, 0.96, 200.0), CONV, (1, 1), INF, 8.0, (1025.0, 2000.0), (0, 0), INF);
+        check_row(
+            (0.8, 0.96, 200.0),
+            CONV,
+            (1, 1),
+            INF,
+            8.0,
+            (1025.0, 2000.0),
+            (0, 0),
+            INF,
+        );
     }
 
     #[test]
     fn c9_adds_i_for_csi_in_70_95_and_low_cad() {
         // CSI 0.7 is C9's lower edge. +20.
-        check_row((0.7, 0.7, 300.0), CONV, (0, 0), INF, 9.0, (1020.0, 2000.0), (0, 0), INF);
+        check_row(
+            (0.7, 0.7, 300.0),
+            CONV,
+            (0, 0),
+            INF,
+            9.0,
+            (1020.0, 2000.0),
+            (0, 0),
+            INF,
+        );
     }
 
     #[test]
     fn c10_holds_and_counts_hold_cycles() {
         // CSI 0.5: hold; hold counter 4 -> 5, congestion counter reset; ssthresh is
         // not lowered, only kept at 0.75 x 1000 = 750.
-        check_row((0.5, 0.5, 500.0), CONV, (2, 4), 500.0, 10.0, (1000.0, 2000.0), (0, 5), 750.0);
+        check_row(
+            (0.5, 0.5, 500.0),
+            CONV,
+            (2, 4),
+            500.0,
+            10.0,
+            (1000.0, 2000.0),
+            (0, 5),
+            750.0,
+        );
         // The 30th consecutive hold cycle still holds.
-        check_row((0.3, 0.3, 700.0), CONV, (0, 29), INF, 10.0, (1000.0, 2000.0), (0, 30), INF);
+        check_row(
+            (0.3, 0.3, 700.0),
+            CONV,
+            (0, 29),
+            INF,
+            10.0,
+            (1000.0, 2000.0),
+            (0, 30),
+            INF,
+        );
     }
 
     #[test]
     fn c10_steps_cwnd_by_alpha_and_max_cwnd_by_beta_on_its_31st_cycle() {
         // cwnd 0.9 x 1000 = 900, maxCwnd 0.9 x 2000 = 1800, counter reset; ssthresh
         // max(500, 0.75 x 900 = 675) = 675, no lowering.
-        check_row((0.69, 0.69, 310.0), CONV, (0, 30), 500.0, 10.5, (900.0, 1800.0), (0, 0), 675.0);
+        check_row(
+            (0.69, 0.69, 310.0),
+            CONV,
+            (0, 30),
+            500.0,
+            10.5,
+            (900.0, 1800.0),
+            (0, 0),
+            675.0,
+        );
     }
 
     #[test]
     fn c11_takes_j_off_on_the_first_two_decrease_cycles() {
         // -10 -> 990; congestion 0 -> 1, hold reset; ssthresh min(inf, 989) = 989,
         // then max(989, 742.5) = 989.
-        check_row((0.2, 0.96, 800.0), CONV, (0, 9), INF, 11.0, (990.0, 2000.0), (1, 0), 989.0);
+        check_row(
+            (0.2, 0.96, 800.0),
+            CONV,
+            (0, 9),
+            INF,
+            11.0,
+            (990.0, 2000.0),
+            (1, 0),
+            989.0,
+        );
     }
 
     #[test]
     fn c11b_takes_k_off_on_the_third_decrease_cycle() {
         // -20 -> 980, counter reset; ssthresh min(1500, 979) = 979.
-        check_row((0.29, 0.95, 710.0), CONV, (2, 0), 1500.0, 11.5, (980.0, 2000.0), (0, 0), 979.0);
+        check_row(
+            (0.29, 0.95, 710.0),
+            CONV,
+            (2, 0),
+            1500.0,
+            11.5,
+            (980.0, 2000.0),
+            (0, 0),
+            979.0,
+        );
     }
 
     #[test]
     fn c12_takes_l_off() {
         // CSI 0.05 is the band's lower edge. -25 -> 975; ssthresh 974.
-        check_row((0.05, 0.05, 950.0), CONV, (1, 0), INF, 12.0, (975.0, 2000.0), (2, 0), 974.0);
+        check_row(
+            (0.05, 0.05, 950.0),
+            CONV,
+            (1, 0),
+            INF,
+            12.0,
+            (975.0, 2000.0),
+            (2, 0),
+            974.0,
+        );
     }
 
     #[test]
     fn c12b_takes_m_off() {
         // -50 -> 950; ssthresh 949.
-        check_row((0.1, 0.1, 900.0), CONV, (2, 0), INF, 12.5, (950.0, 2000.0), (0, 0), 949.0);
+        check_row(
+            (0.1, 0.1, 900.0),
+            CONV,
+            (2, 0),
+            INF,
+            12.5,
+            (950.0, 2000.0),
+            (0, 0),
+            949.0,
+        );
     }
 
     #[test]
     fn c13_multiplies_by_n() {
         // x0.75 -> 750; ssthresh 749.
-        check_row((0.04, 0.96, 960.0), CONV, (0, 0), INF, 13.0, (750.0, 2000.0), (1, 0), 749.0);
+        check_row(
+            (0.04, 0.96, 960.0),
+            CONV,
+            (0, 0),
+            INF,
+            13.0,
+            (750.0, 2000.0),
+            (1, 0),
+            749.0,
+        );
     }
 
     #[test]
     fn c13b_divides_by_o() {
         // /2 -> 500; ssthresh min(300, 499) = 300, then max(300, 0.75 x 500 = 375) = 375.
-        check_row((0.0, 0.97, 1000.0), CONV, (2, 0), 300.0, 13.5, (500.0, 2000.0), (0, 0), 375.0);
+        check_row(
+            (0.0, 0.97, 1000.0),
+            CONV,
+            (2, 0),
+            300.0,
+            13.5,
+            (500.0, 2000.0),
+            (0, 0),
+            375.0,
+        );
     }
 
     #[test]
     fn c14_multiplies_by_p() {
         // x0.4 -> 400; ssthresh 399.
-        check_row((0.0, 0.0, 1000.0), CONV, (1, 0), INF, 14.0, (400.0, 2000.0), (2, 0), 399.0);
+        check_row(
+            (0.0, 0.0, 1000.0),
+            CONV,
+            (1, 0),
+            INF,
+            14.0,
+            (400.0, 2000.0),
+            (2, 0),
+            399.0,
+        );
     }
 
     #[test]
     fn c14b_divides_by_q() {
         // /3 -> 333.33; ssthresh 332.33.
         let w = 1000.0 / 3.0;
-        check_row((0.01, 0.01, 990.0), CONV, (2, 5), INF, 14.5, (w, 2000.0), (0, 0), w - 1.0);
+        check_row(
+            (0.01, 0.01, 990.0),
+            CONV,
+            (2, 5),
+            INF,
+            14.5,
+            (w, 2000.0),
+            (0, 0),
+            w - 1.0,
+        );
     }
 
     #[test]
     fn d1_adds_r_whatever_cad() {
         // CSI 0.99 is D1's edge; CAD is not looked at. +1; counters reset.
-        check_row((0.99, 0.1, 10.0), DIV, (2, 3), INF, 101.0, (1001.0, 800.0), (0, 0), INF);
+        check_row(
+            (0.99, 0.1, 10.0),
+            DIV,
+            (2, 3),
+            INF,
+            101.0,
+            (1001.0, 800.0),
+            (0, 0),
+            INF,
+        );
     }
 
     #[test]
     fn d2_adds_s_for_high_cad() {
-        check_row((0.9, 0.95, 100.0), DIV, (1, 1), 600.0, 102.0, (1001.0, 800.0), (0, 0), 750.75);
+        check_row(
+            (0.9, 0.95, 100.0),
+            DIV,
+            (1, 1),
+            600.0,
+            102.0,
+            (1001.0, 800.0),
+            (0, 0),
+            750.75,
+        );
     }
 
     #[test]
     fn d3_holds_for_low_cad() {
         // Hold; hold 0 -> 1, congestion reset; ssthresh max(600, 750) = 750.
-        check_row((0.9, 0.9, 100.0), DIV, (2, 0), 600.0, 103.0, (1000.0, 800.0), (0, 1), 750.0);
+        check_row(
+            (0.9, 0.9, 100.0),
+            DIV,
+            (2, 0),
+            600.0,
+            103.0,
+            (1000.0, 800.0),
+            (0, 1),
+            750.0,
+        );
     }
 
     #[test]
     fn d3_steps_by_gamma_and_theta_on_its_31st_cycle() {
         // cwnd 900, maxCwnd 0.9 x 800 = 720.
-        check_row((0.75, 0.75, 250.0), DIV, (0, 30), INF, 103.5, (900.0, 720.0), (0, 0), INF);
+        check_row(
+            (0.75, 0.75, 250.0),
+            DIV,
+            (0, 30),
+            INF,
+            103.5,
+            (900.0, 720.0),
+            (0, 0),
+            INF,
+        );
     }
 
     #[test]
     fn d4_holds() {
         // CSI 0.3 is D4's lower edge.
-        check_row((0.3, 0.3, 700.0), DIV, (1, 10), INF, 104.0, (1000.0, 800.0), (0, 11), INF);
+        check_row(
+            (0.3, 0.3, 700.0),
+            DIV,
+            (1, 10),
+            INF,
+            104.0,
+            (1000.0, 800.0),
+            (0, 11),
+            INF,
+        );
     }
 
     #[test]
     fn d4_steps_by_gamma_and_theta_on_its_31st_cycle() {
-        check_row((0.6, 0.6, 400.0), DIV, (0, 30), INF, 104.5, (900.0, 720.0), (0, 0), INF);
+        check_row(
+            (0.6, 0.6, 400.0),
+            DIV,
+            (0, 30),
+            INF,
+            104.5,
+            (900.0, 720.0),
+            (0, 0),
+            INF,
+        );
     }
 
     #[test]
     fn d5_multiplies_by_t() {
         // x0.75 -> 750; hold reset; ssthresh 749.
-        check_row((0.1, 0.1, 900.0), DIV, (0, 4), INF, 105.0, (750.0, 800.0), (1, 0), 749.0);
+        check_row(
+            (0.1, 0.1, 900.0),
+            DIV,
+            (0, 4),
+            INF,
+            105.0,
+            (750.0, 800.0),
+            (1, 0),
+            749.0,
+        );
     }
 
     #[test]
     fn d5b_divides_by_u() {
-        check_row((0.05, 0.05, 950.0), DIV, (2, 0), INF, 105.5, (500.0, 800.0), (0, 0), 499.0);
+        check_row(
+            (0.05, 0.05, 950.0),
+            DIV,
+            (2, 0),
+            INF,
+            105.5,
+            (500.0, 800.0),
+            (0, 0),
+            499.0,
+        );
     }
 
     #[test]
     fn d6_divides_by_v() {
-        check_row((0.0, 0.0, 1000.0), DIV, (1, 0), INF, 106.0, (500.0, 800.0), (2, 0), 499.0);
+        check_row(
+            (0.0, 0.0, 1000.0),
+            DIV,
+            (1, 0),
+            INF,
+            106.0,
+            (500.0, 800.0),
+            (2, 0),
+            499.0,
+        );
     }
 
     #[test]
     fn d6b_divides_by_w() {
         // /4 -> 250; ssthresh min(400, 249) = 249, max(249, 187.5) = 249.
-        check_row((0.049, 0.0, 1000.0), DIV, (2, 0), 400.0, 106.5, (250.0, 800.0), (0, 0), 249.0);
+        check_row(
+            (0.049, 0.0, 1000.0),
+            DIV,
+            (2, 0),
+            400.0,
+            106.5,
+            (250.0, 800.0),
+            (0, 0),
+            249.0,
+        );
     }
 
     #[test]
@@ -1191,8 +1574,26 @@ mod tests {
     #[test]
     fn no_matching_row_holds_and_resets_both_counters() {
         // CSI above 1 cannot happen (baseRtt <= minRtt) but has the reference's answer.
-        check_row((1.2, 1.0, 0.0), CONV, (2, 7), INF, RULE_NONE, (1000.0, 2000.0), (0, 0), INF);
-        check_row((1.2, 1.0, 0.0), DIV, (2, 7), INF, RULE_NONE, (1000.0, 800.0), (0, 0), INF);
+        check_row(
+            (1.2, 1.0, 0.0),
+            CONV,
+            (2, 7),
+            INF,
+            RULE_NONE,
+            (1000.0, 2000.0),
+            (0, 0),
+            INF,
+        );
+        check_row(
+            (1.2, 1.0, 0.0),
+            DIV,
+            (2, 7),
+            INF,
+            RULE_NONE,
+            (1000.0, 800.0),
+            (0, 0),
+            INF,
+        );
     }
 
     #[test]
@@ -1200,7 +1601,13 @@ mod tests {
         // a = 7, diff_c1 = 5: Diff 6 is now C2's (+b = 100), Diff 5 is C1's (+7).
         let p = parse_params::<Params>(&json!({ "a": 7.0, "diff_c1": 5.0 })).unwrap();
         let t = RuleTable::new(&p);
-        let x = CycleInput { csi: 1.0, cad: 1.0, diff: 5.0, cwnd: 1000.0, max_cwnd: 2000.0 };
+        let x = CycleInput {
+            csi: 1.0,
+            cad: 1.0,
+            diff: 5.0,
+            cwnd: 1000.0,
+            max_cwnd: 2000.0,
+        };
         assert_eq!(t.decide(&x, Counters::default()).cwnd, 1007.0);
         let x = CycleInput { diff: 6.0, ..x };
         assert_eq!(t.decide(&x, Counters::default()).cwnd, 1100.0);
@@ -1211,13 +1618,34 @@ mod tests {
         }))
         .unwrap();
         let t = RuleTable::new(&p);
-        let held = Counters { congestion: 0, hold: 2 };
-        let x = CycleInput { csi: 0.5, cad: 0.5, diff: 500.0, cwnd: 1000.0, max_cwnd: 2000.0 };
+        let held = Counters {
+            congestion: 0,
+            hold: 2,
+        };
+        let x = CycleInput {
+            csi: 0.5,
+            cad: 0.5,
+            diff: 500.0,
+            cwnd: 1000.0,
+            max_cwnd: 2000.0,
+        };
         let out = t.decide(&x, held);
         assert_eq!((out.rule, out.cwnd, out.max_cwnd), (10.5, 800.0, 1000.0));
-        let out = t.decide(&CycleInput { max_cwnd: 900.0, ..x }, held);
+        let out = t.decide(
+            &CycleInput {
+                max_cwnd: 900.0,
+                ..x
+            },
+            held,
+        );
         assert_eq!((out.rule, out.cwnd, out.max_cwnd), (104.5, 700.0, 540.0));
-        let out = t.decide(&x, Counters { congestion: 0, hold: 1 });
+        let out = t.decide(
+            &x,
+            Counters {
+                congestion: 0,
+                hold: 1,
+            },
+        );
         assert_eq!((out.rule, out.cwnd, out.counters.hold), (10.0, 1000.0, 2));
     }
 
@@ -1230,7 +1658,11 @@ mod tests {
     }
 
     fn rtt(rtt_s: f64) -> RateSample {
-        RateSample { acked_sacked: 1, rtt_s: Some(rtt_s), ..RateSample::default() }
+        RateSample {
+            acked_sacked: 1,
+            rtt_s: Some(rtt_s),
+            ..RateSample::default()
+        }
     }
 
     /// A connection at `cwnd`/`ssthresh` with 100 segments sent, FB-TCP initialised,
@@ -1263,7 +1695,11 @@ mod tests {
     }
 
     fn var(state: &[(&'static str, f64)], key: &str) -> f64 {
-        state.iter().find(|(k, _)| *k == key).map(|&(_, v)| v).unwrap()
+        state
+            .iter()
+            .find(|(k, _)| *k == key)
+            .map(|&(_, v)| v)
+            .unwrap()
     }
 
     #[test]
@@ -1274,10 +1710,17 @@ mod tests {
         cc.max_cwnd = 2000.0;
         for n in 1..=30 {
             cycle(&mut cc, &mut s, &[0.2; 3], 2);
-            assert_eq!((s.cwnd, cc.counters.hold, cc.last.rule), (1000.0, n, 10.0), "cycle {n}");
+            assert_eq!(
+                (s.cwnd, cc.counters.hold, cc.last.rule),
+                (1000.0, n, 10.0),
+                "cycle {n}"
+            );
         }
         cycle(&mut cc, &mut s, &[0.2; 3], 2);
-        assert_eq!((s.cwnd, cc.max_cwnd, cc.counters.hold, cc.last.rule), (900.0, 1800.0, 0, 10.5));
+        assert_eq!(
+            (s.cwnd, cc.max_cwnd, cc.counters.hold, cc.last.rule),
+            (900.0, 1800.0, 0, 10.5)
+        );
         assert_eq!(s.ssthresh, INF); // a hold step does not lower ssthresh
         assert_eq!(cc.convergence_cycles, 31);
     }
@@ -1305,7 +1748,10 @@ mod tests {
             (900.0, 899.0, 0, 12.5)
         );
         cycle(&mut cc, &mut s, &[0.5; 3], 2);
-        assert_eq!((s.cwnd, cc.counters.congestion, cc.last.rule), (875.0, 1, 12.0));
+        assert_eq!(
+            (s.cwnd, cc.counters.congestion, cc.last.rule),
+            (875.0, 1, 12.0)
+        );
     }
 
     #[test]
@@ -1319,7 +1765,10 @@ mod tests {
         cycle(&mut cc, &mut s, &[0.5; 3], 2);
         cc.max_cwnd = 100.0;
         cycle(&mut cc, &mut s, &[1.0; 3], 2);
-        assert_eq!((s.cwnd, cc.last.rule, cc.counters.congestion), (475.0, 105.5, 0));
+        assert_eq!(
+            (s.cwnd, cc.last.rule, cc.counters.congestion),
+            (475.0, 105.5, 0)
+        );
     }
 
     #[test]
@@ -1330,7 +1779,10 @@ mod tests {
         cycle(&mut cc, &mut s, &[0.5; 3], 2);
         cycle(&mut cc, &mut s, &[0.5; 3], 2);
         cycle(&mut cc, &mut s, &[0.1; 3], 2);
-        assert_eq!((s.cwnd, cc.last.rule, cc.counters.congestion), (1070.0, 1.0, 0));
+        assert_eq!(
+            (s.cwnd, cc.last.rule, cc.counters.congestion),
+            (1070.0, 1.0, 0)
+        );
         cycle(&mut cc, &mut s, &[0.5; 3], 2);
         assert_eq!((s.cwnd, cc.last.rule), (1045.0, 12.0));
     }
@@ -1347,7 +1799,11 @@ mod tests {
         let mut b = build(&json!({})).unwrap();
         let sb = state_of(b.as_ref());
         assert_eq!(
-            (var(&sb, "congestion_counter"), var(&sb, "max_cwnd"), var(&sb, "base_rtt_ms")),
+            (
+                var(&sb, "congestion_counter"),
+                var(&sb, "max_cwnd"),
+                var(&sb, "base_rtt_ms")
+            ),
             (0.0, 0.0, 0.0)
         );
         // The second flow's third decrease is an "a" cycle of its own, and the first
@@ -1366,7 +1822,10 @@ mod tests {
         b.cong_avoid(&mut s2, 2);
         // maxCwnd 0 < cwnd: Divergence, CSI 0.2 -> D5 (x0.75), congestion 1.
         let sb = state_of(b.as_ref());
-        assert_eq!((var(&sb, "rule"), var(&sb, "congestion_counter")), (105.0, 1.0));
+        assert_eq!(
+            (var(&sb, "rule"), var(&sb, "congestion_counter")),
+            (105.0, 1.0)
+        );
         assert_eq!(a.counters.congestion, 2);
         assert_eq!(a.max_cwnd, 5000.0);
     }
@@ -1377,10 +1836,16 @@ mod tests {
         // the rules would have fired C12 (CSI 0.2); counters and ssthresh untouched.
         let (mut cc, mut s) = setup(json!({}), 1000.0, 500.0);
         cc.max_cwnd = 5000.0;
-        cc.counters = Counters { congestion: 2, hold: 0 };
+        cc.counters = Counters {
+            congestion: 2,
+            hold: 0,
+        };
         cycle(&mut cc, &mut s, &[0.5, 0.5], 2);
         assert!(close(s.cwnd, 1000.002), "{}", s.cwnd);
-        assert_eq!((s.ssthresh, cc.last.rule, cc.counters.congestion), (500.0, RULE_NEWRENO, 2));
+        assert_eq!(
+            (s.ssthresh, cc.last.rule, cc.counters.congestion),
+            (500.0, RULE_NEWRENO, 2)
+        );
         assert_eq!((cc.cycle_samples, cc.fallback_cycles), (0, 1)); // the cycle was consumed
         // Slow start (infinite ssthresh, cwnd 20): NewReno adds one per segment, not x2.
         let (mut cc, mut s) = setup(json!({}), 20.0, INF);
@@ -1389,7 +1854,10 @@ mod tests {
         // Three samples are enough: C12.b (third decrease).
         let (mut cc, mut s) = setup(json!({}), 1000.0, 500.0);
         cc.max_cwnd = 5000.0;
-        cc.counters = Counters { congestion: 2, hold: 0 };
+        cc.counters = Counters {
+            congestion: 2,
+            hold: 0,
+        };
         cycle(&mut cc, &mut s, &[0.5; 3], 2);
         assert_eq!((s.cwnd, cc.last.rule), (950.0, 12.5));
     }
@@ -1443,7 +1911,13 @@ mod tests {
     fn ack_at(cc: &mut FbTcp, s: &mut Socket, t_ms: u64, segments: u32, rx_bytes: u64) {
         s.now = t_ms * MS;
         s.link.receiver_delivered_bytes = rx_bytes;
-        cc.on_ack(s, &RateSample { acked_sacked: segments, ..RateSample::default() });
+        cc.on_ack(
+            s,
+            &RateSample {
+                acked_sacked: segments,
+                ..RateSample::default()
+            },
+        );
     }
 
     #[test]
@@ -1463,7 +1937,11 @@ mod tests {
         // over its real length: 600 segments (3 from the cycle's samples) in 150 ms =
         // 44.8 Mb/s. maxCwnd only grows: it stays at 1050.
         ack_at(&mut cc, &mut s, 250, 597, 0);
-        assert!(close(cc.meter.rate_bps, 600.0 * 1400.0 * 8.0 / 0.15), "{}", cc.meter.rate_bps);
+        assert!(
+            close(cc.meter.rate_bps, 600.0 * 1400.0 * 8.0 / 0.15),
+            "{}",
+            cc.meter.rate_bps
+        );
         cycle(&mut cc, &mut s, &[0.1; 3], 0);
         assert!(close(cc.max_cwnd, 1050.0));
     }
@@ -1486,7 +1964,9 @@ mod tests {
 
     /// The receiver gets `bytes` at `t_ms`, recorded as the simulator records it.
     fn deliver_at(s: &mut Socket, t_ms: u64, bytes: u64) {
-        s.link.receiver_grid.advance(t_ms * MS, s.link.receiver_delivered_bytes);
+        s.link
+            .receiver_grid
+            .advance(t_ms * MS, s.link.receiver_delivered_bytes);
         s.link.receiver_delivered_bytes += bytes;
     }
 
@@ -1503,14 +1983,20 @@ mod tests {
         let (mut cc, mut s) = setup(json!({ "rate_source": "sink" }), 1000.0, INF);
         deliver_at(&mut s, 30, 1_400_000); // in [0, 100 ms): 112 Mb/s
         read_at(&mut cc, &mut s, 99);
-        assert_eq!(cc.meter.rate_bps, 0.0, "no grid interval has ended before 100 ms");
+        assert_eq!(
+            cc.meter.rate_bps, 0.0,
+            "no grid interval has ended before 100 ms"
+        );
         deliver_at(&mut s, 130, 2_800_000); // in [100, 200 ms): 224 Mb/s
         read_at(&mut cc, &mut s, 150);
         assert!(close(cc.meter.rate_bps, 112e6), "{}", cc.meter.rate_bps);
         cycle(&mut cc, &mut s, &[0.1; 3], 0);
         assert!(close(cc.max_cwnd, 1050.0), "{}", cc.max_cwnd);
         read_at(&mut cc, &mut s, 199);
-        assert!(close(cc.meter.rate_bps, 112e6), "held until the 200 ms point");
+        assert!(
+            close(cc.meter.rate_bps, 112e6),
+            "held until the 200 ms point"
+        );
         // A delivery on the point belongs to the interval it opens.
         deliver_at(&mut s, 200, 700_000);
         read_at(&mut cc, &mut s, 200);
@@ -1574,7 +2060,10 @@ mod tests {
     fn outside_open_newreno_rules_apply_and_open_restarts_the_cycle() {
         let (mut cc, mut s) = setup(json!({}), 1000.0, 500.0);
         cc.max_cwnd = 5000.0;
-        cc.counters = Counters { congestion: 1, hold: 0 };
+        cc.counters = Counters {
+            congestion: 1,
+            hold: 0,
+        };
         cc.set_state(&mut s, CaState::Disorder);
         // Every ACK grows by 1/cwnd per segment, no cycle logic.
         s.snd_una = 10 * SEG;
@@ -1584,8 +2073,14 @@ mod tests {
         // Back in Open: a fresh cycle from snd_nxt, baseRtt, maxCwnd, counters kept.
         s.snd_nxt = 500 * SEG;
         cc.set_state(&mut s, CaState::Open);
-        assert_eq!((cc.cycle_end, cc.cycle_samples, cc.cycle_min_rtt), (500 * SEG, 0, INF));
-        assert_eq!((cc.base_rtt, cc.max_cwnd, cc.counters.congestion), (0.1, 5000.0, 1));
+        assert_eq!(
+            (cc.cycle_end, cc.cycle_samples, cc.cycle_min_rtt),
+            (500 * SEG, 0, INF)
+        );
+        assert_eq!(
+            (cc.base_rtt, cc.max_cwnd, cc.counters.congestion),
+            (0.1, 5000.0, 1)
+        );
         assert!(cc.enabled);
     }
 
@@ -1647,7 +2142,10 @@ mod tests {
             (json!({ "theta": 1.0 }), "theta = 1"),
             (json!({ "rho": 0.0 }), "rho = 0: must be > 0"),
             (json!({ "rate_window_ms": -5.0 }), "rate_window_ms = -5"),
-            (json!({ "startup_gain": 0.5 }), "startup_gain = 0.5: must be >= 1"),
+            (
+                json!({ "startup_gain": 0.5 }),
+                "startup_gain = 0.5: must be >= 1",
+            ),
             (json!({ "b_variant_cycle": 0 }), "b_variant_cycle = 0"),
             (json!({ "min_rtt_samples": 0 }), "min_rtt_samples = 0"),
             (json!({ "cad_threshold": 1.0 }), "cad_threshold = 1"),
@@ -1655,16 +2153,27 @@ mod tests {
             (json!({ "csi_d4": 0.8 }), "csi_d4 = 0.8 >= csi_d2 = 0.7"),
             (json!({ "diff_c2": 40.0 }), "diff_c2 = 40 >= diff_c3 = 20"),
             (json!({ "rate_source": "oracle" }), "receiver"),
-            (json!({ "rate_source": "sink", "rate_window_ms": 50.0 }), "rate_window_ms = 50: rate_source = \"sink\""),
+            (
+                json!({ "rate_source": "sink", "rate_window_ms": 50.0 }),
+                "rate_window_ms = 50: rate_source = \"sink\"",
+            ),
             (json!({ "cycle_end": "strict" }), "reached"),
             (json!({ "zeta": 1 }), "zeta"),
             (json!({ "hold_cycles": -1 }), "hold_cycles"),
         ] {
-            let err = build(&params).err().unwrap_or_else(|| panic!("{params}: accepted"));
+            let err = build(&params)
+                .err()
+                .unwrap_or_else(|| panic!("{params}: accepted"));
             assert!(err.contains(needle), "{params}: {err}");
         }
-        let p = Params { startup_cwnd: f64::INFINITY, ..Params::default() };
-        assert_eq!(p.validate(), Err("startup_cwnd = inf: must be finite".into()));
+        let p = Params {
+            startup_cwnd: f64::INFINITY,
+            ..Params::default()
+        };
+        assert_eq!(
+            p.validate(),
+            Err("startup_cwnd = inf: must be finite".into())
+        );
         assert!(build(&json!({})).is_ok());
         assert!(build(&serde_json::Value::Null).is_ok());
     }
@@ -1680,9 +2189,18 @@ mod tests {
             [p.j, p.k, p.l, p.m, p.n, p.o, p.p, p.q],
             [10.0, 20.0, 25.0, 50.0, 0.75, 2.0, 0.4, 3.0]
         );
-        assert_eq!([p.r, p.s, p.t, p.u, p.v, p.w], [1.0, 1.0, 0.75, 2.0, 2.0, 4.0]);
-        assert_eq!([p.alpha, p.beta, p.gamma, p.theta, p.rho], [0.9, 0.9, 0.9, 0.9, 1.05]);
-        assert_eq!((p.hold_cycles, p.b_variant_cycle, p.startup_cwnd), (30, 3, 900.0));
+        assert_eq!(
+            [p.r, p.s, p.t, p.u, p.v, p.w],
+            [1.0, 1.0, 0.75, 2.0, 2.0, 4.0]
+        );
+        assert_eq!(
+            [p.alpha, p.beta, p.gamma, p.theta, p.rho],
+            [0.9, 0.9, 0.9, 0.9, 1.05]
+        );
+        assert_eq!(
+            (p.hold_cycles, p.b_variant_cycle, p.startup_cwnd),
+            (30, 3, 900.0)
+        );
         assert_eq!(p.rate_source, RateSource::Sender);
     }
 }

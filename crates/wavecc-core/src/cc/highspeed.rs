@@ -142,7 +142,10 @@ impl Params {
             ));
         }
         if !(self.high_decrease > 0.0 && self.high_decrease <= 0.5) {
-            return Err(format!("high_decrease = {}: must be in (0, 0.5]", self.high_decrease));
+            return Err(format!(
+                "high_decrease = {}: must be in (0, 0.5]",
+                self.high_decrease
+            ));
         }
         Ok(())
     }
@@ -200,7 +203,11 @@ fn row_index(len: usize, threshold: impl Fn(usize) -> u32, w: f64) -> usize {
     let (mut lo, mut hi) = (0, len - 1);
     while lo < hi {
         let mid = (lo + hi) / 2;
-        if f64::from(threshold(mid)) < w { lo = mid + 1 } else { hi = mid }
+        if f64::from(threshold(mid)) < w {
+            lo = mid + 1
+        } else {
+            hi = mid
+        }
     }
     lo
 }
@@ -314,7 +321,12 @@ impl HighSpeed {
             Table::Linux => Response::Linux,
             Table::Rfc3649 => Response::Rfc3649(ClosedForm::new(&p)),
         };
-        Self { p, response, ca_window: 0.0, last_b: 0.0 }
+        Self {
+            p,
+            response,
+            ca_window: 0.0,
+            last_b: 0.0,
+        }
     }
 
     /// `cwnd += a(w) n / w`, w the window before this ACK (Linux looks its row up
@@ -348,7 +360,11 @@ impl CongestionControl for HighSpeed {
         match self.p.increase_per {
             IncreasePer::Segment => {
                 let ss = self.p.slow_start_per;
-                let acked = if sock.in_slow_start() { ss.grow(sock, acked) } else { acked };
+                let acked = if sock.in_slow_start() {
+                    ss.grow(sock, acked)
+                } else {
+                    acked
+                };
                 if acked > 0 && !sock.in_slow_start() {
                     self.grow(sock, acked);
                 }
@@ -446,7 +462,11 @@ mod tests {
         // every Linux md is it times 256 rounded down.
         let f = ClosedForm::new(&Params::default());
         for (w, _, b) in NS3_TABLE {
-            assert!(close(f.b(f64::from(w)), b, 0.005 + 1e-12), "w {w}: {}", f.b(f64::from(w)));
+            assert!(
+                close(f.b(f64::from(w)), b, 0.005 + 1e-12),
+                "w {w}: {}",
+                f.b(f64::from(w))
+            );
         }
         for (w, md) in LINUX_TABLE {
             assert_eq!((f.b(f64::from(w)) * 256.0).floor(), f64::from(md), "w {w}");
@@ -536,7 +556,11 @@ mod tests {
         // ssthresh 200: 2 of 4 segments reach it, 2 more add a(200) = 3 each / 200.
         let mut s = Socket::new(1400, 198.0, 200.0);
         cc.cong_avoid(&mut s, 4);
-        assert!(close(s.cwnd, 200.0 + 2.0 * 3.0 / 200.0, 1e-12), "{}", s.cwnd);
+        assert!(
+            close(s.cwnd, 200.0 + 2.0 * 3.0 / 200.0, 1e-12),
+            "{}",
+            s.cwnd
+        );
     }
 
     #[test]
@@ -599,11 +623,20 @@ mod tests {
     #[test]
     fn impossible_parameters_are_rejected_with_the_key_and_range() {
         for (params, needle) in [
-            (json!({ "low_window": 0.5 }), "low_window = 0.5: must be >= 1"),
-            (json!({ "high_window": 38.0 }), "high_window = 38: must be > low_window = 38"),
+            (
+                json!({ "low_window": 0.5 }),
+                "low_window = 0.5: must be >= 1",
+            ),
+            (
+                json!({ "high_window": 38.0 }),
+                "high_window = 38: must be > low_window = 38",
+            ),
             (json!({ "high_p": 0.0 }), "high_p = 0: must be in (0, "),
             (json!({ "high_p": 0.01 }), "high_p = 0.01"),
-            (json!({ "high_decrease": 0.6 }), "high_decrease = 0.6: must be in (0, 0.5]"),
+            (
+                json!({ "high_decrease": 0.6 }),
+                "high_decrease = 0.6: must be in (0, 0.5]",
+            ),
             (json!({ "table": "ns2" }), "rfc3649"),
             (json!({ "b_window": "stale" }), "last_increase"),
             (json!({ "increase_per": "byte" }), "segment"),

@@ -120,7 +120,11 @@ impl SinkGrid {
     pub fn advance(&mut self, now: Time, bytes: u64) {
         let k = now / SINK_GRID;
         if k > self.point {
-            self.at_previous = if k == self.point + 1 { self.at_point } else { bytes };
+            self.at_previous = if k == self.point + 1 {
+                self.at_point
+            } else {
+                bytes
+            };
             self.at_point = bytes;
             self.point = k;
         }
@@ -349,7 +353,11 @@ pub fn additive_increase(sock: &mut Socket, w: f64, acked: u32) {
 /// the same as through `u64`.
 #[inline]
 pub fn floor_non_negative(x: f64) -> f64 {
-    if x < I64_LIMIT { (x.max(0.0) as i64) as f64 } else { (x as u64) as f64 }
+    if x < I64_LIMIT {
+        (x.max(0.0) as i64) as f64
+    } else {
+        (x as u64) as f64
+    }
 }
 
 /// 2^63: the first value `i64` cannot hold.
@@ -437,22 +445,86 @@ pub struct Algorithm {
 
 /// Every algorithm a scenario can name.
 pub const ALGORITHMS: &[Algorithm] = &[
-    Algorithm { name: "newreno", summary: newreno::SUMMARY, build: newreno::build },
-    Algorithm { name: "reno", summary: newreno::RENO_SUMMARY, build: newreno::build_reno },
-    Algorithm { name: "tahoe", summary: newreno::TAHOE_SUMMARY, build: newreno::build_tahoe },
-    Algorithm { name: "highspeed", summary: highspeed::SUMMARY, build: highspeed::build },
-    Algorithm { name: "cubic", summary: cubic::SUMMARY, build: cubic::build },
-    Algorithm { name: "scalable", summary: scalable::SUMMARY, build: scalable::build },
-    Algorithm { name: "vegas", summary: vegas::SUMMARY, build: vegas::build },
-    Algorithm { name: "westwood", summary: westwood::SUMMARY, build: westwood::build },
-    Algorithm { name: "yeah", summary: yeah::SUMMARY, build: yeah::build },
-    Algorithm { name: "bic", summary: bic::SUMMARY, build: bic::build },
-    Algorithm { name: "bbr", summary: bbr::SUMMARY, build: bbr::build },
-    Algorithm { name: "fbtcp", summary: fbtcp::SUMMARY, build: fbtcp::build },
-    Algorithm { name: "rttv", summary: rttv::SUMMARY, build: rttv::build },
-    Algorithm { name: "mss", summary: mss::SUMMARY, build: mss::build },
-    Algorithm { name: "mrvhs", summary: mrvhs::SUMMARY, build: mrvhs::build },
-    Algorithm { name: "dtcp", summary: dtcp::SUMMARY, build: dtcp::build },
+    Algorithm {
+        name: "newreno",
+        summary: newreno::SUMMARY,
+        build: newreno::build,
+    },
+    Algorithm {
+        name: "reno",
+        summary: newreno::RENO_SUMMARY,
+        build: newreno::build_reno,
+    },
+    Algorithm {
+        name: "tahoe",
+        summary: newreno::TAHOE_SUMMARY,
+        build: newreno::build_tahoe,
+    },
+    Algorithm {
+        name: "highspeed",
+        summary: highspeed::SUMMARY,
+        build: highspeed::build,
+    },
+    Algorithm {
+        name: "cubic",
+        summary: cubic::SUMMARY,
+        build: cubic::build,
+    },
+    Algorithm {
+        name: "scalable",
+        summary: scalable::SUMMARY,
+        build: scalable::build,
+    },
+    Algorithm {
+        name: "vegas",
+        summary: vegas::SUMMARY,
+        build: vegas::build,
+    },
+    Algorithm {
+        name: "westwood",
+        summary: westwood::SUMMARY,
+        build: westwood::build,
+    },
+    Algorithm {
+        name: "yeah",
+        summary: yeah::SUMMARY,
+        build: yeah::build,
+    },
+    Algorithm {
+        name: "bic",
+        summary: bic::SUMMARY,
+        build: bic::build,
+    },
+    Algorithm {
+        name: "bbr",
+        summary: bbr::SUMMARY,
+        build: bbr::build,
+    },
+    Algorithm {
+        name: "fbtcp",
+        summary: fbtcp::SUMMARY,
+        build: fbtcp::build,
+    },
+    Algorithm {
+        name: "rttv",
+        summary: rttv::SUMMARY,
+        build: rttv::build,
+    },
+    Algorithm {
+        name: "mss",
+        summary: mss::SUMMARY,
+        build: mss::build,
+    },
+    Algorithm {
+        name: "mrvhs",
+        summary: mrvhs::SUMMARY,
+        build: mrvhs::build,
+    },
+    Algorithm {
+        name: "dtcp",
+        summary: dtcp::SUMMARY,
+        build: dtcp::build,
+    },
 ];
 
 pub fn names() -> Vec<&'static str> {
@@ -478,7 +550,11 @@ pub fn parse_params<P: DeserializeOwned + Default>(
     }
     serde_path_to_error::deserialize(params).map_err(|e| {
         let path = e.path().to_string();
-        if path == "." { e.inner().to_string() } else { format!("{path}: {}", e.inner()) }
+        if path == "." {
+            e.inner().to_string()
+        } else {
+            format!("{path}: {}", e.inner())
+        }
     })
 }
 
@@ -496,10 +572,26 @@ mod tests {
             g.advance(t * MS, before);
         }
         let now = 150 * MS;
-        assert_eq!(g.last_interval_bytes(now, 400), 200, "[0, 100 ms): two deliveries");
-        assert_eq!(g.last_interval_bytes(199 * MS, 400), 200, "held until 200 ms");
-        assert_eq!(g.last_interval_bytes(200 * MS, 400), 200, "[100, 200 ms): two deliveries");
-        assert_eq!(g.last_interval_bytes(300 * MS, 400), 0, "[200, 300 ms): none");
+        assert_eq!(
+            g.last_interval_bytes(now, 400),
+            200,
+            "[0, 100 ms): two deliveries"
+        );
+        assert_eq!(
+            g.last_interval_bytes(199 * MS, 400),
+            200,
+            "held until 200 ms"
+        );
+        assert_eq!(
+            g.last_interval_bytes(200 * MS, 400),
+            200,
+            "[100, 200 ms): two deliveries"
+        );
+        assert_eq!(
+            g.last_interval_bytes(300 * MS, 400),
+            0,
+            "[200, 300 ms): none"
+        );
     }
 
     #[test]
@@ -507,12 +599,20 @@ mod tests {
         let mut g = SinkGrid::default();
         g.advance(30 * MS, 0);
         g.advance(450 * MS, 1000); // the 30 ms delivery brought 1000 bytes, the next is at 450 ms
-        assert_eq!(g.last_interval_bytes(450 * MS, 1500), 0, "[300, 400 ms) was empty");
+        assert_eq!(
+            g.last_interval_bytes(450 * MS, 1500),
+            0,
+            "[300, 400 ms) was empty"
+        );
         assert_eq!(g.last_interval_bytes(500 * MS, 1500), 500, "[400, 500 ms)");
         let mut h = SinkGrid::default();
         h.advance(30 * MS, 0);
         assert_eq!(h.last_interval_bytes(100 * MS, 1000), 1000, "[0, 100 ms)");
-        assert_eq!(h.last_interval_bytes(99 * MS, 1000), 0, "before the first point: 0");
+        assert_eq!(
+            h.last_interval_bytes(99 * MS, 1000),
+            0,
+            "before the first point: 0"
+        );
     }
 
     #[test]
@@ -572,7 +672,15 @@ mod tests {
         }
         assert_eq!(ceil_non_negative(-1e-9), 0.0);
         // Beyond i64 and at the edges it still agrees with the unsigned conversion.
-        for x in [-2.5, f64::NAN, 9.3e18, 1.8e19, 1e30, f64::INFINITY, 9_223_372_036_854_774_784.0] {
+        for x in [
+            -2.5,
+            f64::NAN,
+            9.3e18,
+            1.8e19,
+            1e30,
+            f64::INFINITY,
+            9_223_372_036_854_774_784.0,
+        ] {
             assert_eq!(floor_non_negative(x), (x as u64) as f64, "{x}");
         }
     }
@@ -580,7 +688,10 @@ mod tests {
     #[test]
     fn unknown_algorithm_lists_the_valid_ones() {
         let err = build("nope", &serde_json::Value::Null).err().unwrap();
-        assert!(err.contains("unknown algorithm 'nope'") && err.contains("cubic"), "{err}");
+        assert!(
+            err.contains("unknown algorithm 'nope'") && err.contains("cubic"),
+            "{err}"
+        );
     }
 
     #[test]

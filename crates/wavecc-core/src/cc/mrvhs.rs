@@ -86,7 +86,12 @@ pub fn build(params: &serde_json::Value) -> Result<Box<dyn CongestionControl>, S
         DecreaseRule::Highspeed => Decrease::HighSpeed,
         DecreaseRule::Literal => Decrease::HighSpeedLiteral,
     };
-    Ok(Box::new(RttVariation::new("mrvhs", Growth::Mss(p.mss_unit), decrease, knobs_of!(p))))
+    Ok(Box::new(RttVariation::new(
+        "mrvhs",
+        Growth::Mss(p.mss_unit),
+        decrease,
+        knobs_of!(p),
+    )))
 }
 
 #[cfg(test)]
@@ -110,16 +115,30 @@ mod tests {
         // In segments: F = sqrt(2), +sqrt(2) / 1000.
         let mut cc = mrvhs(json!({ "mss_unit": "segments" }));
         let mut s = primed(cc.as_mut(), 1250, 1000.0, &[0.1, 0.4]);
-        assert!(close(step(cc.as_mut(), &mut s, 0.25), 2f64.sqrt() / 1000.0, 1e-12));
+        assert!(close(
+            step(cc.as_mut(), &mut s, 0.25),
+            2f64.sqrt() / 1000.0,
+            1e-12
+        ));
     }
 
     #[test]
     fn loss_takes_highspeed_b_w_off() {
         let mut cc = mrvhs(json!({}));
         // b(1000) = 0.33: 670; b(5000) = 0.25: 3750; b(30) = 0.5: 15; floor 2.
-        for (w, expected, b) in [(1000.0, 670.0, 0.33), (5000.0, 3750.0, 0.25), (30.0, 15.0, 0.5)] {
-            assert!(close(cc.ssthresh(&Socket::new(1400, w, 2.0)), expected, 1e-9), "w {w}");
-            assert!(close(traced(cc.as_ref(), "loss_decrease"), b, 1e-12), "w {w}");
+        for (w, expected, b) in [
+            (1000.0, 670.0, 0.33),
+            (5000.0, 3750.0, 0.25),
+            (30.0, 15.0, 0.5),
+        ] {
+            assert!(
+                close(cc.ssthresh(&Socket::new(1400, w, 2.0)), expected, 1e-9),
+                "w {w}"
+            );
+            assert!(
+                close(traced(cc.as_ref(), "loss_decrease"), b, 1e-12),
+                "w {w}"
+            );
         }
         assert_eq!(cc.ssthresh(&Socket::new(1400, 3.0, 2.0)), 2.0);
     }
@@ -136,7 +155,11 @@ mod tests {
     fn literal_decrease_is_eq_6_2_as_printed() {
         let mut cc = mrvhs(json!({ "decrease": "literal" }));
         // 1000 - 0.33 / 1000 = 999.99967.
-        assert!(close(cc.ssthresh(&Socket::new(1400, 1000.0, 2.0)), 999.99967, 1e-9));
+        assert!(close(
+            cc.ssthresh(&Socket::new(1400, 1000.0, 2.0)),
+            999.99967,
+            1e-9
+        ));
     }
 
     #[test]

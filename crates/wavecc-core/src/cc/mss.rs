@@ -73,7 +73,12 @@ pub fn build(params: &serde_json::Value) -> Result<Box<dyn CongestionControl>, S
     let p = parse_params::<Params>(params)?;
     check_ranges(&[("beta", p.beta, Range::OpenUnit)])?;
     let growth = Growth::Mss(p.mss_unit);
-    Ok(Box::new(RttVariation::new("mss", growth, Decrease::Beta(p.beta), knobs_of!(p))))
+    Ok(Box::new(RttVariation::new(
+        "mss",
+        growth,
+        Decrease::Beta(p.beta),
+        knobs_of!(p),
+    )))
 }
 
 #[cfg(test)]
@@ -113,7 +118,11 @@ mod tests {
         assert!(close(step(cc.as_mut(), &mut s, 0.1), 0.1, 1e-12));
         let mut cc = mss(json!({}));
         let mut s = primed(cc.as_mut(), 1250, 20.0, &[0.3]);
-        assert!(close(step(cc.as_mut(), &mut s, 0.1), 5000f64.sqrt() / 20.0, 1e-12));
+        assert!(close(
+            step(cc.as_mut(), &mut s, 0.1),
+            5000f64.sqrt() / 20.0,
+            1e-12
+        ));
     }
 
     #[test]

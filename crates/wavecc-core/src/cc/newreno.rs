@@ -53,7 +53,10 @@ pub struct Params {
 
 impl Default for Params {
     fn default() -> Self {
-        Self { ssthresh_basis: SsthreshBasis::Cwnd, increase_per: IncreasePer::Segment }
+        Self {
+            ssthresh_basis: SsthreshBasis::Cwnd,
+            increase_per: IncreasePer::Segment,
+        }
     }
 }
 
@@ -72,7 +75,11 @@ fn build_variant(
     response: LossResponse,
 ) -> Result<Box<dyn CongestionControl>, String> {
     let params = parse_params::<Params>(params)?;
-    Ok(Box::new(NewReno { params, name, response }))
+    Ok(Box::new(NewReno {
+        params,
+        name,
+        response,
+    }))
 }
 
 pub fn build(params: &serde_json::Value) -> Result<Box<dyn CongestionControl>, String> {
@@ -101,7 +108,11 @@ impl NewReno {
     /// Linux `tcp_reno_cong_avoid`: slow start up to ssthresh, and the acknowledged
     /// segments left over grow the window linearly.
     fn grow_per_segment(sock: &mut Socket, acked: u32) {
-        let acked = if sock.in_slow_start() { slow_start(sock, acked) } else { acked };
+        let acked = if sock.in_slow_start() {
+            slow_start(sock, acked)
+        } else {
+            acked
+        };
         reno_increase(sock, acked, IncreasePer::Segment);
     }
 
@@ -110,11 +121,23 @@ impl NewReno {
     /// segments, one congestion-avoidance step as well, rounded down to whole bytes
     /// with `whole_bytes`.
     fn grow_per_ack(sock: &mut Socket, acked: u32, whole_bytes: bool) {
-        let left = if sock.in_slow_start() { SlowStartPer::Ack.grow(sock, acked) } else { acked };
+        let left = if sock.in_slow_start() {
+            SlowStartPer::Ack.grow(sock, acked)
+        } else {
+            acked
+        };
         if sock.in_slow_start() {
             return;
         }
-        reno_increase(sock, left, if whole_bytes { IncreasePer::AckBytes } else { IncreasePer::Ack });
+        reno_increase(
+            sock,
+            left,
+            if whole_bytes {
+                IncreasePer::AckBytes
+            } else {
+                IncreasePer::Ack
+            },
+        );
     }
 }
 
@@ -194,7 +217,11 @@ mod tests {
             feed(cc.as_mut(), &mut s, w as usize, 1);
             // 1/cwnd per ACK with cwnd growing meanwhile: 1 - 1/(2w) to first order.
             let expected = w + 1.0 - 1.0 / (2.0 * w);
-            assert!((s.cwnd - expected).abs() < 0.1 / w, "w {w}: cwnd {}", s.cwnd);
+            assert!(
+                (s.cwnd - expected).abs() < 0.1 / w,
+                "w {w}: cwnd {}",
+                s.cwnd
+            );
         }
     }
 
@@ -257,7 +284,11 @@ mod tests {
             let mut cc = newreno(json!({ "increase_per": per }));
             let mut s = Socket::new(1400, cwnd, 10.0);
             cc.cong_avoid(&mut s, 2);
-            assert!((s.cwnd - (cwnd + step)).abs() < 1e-12, "{per} at {cwnd}: {}", s.cwnd);
+            assert!(
+                (s.cwnd - (cwnd + step)).abs() < 1e-12,
+                "{per} at {cwnd}: {}",
+                s.cwnd
+            );
         }
         // Slow start stays one segment per ACK.
         let mut cc = newreno(json!({ "increase_per": "ack_bytes" }));

@@ -160,7 +160,11 @@ pub(super) struct RttTriple {
 
 impl Default for RttTriple {
     fn default() -> Self {
-        Self { base: f64::INFINITY, cur: 0.0, max: 0.0 }
+        Self {
+            base: f64::INFINITY,
+            cur: 0.0,
+            max: 0.0,
+        }
     }
 }
 
@@ -176,7 +180,11 @@ impl RttTriple {
 
     /// `(RTTmax + RTTbase) / RTTcur` (Eq. 5.3; RTTV's weight factor times 1).
     pub fn time_ratio(&self) -> f64 {
-        if self.cur > 0.0 { (self.max + self.base) / self.cur } else { NEUTRAL_TIME_RATIO }
+        if self.cur > 0.0 {
+            (self.max + self.base) / self.cur
+        } else {
+            NEUTRAL_TIME_RATIO
+        }
     }
 }
 
@@ -273,7 +281,11 @@ impl CongestionControl for RttVariation {
     /// (`rtt_base_s` 0 before any sample), and `loss_decrease`, the fraction of the
     /// window the last loss took off (MRVHS: `b(w)`; 0 before any loss).
     fn state(&self, out: &mut Vec<(&'static str, f64)>) {
-        let base = if self.rtt.base.is_finite() { self.rtt.base } else { 0.0 };
+        let base = if self.rtt.base.is_finite() {
+            self.rtt.base
+        } else {
+            0.0
+        };
         out.extend([
             ("f", self.f),
             ("time_ratio", self.time_ratio),
@@ -297,7 +309,11 @@ pub(super) mod testing {
 
     /// An ACK carrying only an RTT sample.
     pub fn rtt_ack(rtt: f64) -> RateSample {
-        RateSample { acked_sacked: 1, rtt_s: Some(rtt), ..RateSample::default() }
+        RateSample {
+            acked_sacked: 1,
+            rtt_s: Some(rtt),
+            ..RateSample::default()
+        }
     }
 
     /// A socket in congestion avoidance at `cwnd` (MSS `mss`) whose algorithm has seen
@@ -325,7 +341,10 @@ pub(super) mod testing {
     pub fn traced(cc: &dyn CongestionControl, name: &str) -> f64 {
         let mut out = Vec::new();
         cc.state(&mut out);
-        out.iter().find(|(k, _)| *k == name).unwrap_or_else(|| panic!("{name}: {out:?}")).1
+        out.iter()
+            .find(|(k, _)| *k == name)
+            .unwrap_or_else(|| panic!("{name}: {out:?}"))
+            .1
     }
 
     /// The socket's timeout sequence: ssthresh, CA_EVENT_LOSS, loss window, Loss state.
@@ -361,7 +380,14 @@ mod tests {
         for r in [0.2, 0.1, 0.4, 0.25, 0.0, -1.0] {
             t.observe(r);
         }
-        assert_eq!(t, RttTriple { base: 0.1, cur: 0.25, max: 0.4 });
+        assert_eq!(
+            t,
+            RttTriple {
+                base: 0.1,
+                cur: 0.25,
+                max: 0.4
+            }
+        );
         // (0.4 + 0.1) / 0.25 = 2.
         assert!(close(t.time_ratio(), 2.0, 1e-12));
     }
@@ -372,7 +398,10 @@ mod tests {
         // triple is (0.1, 0.1, 0.1), TimeRatio 2; tracking every ACK gives RTTmax 0.5,
         // TimeRatio (0.5 + 0.1) / 0.1 = 6.
         for (samples, ratio) in [(RttSamples::Avoidance, 2.0), (RttSamples::EveryAck, 6.0)] {
-            let mut cc = engine(Knobs { rtt_samples: samples, ..DEFAULT });
+            let mut cc = engine(Knobs {
+                rtt_samples: samples,
+                ..DEFAULT
+            });
             let mut s = Socket::new(1400, 10.0, 20.0);
             cc.on_ack(&mut s, &rtt_ack(0.5));
             cc.cong_avoid(&mut s, 1);
@@ -380,7 +409,10 @@ mod tests {
             s.ssthresh = 2.0;
             cc.on_ack(&mut s, &rtt_ack(0.1));
             cc.cong_avoid(&mut s, 1);
-            assert!(close(traced(&cc, "time_ratio"), ratio, 1e-12), "{samples:?}");
+            assert!(
+                close(traced(&cc, "time_ratio"), ratio, 1e-12),
+                "{samples:?}"
+            );
         }
     }
 
@@ -409,7 +441,10 @@ mod tests {
 
     #[test]
     fn per_ack_growth_ignores_what_the_ack_covers() {
-        let mut cc = engine(Knobs { increase_per: IncreasePer::Ack, ..DEFAULT });
+        let mut cc = engine(Knobs {
+            increase_per: IncreasePer::Ack,
+            ..DEFAULT
+        });
         let mut s = primed(&mut cc, 1400, 50.0, &[0.1]);
         cc.cong_avoid(&mut s, 2); // one F / cwnd = 10 / 50
         assert!(close(s.cwnd, 50.2, 1e-12), "{}", s.cwnd);
@@ -425,7 +460,10 @@ mod tests {
     #[test]
     fn timeout_leaves_the_loss_window_or_the_initial_window() {
         for (rto_window, cwnd) in [(RtoWindow::LossWindow, 1.0), (RtoWindow::Initial, 10.0)] {
-            let mut cc = engine(Knobs { rto_window, ..DEFAULT });
+            let mut cc = engine(Knobs {
+                rto_window,
+                ..DEFAULT
+            });
             let mut s = primed(&mut cc, 1400, 60.0, &[0.1, 0.2]);
             s.initial_cwnd = 10.0;
             timeout(&mut cc, &mut s);
@@ -445,12 +483,19 @@ mod tests {
         assert!(close(w, 670.0, 1e-9) && close(b, 0.33, 1e-12), "{w} {b}");
         assert_eq!(Decrease::HighSpeed.apply(30.0), (15.0, 0.5));
         // Eq. 6.2 as printed: 1000 - 0.33 / 1000.
-        assert!(close(Decrease::HighSpeedLiteral.apply(1000.0).0, 999.99967, 1e-9));
+        assert!(close(
+            Decrease::HighSpeedLiteral.apply(1000.0).0,
+            999.99967,
+            1e-9
+        ));
     }
 
     #[test]
     fn inflight_basis_reduces_the_flight_size() {
-        let mut cc = engine(Knobs { ssthresh_basis: SsthreshBasis::Inflight, ..DEFAULT });
+        let mut cc = engine(Knobs {
+            ssthresh_basis: SsthreshBasis::Inflight,
+            ..DEFAULT
+        });
         let mut s = Socket::new(1400, 60.0, 2.0);
         s.in_flight = 40;
         assert_eq!(cc.ssthresh(&s), 20.0);

@@ -67,7 +67,12 @@ pub fn build(params: &serde_json::Value) -> Result<Box<dyn CongestionControl>, S
     }
     let p = parse_params::<Params>(params)?;
     check_ranges(&[("beta", p.beta, Range::OpenUnit)])?;
-    Ok(Box::new(RttVariation::new("rttv", Growth::Window, Decrease::Beta(p.beta), knobs_of!(p))))
+    Ok(Box::new(RttVariation::new(
+        "rttv",
+        Growth::Window,
+        Decrease::Beta(p.beta),
+        knobs_of!(p),
+    )))
 }
 
 #[cfg(test)]
@@ -104,7 +109,10 @@ mod tests {
         for mss in [536, 1400, 9000] {
             let mut cc = rttv(json!({}));
             let mut s = primed(cc.as_mut(), mss, 200.0, &[0.1, 0.3]);
-            assert!(close(step(cc.as_mut(), &mut s, 0.2), 0.1, 1e-12), "mss {mss}");
+            assert!(
+                close(step(cc.as_mut(), &mut s, 0.2), 0.1, 1e-12),
+                "mss {mss}"
+            );
         }
     }
 
@@ -154,9 +162,12 @@ mod tests {
         assert_eq!(traced(cc.as_ref(), "rtt_base_s"), 0.0);
         let mut s = primed(cc.as_mut(), 1400, 50.0, &[0.1, 0.3]);
         step(cc.as_mut(), &mut s, 0.2);
-        for (k, v) in
-            [("rtt_base_s", 0.1), ("rtt_cur_s", 0.2), ("rtt_max_s", 0.3), ("time_ratio", 2.0)]
-        {
+        for (k, v) in [
+            ("rtt_base_s", 0.1),
+            ("rtt_cur_s", 0.2),
+            ("rtt_max_s", 0.3),
+            ("time_ratio", 2.0),
+        ] {
             assert!(close(traced(cc.as_ref(), k), v, 1e-12), "{k}");
         }
     }

@@ -102,7 +102,11 @@ impl CongestionControl for Scalable {
     }
 
     fn cong_avoid(&mut self, sock: &mut Socket, acked: u32) {
-        let acked = if sock.in_slow_start() { self.p.slow_start_per.grow(sock, acked) } else { acked };
+        let acked = if sock.in_slow_start() {
+            self.p.slow_start_per.grow(sock, acked)
+        } else {
+            acked
+        };
         if acked == 0 || sock.in_slow_start() {
             return;
         }

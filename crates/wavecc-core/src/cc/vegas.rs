@@ -107,7 +107,11 @@ impl Default for Params {
 impl Params {
     /// Rejects values that make the algorithm meaningless, naming the key and range.
     fn validate(&self) -> Result<(), String> {
-        for (key, value) in [("alpha", self.alpha), ("beta", self.beta), ("gamma", self.gamma)] {
+        for (key, value) in [
+            ("alpha", self.alpha),
+            ("beta", self.beta),
+            ("gamma", self.gamma),
+        ] {
             if !(value >= 0.0 && value.is_finite()) {
                 return Err(format!("{key} = {value}: must be >= 0 and finite"));
             }
@@ -153,7 +157,12 @@ pub(super) struct RttRounds {
 
 impl RttRounds {
     pub fn new(snd_nxt: u64) -> Self {
-        Self { base_rtt: f64::INFINITY, end_seq: snd_nxt, round_min: f64::INFINITY, samples: 0 }
+        Self {
+            base_rtt: f64::INFINITY,
+            end_seq: snd_nxt,
+            round_min: f64::INFINITY,
+            samples: 0,
+        }
     }
 
     /// Forgets everything, `baseRTT` included (Linux `tcp_vegas_init`).
@@ -190,7 +199,10 @@ impl RttRounds {
         if snd_una <= self.end_seq {
             return None;
         }
-        let done = RoundSample { min_rtt: self.round_min, samples: self.samples };
+        let done = RoundSample {
+            min_rtt: self.round_min,
+            samples: self.samples,
+        };
         self.restart_round(snd_nxt);
         Some(done)
     }
@@ -198,7 +210,11 @@ impl RttRounds {
 
 /// Reno's growth (Linux `tcp_reno_cong_avoid`), Vegas' fallback.
 fn reno_cong_avoid(sock: &mut Socket, acked: u32) {
-    let acked = if sock.in_slow_start() { slow_start(sock, acked) } else { acked };
+    let acked = if sock.in_slow_start() {
+        slow_start(sock, acked)
+    } else {
+        acked
+    };
     if acked > 0 {
         additive_increase(sock, sock.cwnd, acked);
     }
@@ -223,7 +239,14 @@ pub fn build(params: &serde_json::Value) -> Result<Box<dyn CongestionControl>, S
 
 impl Vegas {
     fn new(p: Params) -> Self {
-        Self { p, rtt: RttRounds::new(0), enabled: true, diff: 0.0, target: 0.0, last_min_rtt: 0.0 }
+        Self {
+            p,
+            rtt: RttRounds::new(0),
+            enabled: true,
+            diff: 0.0,
+            target: 0.0,
+            last_min_rtt: 0.0,
+        }
     }
 
     /// Linux `tcp_vegas_init`: fresh path knowledge and a fresh round.
@@ -243,7 +266,13 @@ impl Vegas {
     /// The once-per-RTT rule with the round's minimum RTT `rtt` (seconds).
     fn adjust(&mut self, sock: &mut Socket, rtt: f64, acked: u32) {
         let (p, base) = (&self.p, self.rtt.base_rtt);
-        let whole = |x: f64| if p.integer_windows { floor_non_negative(x) } else { x };
+        let whole = |x: f64| {
+            if p.integer_windows {
+                floor_non_negative(x)
+            } else {
+                x
+            }
+        };
         let cwnd = whole(sock.cwnd);
         self.target = whole(cwnd * base / rtt);
         self.diff = match p.diff_basis {
@@ -332,7 +361,10 @@ impl CongestionControl for Vegas {
         out.extend([
             ("diff", self.diff),
             ("target_cwnd", self.target),
-            ("base_rtt_ms", if base.is_finite() { base * 1e3 } else { 0.0 }),
+            (
+                "base_rtt_ms",
+                if base.is_finite() { base * 1e3 } else { 0.0 },
+            ),
             ("min_rtt_ms", self.last_min_rtt * 1e3),
             ("rtt_samples", f64::from(self.rtt.samples)),
             ("vegas_on", f64::from(u8::from(self.enabled))),
@@ -368,7 +400,11 @@ mod tests {
     }
 
     fn rtt(rtt_s: f64) -> RateSample {
-        RateSample { acked_sacked: 1, rtt_s: Some(rtt_s), ..RateSample::default() }
+        RateSample {
+            acked_sacked: 1,
+            rtt_s: Some(rtt_s),
+            ..RateSample::default()
+        }
     }
 
     /// Ends the current round: RTT samples `rtts`, then an ACK of `acked` segments
@@ -535,7 +571,12 @@ mod tests {
             "{state:?}"
         );
         // diff = 21 x 20 / 110 (cwnd grew to 21 in the first round).
-        assert!(state.iter().any(|&(k, v)| k == "diff" && close(v, 420.0 / 110.0)), "{state:?}");
+        assert!(
+            state
+                .iter()
+                .any(|&(k, v)| k == "diff" && close(v, 420.0 / 110.0)),
+            "{state:?}"
+        );
     }
 
     #[test]

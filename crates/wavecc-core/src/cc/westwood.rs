@@ -42,7 +42,7 @@
 
 use super::newreno::{IncreasePer, reno_grow};
 use super::{CaState, CongestionControl, CwndEvent, RateSample, Socket, parse_params};
-use crate::engine::{from_secs, Time};
+use crate::engine::{Time, from_secs};
 use serde::Deserialize;
 
 pub const SUMMARY: &str =
@@ -277,7 +277,11 @@ impl Westwood {
     /// `BWE x RTTmin` in segments, at least 2 (Linux `tcp_westwood_bw_rttmin`).
     fn bw_rttmin(&self) -> f64 {
         let w = self.bw_est * self.rtt_min / self.mss as f64;
-        if w.is_finite() { w.max(MIN_SSTHRESH) } else { MIN_SSTHRESH }
+        if w.is_finite() {
+            w.max(MIN_SSTHRESH)
+        } else {
+            MIN_SSTHRESH
+        }
     }
 }
 
@@ -353,7 +357,14 @@ impl CongestionControl for Westwood {
         out.extend([
             ("bwe_mbps", mbps(self.bw_est)),
             ("bw_sample_mbps", mbps(self.last_sample)),
-            ("rtt_min_ms", if self.rtt_min.is_finite() { self.rtt_min * 1e3 } else { 0.0 }),
+            (
+                "rtt_min_ms",
+                if self.rtt_min.is_finite() {
+                    self.rtt_min * 1e3
+                } else {
+                    0.0
+                },
+            ),
             ("bw_rttmin", self.bw_rttmin()),
         ]);
     }
@@ -385,7 +396,11 @@ mod tests {
         s.min_rtt_s = s.min_rtt_s.min(rtt_s);
         cc.on_ack(
             s,
-            &RateSample { acked_sacked: segments, rtt_s: Some(rtt_s), ..RateSample::default() },
+            &RateSample {
+                acked_sacked: segments,
+                rtt_s: Some(rtt_s),
+                ..RateSample::default()
+            },
         );
     }
 
@@ -446,8 +461,18 @@ mod tests {
         assert!(close(cc.bw_est, 1.015625e6), "{}", cc.bw_est);
         let mut state = Vec::new();
         cc.state(&mut state);
-        assert!(state.iter().any(|&(k, v)| k == "bwe_mbps" && close(v, 8.125)), "{state:?}");
-        assert!(state.iter().any(|&(k, v)| k == "rtt_min_ms" && close(v, 99.0)), "{state:?}");
+        assert!(
+            state
+                .iter()
+                .any(|&(k, v)| k == "bwe_mbps" && close(v, 8.125)),
+            "{state:?}"
+        );
+        assert!(
+            state
+                .iter()
+                .any(|&(k, v)| k == "rtt_min_ms" && close(v, 99.0)),
+            "{state:?}"
+        );
     }
 
     #[test]
@@ -478,7 +503,12 @@ mod tests {
         assert_eq!(s.ssthresh, 40.0); // Reno's half during recovery
         s.cwnd = s.ssthresh; // the socket leaves recovery at ssthresh...
         cc.cwnd_event(&mut s, CwndEvent::CompleteRecovery);
-        assert!(close(s.cwnd, 50.0) && close(s.ssthresh, 50.0), "{} {}", s.cwnd, s.ssthresh);
+        assert!(
+            close(s.cwnd, 50.0) && close(s.ssthresh, 50.0),
+            "{} {}",
+            s.cwnd,
+            s.ssthresh
+        );
     }
 
     #[test]
@@ -545,7 +575,11 @@ mod tests {
         for i in 1..=11 {
             ack(&mut cc, &mut s, 10.0 * i as f64, 10, 0.1);
         }
-        assert!(close(cc.last_sample, 100_000.0 / 0.11), "{}", cc.last_sample);
+        assert!(
+            close(cc.last_sample, 100_000.0 / 0.11),
+            "{}",
+            cc.last_sample
+        );
     }
 
     /// One ACK up to `una` (segments) arriving in `state`, after 100 segments were sent;
@@ -566,7 +600,11 @@ mod tests {
         assert_eq!(ns3_ack(&mut c, CaState::Open, 10), 10);
         let mut counted = 0;
         for i in 0..20 {
-            let state = if i < 3 { CaState::Disorder } else { CaState::Recovery };
+            let state = if i < 3 {
+                CaState::Disorder
+            } else {
+                CaState::Recovery
+            };
             if i == 3 {
                 let mut s = Socket::new(MSS, 10.0, f64::INFINITY);
                 s.snd_nxt = 31 * u64::from(MSS);
@@ -602,7 +640,10 @@ mod tests {
         for (params, needle) in [
             (json!({ "count": "acks" }), "ns3"),
             (json!({ "sampling": "timer" }), "ns3"),
-            (json!({ "min_interval_ms": -1.0 }), "min_interval_ms = -1: must be >= 0"),
+            (
+                json!({ "min_interval_ms": -1.0 }),
+                "min_interval_ms = -1: must be >= 0",
+            ),
             (json!({ "filter": "kalman" }), "tustin"),
             (json!({ "loss_response": "later" }), "immediate"),
             (json!({ "alpha": 0.9 }), "alpha"),

@@ -109,8 +109,11 @@ impl Default for Params {
 impl Params {
     /// Rejects values that make the algorithm meaningless, naming the key and range.
     fn validate(&self) -> Result<(), String> {
-        let positive =
-            [("gamma", self.gamma), ("phy", self.phy), ("stcp_ai_cnt", self.stcp_ai_cnt)];
+        let positive = [
+            ("gamma", self.gamma),
+            ("phy", self.phy),
+            ("stcp_ai_cnt", self.stcp_ai_cnt),
+        ];
         if let Some((key, v)) = positive.iter().find(|(_, v)| !(*v > 0.0 && v.is_finite())) {
             return Err(format!("{key} = {v}: must be > 0 and finite"));
         }
@@ -177,7 +180,11 @@ impl Yeah {
         let p = &self.p;
         let base = self.rtt.base_rtt;
         let queue = sock.cwnd * (rtt - base) / rtt;
-        let level_limit = if p.phy_integer_division { (1.0 / p.phy).floor() } else { 1.0 / p.phy };
+        let level_limit = if p.phy_integer_division {
+            (1.0 / p.phy).floor()
+        } else {
+            1.0 / p.phy
+        };
         if queue > p.alpha || (rtt - base) / base > level_limit {
             if queue > p.alpha && sock.cwnd > self.reno_count {
                 let reduction = (queue / p.gamma).min(sock.cwnd / 2f64.powi(p.epsilon as i32));
@@ -220,7 +227,9 @@ impl CongestionControl for Yeah {
         let reduction = if self.doing_reno_now < self.p.rho {
             // Linux: min(Q, half), then at least w / 2^delta (ns-3 applies the two
             // bounds in the other order; as w / 2^delta < half they agree).
-            self.last_q.min(half).max(w / 2f64.powi(self.p.delta as i32))
+            self.last_q
+                .min(half)
+                .max(w / 2f64.powi(self.p.delta as i32))
         } else {
             half
         };
@@ -235,7 +244,11 @@ impl CongestionControl for Yeah {
         let acked = if sock.in_slow_start() {
             let left = self.p.slow_start_per.grow(sock, acked);
             // ns-3's YeAH drops what its per-ACK slow start leaves over.
-            if self.p.slow_start_per == SlowStartPer::Ack { 0 } else { left }
+            if self.p.slow_start_per == SlowStartPer::Ack {
+                0
+            } else {
+                left
+            }
         } else {
             acked
         };
@@ -282,7 +295,10 @@ impl CongestionControl for Yeah {
             ("doing_reno_now", f64::from(self.doing_reno_now)),
             ("fast_count", f64::from(self.fast_count)),
             ("decongestions", f64::from(self.decongestions)),
-            ("base_rtt_ms", if base.is_finite() { base * 1e3 } else { 0.0 }),
+            (
+                "base_rtt_ms",
+                if base.is_finite() { base * 1e3 } else { 0.0 },
+            ),
             ("min_rtt_ms", self.last_min_rtt * 1e3),
         ]);
     }
@@ -316,7 +332,11 @@ mod tests {
     }
 
     fn rtt(rtt_s: f64) -> RateSample {
-        RateSample { acked_sacked: 1, rtt_s: Some(rtt_s), ..RateSample::default() }
+        RateSample {
+            acked_sacked: 1,
+            rtt_s: Some(rtt_s),
+            ..RateSample::default()
+        }
     }
 
     /// Ends the current round with three RTT samples of `rtt_s` and an ACK of
@@ -537,7 +557,11 @@ mod tests {
 
     #[test]
     fn inflight_basis_reduces_the_flight_size() {
-        let (mut cc, mut s) = setup(json!({ "ssthresh_basis": "inflight" }), 100.0, f64::INFINITY);
+        let (mut cc, mut s) = setup(
+            json!({ "ssthresh_basis": "inflight" }),
+            100.0,
+            f64::INFINITY,
+        );
         s.in_flight = 80;
         cc.last_q = 30.0;
         assert_eq!(cc.ssthresh(&s), 50.0); // 80 - clamp(30, 10, 40)
@@ -564,9 +588,16 @@ mod tests {
         round(&mut cc, &mut s, 0.125, 0); // L = 0.25 > 1/8: slow, Q = 50 x 25 / 125 = 10
         let mut state = Vec::new();
         cc.state(&mut state);
-        for (k, v) in [("mode", 0.0), ("queue", 10.0), ("reno_count", 25.0), ("base_rtt_ms", 100.0)]
-        {
-            assert!(state.iter().any(|&(key, val)| key == k && close(val, v)), "{k}: {state:?}");
+        for (k, v) in [
+            ("mode", 0.0),
+            ("queue", 10.0),
+            ("reno_count", 25.0),
+            ("base_rtt_ms", 100.0),
+        ] {
+            assert!(
+                state.iter().any(|&(key, val)| key == k && close(val, v)),
+                "{k}: {state:?}"
+            );
         }
     }
 

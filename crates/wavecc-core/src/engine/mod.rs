@@ -9,4 +9,4 @@ mod time;
 pub use queue::{EventQueue, Timer};
 pub use ring::Ring;
 pub use rng::{Rng, RngExt, RngStreams};
-pub use time::{from_secs, fs_per_byte, to_secs, tx_time, Serialiser, Time, NS_PER_S};
+pub use time::{NS_PER_S, Serialiser, Time, from_secs, fs_per_byte, to_secs, tx_time};

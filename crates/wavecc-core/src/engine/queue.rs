@@ -42,17 +42,29 @@ pub struct EventQueue<E> {
 
 impl<E> Default for EventQueue<E> {
     fn default() -> Self {
-        Self { front: None, heap: Vec::new(), next_time: Time::MAX, next_seq: 0, popped: 0 }
+        Self {
+            front: None,
+            heap: Vec::new(),
+            next_time: Time::MAX,
+            next_seq: 0,
+            popped: 0,
+        }
     }
 }
 
 impl<E: Copy> EventQueue<E> {
     pub fn push(&mut self, time: Time, event: E) {
-        let entry = Entry { time, seq: self.next_seq, event };
+        let entry = Entry {
+            time,
+            seq: self.next_seq,
+            event,
+        };
         self.next_seq += 1;
         self.next_time = self.next_time.min(time);
         match self.front {
-            None if self.heap.first().is_none_or(|top| entry.before(top)) => self.front = Some(entry),
+            None if self.heap.first().is_none_or(|top| entry.before(top)) => {
+                self.front = Some(entry)
+            }
             Some(front) if entry.before(&front) => {
                 self.heap_push(front);
                 self.front = Some(entry);

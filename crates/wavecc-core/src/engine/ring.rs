@@ -17,7 +17,11 @@ pub struct Ring<T: Copy> {
 
 impl<T: Copy> Default for Ring<T> {
     fn default() -> Self {
-        Self { buf: Vec::new(), head: 0, len: 0 }
+        Self {
+            buf: Vec::new(),
+            head: 0,
+            len: 0,
+        }
     }
 }
 
@@ -118,7 +122,11 @@ impl<T: Copy> Ring<T> {
         let (mut lo, mut hi) = (0, self.len);
         while lo < hi {
             let mid = lo + (hi - lo) / 2;
-            if pred(&self.buf[(self.head + mid) & self.mask()]) { lo = mid + 1 } else { hi = mid }
+            if pred(&self.buf[(self.head + mid) & self.mask()]) {
+                lo = mid + 1
+            } else {
+                hi = mid
+            }
         }
         lo
     }

@@ -4,8 +4,8 @@
 //! adding a component (a second flow, a new loss model) never shifts the random
 //! numbers another component sees.
 
-use rand::SeedableRng;
 pub use rand::RngExt;
+use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
 pub type Rng = Xoshiro256PlusPlus;
@@ -28,7 +28,9 @@ impl RngStreams {
 
 /// FNV-1a: a fixed, platform-independent string hash (std's hasher is randomised).
 fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ b as u64).wrapping_mul(0x100_0000_01b3)
+    })
 }
 
 fn splitmix64(mut z: u64) -> u64 {
@@ -46,8 +48,18 @@ mod tests {
     #[test]
     fn same_seed_and_name_give_the_same_stream() {
         let s = RngStreams::new(7);
-        let a: Vec<u64> = (0..4).map({ let mut r = s.stream("x"); move |_| r.next_u64() }).collect();
-        let b: Vec<u64> = (0..4).map({ let mut r = s.stream("x"); move |_| r.next_u64() }).collect();
+        let a: Vec<u64> = (0..4)
+            .map({
+                let mut r = s.stream("x");
+                move |_| r.next_u64()
+            })
+            .collect();
+        let b: Vec<u64> = (0..4)
+            .map({
+                let mut r = s.stream("x");
+                move |_| r.next_u64()
+            })
+            .collect();
         assert_eq!(a, b);
     }
 
@@ -55,6 +67,9 @@ mod tests {
     fn names_and_seeds_separate_streams() {
         let s = RngStreams::new(7);
         assert_ne!(s.stream("x").next_u64(), s.stream("y").next_u64());
-        assert_ne!(s.stream("x").next_u64(), RngStreams::new(8).stream("x").next_u64());
+        assert_ne!(
+            s.stream("x").next_u64(),
+            RngStreams::new(8).stream("x").next_u64()
+        );
     }
 }

@@ -42,7 +42,10 @@ pub struct Serialiser {
 impl Serialiser {
     /// At `fs_per_byte` (see [`fs_per_byte`]).
     pub fn new(fs_per_byte: u64) -> Self {
-        Self { fs_per_byte, last: (0, 0) }
+        Self {
+            fs_per_byte,
+            last: (0, 0),
+        }
     }
 
     pub fn fs_per_byte(&self) -> u64 {

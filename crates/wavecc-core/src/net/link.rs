@@ -7,7 +7,7 @@
 //! head packet.
 
 use super::{LossModel, Packet};
-use crate::engine::{fs_per_byte, Ring, Serialiser, Time};
+use crate::engine::{Ring, Serialiser, Time, fs_per_byte};
 
 /// Drop-tail limit on packets waiting for the serialiser (the packet being
 /// serialised does not count, as in ns-3's queues).
@@ -91,7 +91,11 @@ impl Link {
     /// end, it has started. (Read off the pipe, not recomputed from its size.)
     fn advance(&mut self, now: Time) {
         while let Some(&(_, pkt)) = self.pipe.get(self.first_waiting) {
-            if let Some(&(before, _)) = self.first_waiting.checked_sub(1).and_then(|i| self.pipe.get(i)) {
+            if let Some(&(before, _)) = self
+                .first_waiting
+                .checked_sub(1)
+                .and_then(|i| self.pipe.get(i))
+            {
                 if before - self.delay > now {
                     break;
                 }
@@ -184,14 +188,30 @@ mod tests {
     use crate::net::{Body, Segment};
 
     fn pkt(size: u16) -> Packet {
-        Packet { flow: 0, size, hop: 0, body: Body::Data(Segment { seq: 0, len: size as u32, ts_val: 0, retransmission: false }) }
+        Packet {
+            flow: 0,
+            size,
+            hop: 0,
+            body: Body::Data(Segment {
+                seq: 0,
+                len: size as u32,
+                ts_val: 0,
+                retransmission: false,
+            }),
+        }
     }
 
     #[test]
     fn departure_is_serialisation_plus_delay_and_fifo() {
         let mut l = Link::new("l", 1e9, 10_000_000, QueueLimit::Unlimited);
-        assert_eq!(l.enqueue(0, pkt(1500)), Verdict::Accepted { was_idle: true });
-        assert_eq!(l.enqueue(0, pkt(1500)), Verdict::Accepted { was_idle: false });
+        assert_eq!(
+            l.enqueue(0, pkt(1500)),
+            Verdict::Accepted { was_idle: true }
+        );
+        assert_eq!(
+            l.enqueue(0, pkt(1500)),
+            Verdict::Accepted { was_idle: false }
+        );
         // 12 us each at 1 Gb/s; the second waits for the first.
         assert_eq!(l.head_time(), Some(12_000 + 10_000_000));
         assert!(l.pop_arrived(10_011_999).is_none());
@@ -218,7 +238,10 @@ mod tests {
         assert_eq!(l.occupancy(0), (3000, 2));
         // After the first finishes (12 ms at 1 Mb/s) the second is in service: room again.
         assert_eq!(l.occupancy(12_000_000), (1500, 1));
-        assert!(matches!(l.enqueue(12_000_000, pkt(1500)), Verdict::Accepted { .. }));
+        assert!(matches!(
+            l.enqueue(12_000_000, pkt(1500)),
+            Verdict::Accepted { .. }
+        ));
         assert_eq!(l.stats.dropped_overflow, 1);
         assert_eq!(l.stats.max_bytes, 3000);
     }
@@ -233,7 +256,10 @@ mod tests {
         }
         while l.pop_arrived(1_000_000_000).is_some() {}
         assert_eq!(l.occupancy(1_000_000_000), (0, 0));
-        assert!(matches!(l.enqueue(1_000_000_000, pkt(1000)), Verdict::Accepted { was_idle: true }));
+        assert!(matches!(
+            l.enqueue(1_000_000_000, pkt(1000)),
+            Verdict::Accepted { was_idle: true }
+        ));
     }
 
     #[test]
@@ -271,8 +297,14 @@ mod tests {
 
     #[test]
     fn random_loss_happens_at_the_far_end_and_only_for_selected_packets() {
-        let always = LossModel::new(0.0, 1.0, None, crate::engine::RngStreams::new(1).stream("x"));
-        let mut l = Link::new("l", 1e9, 0, QueueLimit::Unlimited).with_loss(always, |p| p.size > 100);
+        let always = LossModel::new(
+            0.0,
+            1.0,
+            None,
+            crate::engine::RngStreams::new(1).stream("x"),
+        );
+        let mut l =
+            Link::new("l", 1e9, 0, QueueLimit::Unlimited).with_loss(always, |p| p.size > 100);
         l.enqueue(0, pkt(1500));
         l.enqueue(0, pkt(50));
         assert!(l.pop_arrived(1_000_000).unwrap().1);

@@ -23,7 +23,12 @@ struct GilbertElliott {
 }
 
 impl LossModel {
-    pub fn new(per_byte: f64, per_packet: f64, ge: Option<&GilbertElliottConfig>, rng: Rng) -> Self {
+    pub fn new(
+        per_byte: f64,
+        per_packet: f64,
+        ge: Option<&GilbertElliottConfig>,
+        rng: Rng,
+    ) -> Self {
         let gilbert_elliott = ge.map(|g| GilbertElliott {
             p_good_to_bad: g.p_good_to_bad,
             p_bad_to_good: g.p_bad_to_good,
@@ -31,7 +36,13 @@ impl LossModel {
             loss_bad: g.loss_bad,
             bad: false,
         });
-        Self { per_byte, per_packet, gilbert_elliott, rng, cached: (0, 0.0) }
+        Self {
+            per_byte,
+            per_packet,
+            gilbert_elliott,
+            rng,
+            cached: (0, 0.0),
+        }
     }
 
     /// True when any of the configured models is active.
@@ -60,7 +71,11 @@ impl LossModel {
             lost |= self.rng.random::<f64>() < self.per_packet;
         }
         if let Some(ge) = &mut self.gilbert_elliott {
-            let flip = if ge.bad { ge.p_bad_to_good } else { ge.p_good_to_bad };
+            let flip = if ge.bad {
+                ge.p_bad_to_good
+            } else {
+                ge.p_good_to_bad
+            };
             if self.rng.random::<f64>() < flip {
                 ge.bad = !ge.bad;
             }
@@ -97,7 +112,10 @@ mod tests {
         let n = 400_000;
         let lost = (0..n).filter(|_| m.drops(1000)).count() as f64 / n as f64;
         let p = LossModel::per_byte_probability(1e-5, 1000); // ~0.00995
-        assert!((lost - p).abs() < 4.0 * (p / n as f64).sqrt(), "{lost} vs {p}");
+        assert!(
+            (lost - p).abs() < 4.0 * (p / n as f64).sqrt(),
+            "{lost} vs {p}"
+        );
     }
 
     #[test]
@@ -106,12 +124,20 @@ mod tests {
         let n = 100_000;
         let small = (0..n).filter(|_| m.drops(40)).count() as f64 / n as f64;
         let big = (0..n).filter(|_| m.drops(9000)).count() as f64 / n as f64;
-        assert!((small - 0.1).abs() < 0.005 && (big - 0.1).abs() < 0.005, "{small} {big}");
+        assert!(
+            (small - 0.1).abs() < 0.005 && (big - 0.1).abs() < 0.005,
+            "{small} {big}"
+        );
     }
 
     #[test]
     fn gilbert_elliott_gives_the_stationary_loss_rate_in_bursts() {
-        let ge = GilbertElliottConfig { p_good_to_bad: 0.01, p_bad_to_good: 0.1, loss_good: 0.0, loss_bad: 1.0 };
+        let ge = GilbertElliottConfig {
+            p_good_to_bad: 0.01,
+            p_bad_to_good: 0.1,
+            loss_good: 0.0,
+            loss_bad: 1.0,
+        };
         let mut m = LossModel::new(0.0, 0.0, Some(&ge), rng());
         let n = 1_000_000;
         let outcome: Vec<bool> = (0..n).map(|_| m.drops(1500)).collect();

@@ -7,4 +7,6 @@ mod packet;
 
 pub use link::{Link, LinkStats, QueueLimit, Verdict};
 pub use loss::LossModel;
-pub use packet::{Ack, Body, Packet, SackBlock, Segment, HEADER_BYTES, MAX_SACK_BLOCKS, UDP_HEADER_BYTES};
+pub use packet::{
+    Ack, Body, HEADER_BYTES, MAX_SACK_BLOCKS, Packet, SackBlock, Segment, UDP_HEADER_BYTES,
+};

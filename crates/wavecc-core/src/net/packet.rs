@@ -32,7 +32,10 @@ pub enum Body {
     Data(Segment),
     Ack(Ack),
     /// A UDP datagram: payload offset and length in the flow's byte stream.
-    Datagram { seq: u64, len: u32 },
+    Datagram {
+        seq: u64,
+        len: u32,
+    },
 }
 
 impl Packet {
@@ -78,7 +81,14 @@ pub struct Ack {
 
 impl Ack {
     pub fn new(ack: u64, ts_ecr: Time, rwnd: u32) -> Self {
-        Self { ack, ts_ecr, rwnd, sack: [(0, 0); MAX_SACK_BLOCKS], n_sack: 0, dsack: false }
+        Self {
+            ack,
+            ts_ecr,
+            rwnd,
+            sack: [(0, 0); MAX_SACK_BLOCKS],
+            n_sack: 0,
+            dsack: false,
+        }
     }
 
     /// Appends a block; the caller keeps to [`MAX_SACK_BLOCKS`].
@@ -103,13 +113,23 @@ impl Ack {
     /// SACK blocks, most recent first (RFC 2018), a D-SACK first when `dsack`.
     pub fn blocks(&self) -> impl Iterator<Item = SackBlock> + '_ {
         let abs = |o: i32| (self.ack as i64 + o as i64) as u64;
-        self.sack[..self.n_sack as usize].iter().map(move |&(s, e)| SackBlock { start: abs(s), end: abs(e) })
+        self.sack[..self.n_sack as usize]
+            .iter()
+            .map(move |&(s, e)| SackBlock {
+                start: abs(s),
+                end: abs(e),
+            })
     }
 
     /// Bytes on the wire: headers plus the SACK option (2 bytes + 8 per block,
     /// padded to 4 with two NOPs).
     pub fn wire_size(&self) -> u16 {
-        (HEADER_BYTES + if self.n_sack > 0 { 4 + 8 * self.n_sack as u32 } else { 0 }) as u16
+        (HEADER_BYTES
+            + if self.n_sack > 0 {
+                4 + 8 * self.n_sack as u32
+            } else {
+                0
+            }) as u16
     }
 }
 
@@ -122,21 +142,41 @@ mod tests {
         let mut a = Ack::new(10_000, 0, 0);
         assert_eq!(a.wire_size(), 52);
         for i in 0..3 {
-            a.push_block(SackBlock { start: 20_000 + i * 3000, end: 21_000 + i * 3000 });
+            a.push_block(SackBlock {
+                start: 20_000 + i * 3000,
+                end: 21_000 + i * 3000,
+            });
         }
-        assert_eq!(a.wire_size(), 52 + 28, "3 blocks fill the 40-byte option space with timestamps");
+        assert_eq!(
+            a.wire_size(),
+            52 + 28,
+            "3 blocks fill the 40-byte option space with timestamps"
+        );
     }
 
     #[test]
     fn sack_blocks_round_trip_including_dsack_below_the_ack() {
         let mut a = Ack::new(1 << 40, 0, 0);
-        let blocks = [SackBlock { start: (1 << 40) - 1400, end: 1 << 40 }, SackBlock { start: (1 << 40) + 2800, end: (1 << 40) + 5600 }];
+        let blocks = [
+            SackBlock {
+                start: (1 << 40) - 1400,
+                end: 1 << 40,
+            },
+            SackBlock {
+                start: (1 << 40) + 2800,
+                end: (1 << 40) + 5600,
+            },
+        ];
         blocks.iter().for_each(|b| a.push_block(*b));
         assert_eq!(a.blocks().collect::<Vec<_>>(), blocks);
     }
 
     #[test]
     fn a_packet_fits_a_cache_line() {
-        assert!(std::mem::size_of::<Packet>() <= 64, "{}", std::mem::size_of::<Packet>());
+        assert!(
+            std::mem::size_of::<Packet>() <= 64,
+            "{}",
+            std::mem::size_of::<Packet>()
+        );
     }
 }

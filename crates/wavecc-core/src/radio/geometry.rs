@@ -50,7 +50,17 @@ impl Point {
 /// What an obstacle is made of; the `3gpp` profile gives each class its own loss
 /// (see `propagation::ThreeGppParams`), the `ns3-mmwave` profile treats every class as
 /// an ns-3 `Building` (the source papers modelled trees as buildings too).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    serde::Deserialize,
+    serde::Serialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum ObstacleClass {
     Tree,
@@ -120,7 +130,9 @@ impl Obstacle {
 }
 
 /// Which line-of-sight test decides blockage.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize, schemars::JsonSchema,
+)]
 pub enum LosTest {
     /// The papers' ns-3 2D angular test, heights ignored (the mmWave module's
     /// `MmWaveLosTracker` rule, see the module docs).

@@ -10,7 +10,7 @@
 //!   SINR thresholds from the gap-attenuated Shannon mapping [`nr_sinr_threshold_db`]
 //!   fitted to that ns-3 table.
 
-use super::miesm::{modulation_slot, EffectiveSinr};
+use super::miesm::{EffectiveSinr, modulation_slot};
 use crate::engine::Time;
 
 /// Slot timing the scheduler works with.
@@ -47,7 +47,9 @@ impl Numerology {
 pub const NR_DEFAULT_DATA_SYMBOLS: u32 = 11;
 
 /// Which 38.214 PDSCH MCS table.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum NrMcsTable {
     /// TS 38.214 Table 5.1.3.1-1 (up to 64QAM, MCS 0-28), the default when `mcs-Table`
@@ -433,7 +435,11 @@ mod tests {
         for k in 0..500 {
             let s = -12.0 + 0.09 * k as f64;
             for target in [0.01, 0.1, 0.3] {
-                assert_eq!(t.select_effective(&[s; 3], target), t.select(s, target), "{s} {target}");
+                assert_eq!(
+                    t.select_effective(&[s; 3], target),
+                    t.select(s, target),
+                    "{s} {target}"
+                );
             }
         }
         // QPSK up to MCS 8 (0.8 dB), 16QAM MCS 10-16 (3.9-8.6 dB), 64QAM 18-28.

@@ -55,9 +55,30 @@ struct MiCurve {
 }
 
 const CURVES: [MiCurve; MODULATIONS] = [
-    MiCurve { w: 0.19260, a1: 1.33821, b1: 0.96394, a2: 0.55510, b2: 1.00762, end_lin: 3.197 },
-    MiCurve { w: 0.22706, a1: 0.75154, b1: 0.97659, a2: 0.14730, b2: 0.90840, end_lin: 9.993 },
-    MiCurve { w: 0.24422, a1: 0.35347, b1: 1.03465, a2: 0.07456, b2: 0.78456, end_lin: 157.96 },
+    MiCurve {
+        w: 0.19260,
+        a1: 1.33821,
+        b1: 0.96394,
+        a2: 0.55510,
+        b2: 1.00762,
+        end_lin: 3.197,
+    },
+    MiCurve {
+        w: 0.22706,
+        a1: 0.75154,
+        b1: 0.97659,
+        a2: 0.14730,
+        b2: 0.90840,
+        end_lin: 9.993,
+    },
+    MiCurve {
+        w: 0.24422,
+        a1: 0.35347,
+        b1: 1.03465,
+        a2: 0.07456,
+        b2: 0.78456,
+        end_lin: 157.96,
+    },
 ];
 
 impl MiCurve {
@@ -87,10 +108,19 @@ struct MiTable {
 impl MiTable {
     fn new(c: &MiCurve) -> Self {
         let step_lin = c.end_lin / FORWARD_POINTS as f64;
-        let forward = (0..=FORWARD_POINTS).map(|k| c.smooth(k as f64 * step_lin)).collect();
+        let forward = (0..=FORWARD_POINTS)
+            .map(|k| c.smooth(k as f64 * step_lin))
+            .collect();
         let n = ((INVERSE_MAX_DB - INVERSE_MIN_DB) / INVERSE_STEP_DB).round() as usize;
-        let inverse = (0..=n).map(|k| c.smooth(10f64.powf((INVERSE_MIN_DB + k as f64 * INVERSE_STEP_DB) / 10.0))).collect();
-        MiTable { step_lin, end_lin: c.end_lin, forward, inverse }
+        let inverse = (0..=n)
+            .map(|k| c.smooth(10f64.powf((INVERSE_MIN_DB + k as f64 * INVERSE_STEP_DB) / 10.0)))
+            .collect();
+        MiTable {
+            step_lin,
+            end_lin: c.end_lin,
+            forward,
+            inverse,
+        }
     }
 
     fn mi(&self, g: f64) -> f64 {
@@ -169,7 +199,11 @@ mod tests {
             let mut s = -10.0;
             while s < top_db {
                 effective_sinr_db(10f64.powf(s / 10.0), &[1.0; 72], &mut out);
-                assert!((out[slot] - s).abs() < 0.03, "slot {slot} at {s} dB: {}", out[slot]);
+                assert!(
+                    (out[slot] - s).abs() < 0.03,
+                    "slot {slot} at {s} dB: {}",
+                    out[slot]
+                );
                 s += 0.37;
             }
         }
@@ -214,7 +248,8 @@ mod tests {
         let mean = 10f64.powf(0.3);
         let mut out = flat(0.0);
         effective_sinr_db(mean, &ratios, &mut out);
-        let want = tables()[1].sinr_db(0.5 * chunk_mi(1, (2.0 - 1e-9) * mean) + 0.5 * chunk_mi(1, 1e-9 * mean));
+        let want = tables()[1]
+            .sinr_db(0.5 * chunk_mi(1, (2.0 - 1e-9) * mean) + 0.5 * chunk_mi(1, 1e-9 * mean));
         assert!((out[1] - want).abs() < 1e-9);
         assert!(out[1] < db(mean) - 1.0, "{}", out[1]);
         // Every modulation loses, and a flat vector with the same mean does not.
@@ -232,7 +267,11 @@ mod tests {
         r[5] = 1.0 / 20.0; // 20 x 1/20 = 1 (0 dB); the rest at 13 dB
         effective_sinr_db(20.0, &r, &mut out);
         let want = tables()[0].sinr_db((71.0 + chunk_mi(0, 1.0)) / 72.0);
-        assert!(out[0].is_finite() && (out[0] - want).abs() < 1e-12, "{}", out[0]);
+        assert!(
+            out[0].is_finite() && (out[0] - want).abs() < 1e-12,
+            "{}",
+            out[0]
+        );
         assert!(out[1].is_finite() && out[2].is_finite());
     }
 

@@ -15,10 +15,10 @@ mod ran;
 mod rlc;
 mod scheduler;
 
-pub use geometry::{blockers, LosTest, Obstacle, ObstacleClass, Point};
-pub use mcs::{ir_effective_sinr_db, thermal_noise_dbm, McsTable, Numerology};
-pub use mobility::{blocked_intervals, Leg, Trajectory, Waypoint};
+pub use geometry::{LosTest, Obstacle, ObstacleClass, Point, blockers};
+pub use mcs::{McsTable, Numerology, ir_effective_sinr_db, thermal_noise_dbm};
+pub use mobility::{Leg, Trajectory, Waypoint, blocked_intervals};
 pub use propagation::{Channel, Ns3Channel, Ns3MmwaveParams, Profile, ThreeGppParams};
-pub use ran::{Ran, RadioEvent, UeSnapshot};
-pub use rlc::{RlcConfig, RlcEntity, RlcStats, SlotChannel, MAX_HARQ_ATTEMPTS};
+pub use ran::{RadioEvent, Ran, UeSnapshot};
+pub use rlc::{MAX_HARQ_ATTEMPTS, RlcConfig, RlcEntity, RlcStats, SlotChannel};
 pub use scheduler::{Demand, SchedulerKind};

@@ -27,15 +27,20 @@ pub const CHUNK_WIDTH_HZ: f64 = 13.889e6;
 const LIGHT_SPEED: f64 = 3e8;
 
 /// Path delays (ns): the module's `DelaySpread[]`.
-const PATH_DELAY_NS: [u32; PATHS] = [0, 3, 4, 5, 5, 6, 7, 7, 7, 17, 18, 20, 23, 24, 26, 38, 40, 42, 45, 50];
+const PATH_DELAY_NS: [u32; PATHS] = [
+    0, 3, 4, 5, 5, 6, 7, 7, 7, 17, 18, 20, 23, 24, 26, 38, 40, 42, 45, 50,
+];
 /// Per-path Doppler factors: the module's `DopplerShift[]`.
 const PATH_DOPPLER: [f64; PATHS] = [
-    0.73, 0.78, 0.68, 0.71, 0.79, 0.69, 0.66, 0.70, 0.69, 0.44, 0.48, 0.43, 0.42, 0.47, 0.50, 0.53, 0.52, 0.49, 0.55, 0.52,
+    0.73, 0.78, 0.68, 0.71, 0.79, 0.69, 0.66, 0.70, 0.69, 0.44, 0.48, 0.43, 0.42, 0.47, 0.50, 0.53,
+    0.52, 0.49, 0.55, 0.52,
 ];
 /// Distinct delays (taps) and each path's tap.
 const TAPS: usize = 17;
 const TAP_DELAY_NS: [u32; TAPS] = [0, 3, 4, 5, 6, 7, 17, 18, 20, 23, 24, 26, 38, 40, 42, 45, 50];
-const PATH_TAP: [usize; PATHS] = [0, 1, 2, 3, 3, 4, 5, 5, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16];
+const PATH_TAP: [usize; PATHS] = [
+    0, 1, 2, 3, 3, 4, 5, 5, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+];
 
 /// Statistics of the module's path amplitudes, measured over its instances 0-98 (the
 /// ones `int(Uniform(0, 99))` can pick) as `|a_p|^2` in dB. Paths fall in three groups
@@ -80,10 +85,17 @@ struct ChunkPhasors {
 fn chunk_phasors() -> &'static ChunkPhasors {
     static TABLE: std::sync::OnceLock<ChunkPhasors> = std::sync::OnceLock::new();
     TABLE.get_or_init(|| {
-        let mut t = ChunkPhasors { re: [[0.0; CHUNKS]; TAPS], im: [[0.0; CHUNKS]; TAPS] };
+        let mut t = ChunkPhasors {
+            re: [[0.0; CHUNKS]; TAPS],
+            im: [[0.0; CHUNKS]; TAPS],
+        };
         for n in 0..TAPS {
             for k in 0..CHUNKS {
-                let phase = -std::f64::consts::TAU * k as f64 * CHUNK_WIDTH_HZ * f64::from(TAP_DELAY_NS[n]) * 1e-9;
+                let phase = -std::f64::consts::TAU
+                    * k as f64
+                    * CHUNK_WIDTH_HZ
+                    * f64::from(TAP_DELAY_NS[n])
+                    * 1e-9;
                 t.re[n][k] = phase.cos();
                 t.im[n][k] = phase.sin();
             }
@@ -96,9 +108,15 @@ fn chunk_phasors() -> &'static ChunkPhasors {
 fn normal_cdf(z: f64) -> f64 {
     let x = z.abs() / std::f64::consts::SQRT_2;
     let t = 1.0 / (1.0 + 0.3275911 * x);
-    let poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))));
+    let poly = t
+        * (0.254829592
+            + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))));
     let erf = 1.0 - poly * (-x * x).exp();
-    if z >= 0.0 { 0.5 * (1.0 + erf) } else { 0.5 * (1.0 - erf) }
+    if z >= 0.0 {
+        0.5 * (1.0 + erf)
+    } else {
+        0.5 * (1.0 - erf)
+    }
 }
 
 /// Piecewise-linear quantile function through ([`POWER_PROBABILITIES`], `knots`).
@@ -111,7 +129,10 @@ fn quantile(knots: &[f64; 7], u: f64) -> f64 {
 /// One channel instance's path amplitudes (linear, complex), before the carrier's delay
 /// phase: powers from [`GROUP_POWER_DB`] through the Gaussian copula, phases relative
 /// to the strongest path by the coherence tiers.
-pub fn draw_amplitudes(rng: &mut Rng, normal: &mut dyn FnMut(&mut Rng) -> f64) -> [(f64, f64); PATHS] {
+pub fn draw_amplitudes(
+    rng: &mut Rng,
+    normal: &mut dyn FnMut(&mut Rng) -> f64,
+) -> [(f64, f64); PATHS] {
     let common = normal(rng);
     let spread = (1.0 - POWER_CORRELATION * POWER_CORRELATION).sqrt();
     let mut power_db = [0.0; PATHS];
@@ -158,7 +179,13 @@ pub struct Multipath {
 
 impl Multipath {
     pub fn new(carrier_hz: f64) -> Self {
-        Multipath { carrier_hz, amp: [(0.0, 0.0); PATHS], ratios: [1.0; CHUNKS], mean: 1.0, last_fd_hz: f64::NAN }
+        Multipath {
+            carrier_hz,
+            amp: [(0.0, 0.0); PATHS],
+            ratios: [1.0; CHUNKS],
+            mean: 1.0,
+            last_fd_hz: f64::NAN,
+        }
     }
 
     /// Starts a new instance with amplitudes `amp` ([`draw_amplitudes`]).
@@ -208,7 +235,11 @@ impl Multipath {
             sum += g;
         }
         self.mean = sum / CHUNKS as f64;
-        let inv = if self.mean > 0.0 { 1.0 / self.mean } else { 0.0 };
+        let inv = if self.mean > 0.0 {
+            1.0 / self.mean
+        } else {
+            0.0
+        };
         for r in &mut self.ratios {
             *r *= inv;
         }
@@ -278,7 +309,10 @@ mod tests {
             let mean = want.iter().sum::<f64>() / CHUNKS as f64;
             assert!((mp.wideband_gain_db() - 10.0 * mean.log10()).abs() < 1e-9);
             for k in 0..CHUNKS {
-                assert!((mp.chunk_ratios()[k] - want[k] / mean).abs() < 1e-6, "chunk {k}");
+                assert!(
+                    (mp.chunk_ratios()[k] - want[k] / mean).abs() < 1e-6,
+                    "chunk {k}"
+                );
             }
             // Over 72 chunks of 13.889 MHz the cross terms of paths with different
             // integer-ns delays (nearly) cancel: the mean is the sum over taps of the
@@ -337,7 +371,13 @@ mod tests {
         let (mut wide, mut total) = (Vec::new(), Vec::new());
         for _ in 0..20_000 {
             let amp = draw_amplitudes(&mut rng, &mut normal);
-            total.push(10.0 * amp.iter().map(|a| a.0 * a.0 + a.1 * a.1).sum::<f64>().log10());
+            total.push(
+                10.0 * amp
+                    .iter()
+                    .map(|a| a.0 * a.0 + a.1 * a.1)
+                    .sum::<f64>()
+                    .log10(),
+            );
             mp.set_instance(amp);
             mp.evaluate(0.0, 0.0);
             wide.push(mp.wideband_gain_db());
@@ -347,7 +387,10 @@ mod tests {
         wide.sort_by(f64::total_cmp);
         let (p10, p90) = (wide[(0.1 * n) as usize], wide[(0.9 * n) as usize]);
         assert!((mean - 27.3).abs() < 0.15, "mean {mean}");
-        assert!((p10 - 24.2).abs() < 0.3 && (p90 - 30.1).abs() < 0.3, "{p10} {p90}");
+        assert!(
+            (p10 - 24.2).abs() < 0.3 && (p90 - 30.1).abs() < 0.3,
+            "{p10} {p90}"
+        );
         let tm = total.iter().sum::<f64>() / n;
         let sd = (total.iter().map(|x| (x - tm) * (x - tm)).sum::<f64>() / n).sqrt();
         assert!((sd - 2.1).abs() < 0.15, "sd {sd}");

@@ -18,10 +18,10 @@
 //! only while a ramp runs or when shadowing is advanced).
 
 use super::geometry::{LosTest, ObstacleClass, Point};
-use super::multipath::{draw_amplitudes, relative_speed, Multipath};
 use super::mcs::{
     McsTable, NR_DEFAULT_DATA_SYMBOLS, NrMcsTable, Numerology, nr_prbs, thermal_noise_dbm,
 };
+use super::multipath::{Multipath, draw_amplitudes, relative_speed};
 use crate::engine::{Rng, RngExt};
 
 // ---------------------------------------------------------------------------------------
@@ -72,7 +72,17 @@ pub struct Ns3MmwaveParams {
 }
 
 /// The ns3-mmwave profile's beamforming + fading gain model.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Default,
+    serde::Deserialize,
+    serde::Serialize,
+    schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Ns3Channel {
     /// One wideband gain per redraw; TBs see a flat channel.
@@ -224,7 +234,12 @@ impl Ns3MmwaveParams {
                 self.carrier_hz
             ));
         }
-        link_budget(self.bandwidth_hz, self.gnb_tx_power_dbm, self.ue_tx_power_dbm, self.noise_figure_db)?;
+        link_budget(
+            self.bandwidth_hz,
+            self.gnb_tx_power_dbm,
+            self.ue_tx_power_dbm,
+            self.noise_figure_db,
+        )?;
         non_negative("blockage_loss_db", self.blockage_loss_db)?;
         non_negative("blockage_ramp_s", self.blockage_ramp_s)?;
         positive("bf_redraw_s", self.bf_redraw_s)?;
@@ -262,7 +277,9 @@ impl Ns3MmwaveParams {
 // ---------------------------------------------------------------------------------------
 
 /// 38.901 scenario of Table 7.4.1-1.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum GppScenario {
     /// UMi - street canyon.
@@ -419,7 +436,12 @@ impl ThreeGppParams {
                 self.data_symbols
             ));
         }
-        link_budget(self.bandwidth_hz, self.gnb_tx_power_dbm, self.ue_tx_power_dbm, self.noise_figure_db)?;
+        link_budget(
+            self.bandwidth_hz,
+            self.gnb_tx_power_dbm,
+            self.ue_tx_power_dbm,
+            self.noise_figure_db,
+        )?;
         finite("gnb_antenna_gain_db", self.gnb_antenna_gain_db)?;
         finite("ue_antenna_gain_db", self.ue_antenna_gain_db)?;
         for (k, v) in [
@@ -527,7 +549,12 @@ fn finite(key: &str, v: f64) -> Result<(), String> {
 }
 
 /// The checks both profiles make on the band, the powers and the noise figure.
-fn link_budget(bandwidth_hz: f64, gnb_dbm: f64, ue_dbm: f64, noise_figure_db: f64) -> Result<(), String> {
+fn link_budget(
+    bandwidth_hz: f64,
+    gnb_dbm: f64,
+    ue_dbm: f64,
+    noise_figure_db: f64,
+) -> Result<(), String> {
     positive("bandwidth_hz", bandwidth_hz)?;
     finite("gnb_tx_power_dbm", gnb_dbm)?;
     finite("ue_tx_power_dbm", ue_dbm)?;
@@ -808,7 +835,11 @@ impl Channel {
                         let mut spare = None;
                         mp.set_instance(draw_amplitudes(rng, &mut |r| std_normal(r, &mut spare)));
                     }
-                    let speed = if first { 0.0 } else { relative_speed(s.last_ue, ue, dt) };
+                    let speed = if first {
+                        0.0
+                    } else {
+                        relative_speed(s.last_ue, ue, dt)
+                    };
                     mp.evaluate(t_s, speed);
                     s.bf_gain_db = mp.wideband_gain_db();
                     s.last_ue = ue;

@@ -5,14 +5,14 @@
 //! delivery, then the uplink's and downlink's transmissions). Packets enter through
 //! `enqueue_*` and leave through the slot's output lists.
 
-use super::geometry::{blockers, LosTest, Obstacle, ObstacleClass, Point};
+use super::geometry::{LosTest, Obstacle, ObstacleClass, Point, blockers};
 use super::mcs::McsTable;
-use super::miesm::{effective_sinr_db, flat, EffectiveSinr};
+use super::miesm::{EffectiveSinr, effective_sinr_db, flat};
 use super::mobility::Trajectory;
 use super::propagation::Channel;
 use super::rlc::{RlcConfig, RlcEntity, SlotChannel};
-use super::scheduler::{pf_average, share, Demand, SchedulerKind};
-use crate::engine::{from_secs, to_secs, RngStreams, Time};
+use super::scheduler::{Demand, SchedulerKind, pf_average, share};
+use crate::engine::{RngStreams, Time, from_secs, to_secs};
 use crate::net::Packet;
 use crate::scenario::{Forwarding, RadioConfig};
 use crate::trace::{CellSummary, UeSummary};
@@ -134,7 +134,13 @@ impl Ran {
         let gnbs: Vec<Gnb> = cfg
             .gnbs
             .iter()
-            .map(|g| Gnb { position: crate::scenario::point(g.position), transmitting: false, was_transmitting: false, tbs: 0, bytes: 0 })
+            .map(|g| Gnb {
+                position: crate::scenario::point(g.position),
+                transmitting: false,
+                was_transmitting: false,
+                tbs: 0,
+                bytes: 0,
+            })
             .collect();
         let ues = cfg
             .ues
@@ -145,7 +151,14 @@ impl Ran {
                 Ue {
                     position: trajectory.position(0.0),
                     trajectory,
-                    channels: (0..gnbs.len()).map(|g| Channel::new(&profile, rng.stream(&format!("radio/channel/gnb{g}/ue{u}")))).collect(),
+                    channels: (0..gnbs.len())
+                        .map(|g| {
+                            Channel::new(
+                                &profile,
+                                rng.stream(&format!("radio/channel/gnb{g}/ue{u}")),
+                            )
+                        })
+                        .collect(),
                     gain_db: vec![f64::NEG_INFINITY; gnbs.len()],
                     filtered_gain_db: Vec::new(),
                     blocked: vec![false; gnbs.len()],
@@ -160,7 +173,11 @@ impl Ran {
                     ul_mcs: 0,
                     dl: entity(cfg.rlc_buffer_bytes, 0, format!("radio/harq/ue{u}/dl")),
                     // The UE's own uplink buffer is the module's default; ACKs never fill it.
-                    ul: entity(cfg.rlc_buffer_bytes, from_secs(cfg.uplink_grant_delay_s), format!("radio/harq/ue{u}/ul")),
+                    ul: entity(
+                        cfg.rlc_buffer_bytes,
+                        from_secs(cfg.uplink_grant_delay_s),
+                        format!("radio/harq/ue{u}/ul"),
+                    ),
                     candidate: None,
                     interrupted_until: 0,
                     handovers: 0,
@@ -245,12 +262,20 @@ impl Ran {
 
     /// Packets inside the radio (for the conservation check).
     pub fn in_transit(&self) -> u64 {
-        self.ues.iter().map(|u| (u.dl.sdus_held() + u.ul.sdus_held()) as u64).sum()
+        self.ues
+            .iter()
+            .map(|u| (u.dl.sdus_held() + u.ul.sdus_held()) as u64)
+            .sum()
     }
 
     /// Packets the radio dropped: buffer overflows and handovers without forwarding.
     pub fn dropped(&self) -> u64 {
-        self.handover_drops + self.ues.iter().map(|u| u.dl.stats.sdus_dropped + u.ul.stats.sdus_dropped).sum::<u64>()
+        self.handover_drops
+            + self
+                .ues
+                .iter()
+                .map(|u| u.dl.stats.sdus_dropped + u.ul.stats.sdus_dropped)
+                .sum::<u64>()
     }
 
     /// Path gains of `ue` towards every gNB at `now`, with its position and blockage.
@@ -260,9 +285,16 @@ impl Ran {
         ue.position = ue.trajectory.position(t);
         for (g, gnb) in self.gnbs.iter().enumerate() {
             self.scratch_blockers.clear();
-            blockers(self.los_test, gnb.position, ue.position, &self.obstacles, &mut self.scratch_blockers);
+            blockers(
+                self.los_test,
+                gnb.position,
+                ue.position,
+                &self.obstacles,
+                &mut self.scratch_blockers,
+            );
             ue.blocked[g] = !self.scratch_blockers.is_empty();
-            ue.gain_db[g] = ue.channels[g].update(t, gnb.position, ue.position, &self.scratch_blockers);
+            ue.gain_db[g] =
+                ue.channels[g].update(t, gnb.position, ue.position, &self.scratch_blockers);
             if let Some(f) = ue.filtered_gain_db.get_mut(g) {
                 *f += self.filter_weight * (ue.gain_db[g] - *f);
             }
@@ -271,7 +303,12 @@ impl Ran {
 
     /// The channel update at `now`: measurements, SINR, link adaptation, handover
     /// and NLoS bookkeeping. Packets lost at a handover go to `dropped`.
-    pub fn update_channels(&mut self, now: Time, events: &mut Vec<RadioEvent>, dropped: &mut Vec<Packet>) {
+    pub fn update_channels(
+        &mut self,
+        now: Time,
+        events: &mut Vec<RadioEvent>,
+        dropped: &mut Vec<Packet>,
+    ) {
         for g in &mut self.gnbs {
             g.was_transmitting = std::mem::take(&mut g.transmitting);
         }
@@ -283,16 +320,27 @@ impl Ran {
             let s = ue.serving;
             let interference_mw: f64 = (0..self.gnbs.len())
                 .filter(|&g| g != s && self.gnbs[g].was_transmitting)
-                .map(|g| db_to_linear(self.dl_power_dbm + ue.gain_db[g] - self.interferer_beam_loss_db))
+                .map(|g| {
+                    db_to_linear(self.dl_power_dbm + ue.gain_db[g] - self.interferer_beam_loss_db)
+                })
                 .sum();
-            ue.sinr_db = self.dl_power_dbm + ue.gain_db[s] - linear_to_db(noise_mw + interference_mw);
+            ue.sinr_db =
+                self.dl_power_dbm + ue.gain_db[s] - linear_to_db(noise_mw + interference_mw);
             ue.ul_sinr_db = self.ul_power_dbm + ue.gain_db[s] - self.noise_dbm;
-            effective_sinrs(ue.channels[s].chunk_gain_ratios(), ue.sinr_db, &mut ue.eff_sinr_db);
+            effective_sinrs(
+                ue.channels[s].chunk_gain_ratios(),
+                ue.sinr_db,
+                &mut ue.eff_sinr_db,
+            );
             if ue.ul_sinr_db == ue.sinr_db {
                 // Same powers, no interference: the same chunks, the same result.
                 ue.ul_eff_sinr_db = ue.eff_sinr_db;
             } else {
-                effective_sinrs(ue.channels[s].chunk_gain_ratios(), ue.ul_sinr_db, &mut ue.ul_eff_sinr_db);
+                effective_sinrs(
+                    ue.channels[s].chunk_gain_ratios(),
+                    ue.ul_sinr_db,
+                    &mut ue.ul_eff_sinr_db,
+                );
             }
             // Link adaptation acts on the previous report: one update of CQI delay.
             let reported = ue.reported_eff_db.unwrap_or(ue.eff_sinr_db);
@@ -307,12 +355,18 @@ impl Ran {
             match (blocked, ue.nlos_since) {
                 (true, None) => {
                     ue.nlos_since = Some(now);
-                    events.push(RadioEvent::NlosStart { ue: u as u32, cell: s as u32 });
+                    events.push(RadioEvent::NlosStart {
+                        ue: u as u32,
+                        cell: s as u32,
+                    });
                 }
                 (false, Some(since)) => {
                     ue.nlos_intervals.push((since, now));
                     ue.nlos_since = None;
-                    events.push(RadioEvent::NlosEnd { ue: u as u32, cell: s as u32 });
+                    events.push(RadioEvent::NlosEnd {
+                        ue: u as u32,
+                        cell: s as u32,
+                    });
                 }
                 _ => {}
             }
@@ -321,7 +375,13 @@ impl Ran {
 
     /// Hands `u` over to a neighbour that has been better than its serving cell by
     /// the hysteresis for the time-to-trigger.
-    fn consider_handover(&mut self, u: usize, now: Time, events: &mut Vec<RadioEvent>, dropped: &mut Vec<Packet>) {
+    fn consider_handover(
+        &mut self,
+        u: usize,
+        now: Time,
+        events: &mut Vec<RadioEvent>,
+        dropped: &mut Vec<Packet>,
+    ) {
         let ue = &mut self.ues[u];
         if self.gnbs.len() < 2 || now < ue.interrupted_until {
             return;
@@ -342,11 +402,18 @@ impl Ran {
         if now - since < self.time_to_trigger {
             return;
         }
-        events.push(RadioEvent::Handover { ue: u as u32, from: ue.serving as u32, to: best as u32 });
+        events.push(RadioEvent::Handover {
+            ue: u as u32,
+            from: ue.serving as u32,
+            to: best as u32,
+        });
         if let Some(since) = ue.nlos_since.take() {
             // NLoS is judged towards the serving cell: a new cell starts afresh.
             ue.nlos_intervals.push((since, now));
-            events.push(RadioEvent::NlosEnd { ue: u as u32, cell: ue.serving as u32 });
+            events.push(RadioEvent::NlosEnd {
+                ue: u as u32,
+                cell: ue.serving as u32,
+            });
         }
         ue.serving = best;
         ue.candidate = None;
@@ -387,7 +454,10 @@ impl Ran {
     fn run_cell_slot(&mut self, g: usize, now: Time) {
         let members = &mut self.scratch_members;
         members.clear();
-        members.extend((0..self.ues.len()).filter(|&u| self.ues[u].serving == g && now >= self.ues[u].interrupted_until));
+        members.extend(
+            (0..self.ues.len())
+                .filter(|&u| self.ues[u].serving == g && now >= self.ues[u].interrupted_until),
+        );
         if members.is_empty() {
             return;
         }
@@ -395,7 +465,11 @@ impl Ran {
         let mut left = self.data_symbols;
         for &u in members.iter() {
             let ue = &mut self.ues[u];
-            let ch = SlotChannel { table, mcs: ue.ul_mcs, sinr_db: ue.ul_eff_sinr_db };
+            let ch = SlotChannel {
+                table,
+                mcs: ue.ul_mcs,
+                sinr_db: ue.ul_eff_sinr_db,
+            };
             let want = ue.ul.demand_symbols(now, &ch).min(left);
             if want > 0 {
                 left -= ue.ul.transmit(now, want, &ch);
@@ -404,19 +478,40 @@ impl Ran {
         self.scratch_demands.clear();
         for &u in members.iter() {
             let ue = &self.ues[u];
-            let ch = SlotChannel { table, mcs: ue.mcs, sinr_db: ue.eff_sinr_db };
+            let ch = SlotChannel {
+                table,
+                mcs: ue.mcs,
+                sinr_db: ue.eff_sinr_db,
+            };
             let bits_per_symbol = table.bits_per_symbol(ue.mcs);
-            self.scratch_demands.push(Demand { symbols: ue.dl.demand_symbols(now, &ch), bits_per_symbol, average_bits: ue.pf_average_bits });
+            self.scratch_demands.push(Demand {
+                symbols: ue.dl.demand_symbols(now, &ch),
+                bits_per_symbol,
+                average_bits: ue.pf_average_bits,
+            });
         }
         self.scratch_shares.resize(members.len(), 0);
-        share(self.scheduler, left, &self.scratch_demands, self.slot_number as usize, &mut self.scratch_shares);
+        share(
+            self.scheduler,
+            left,
+            &self.scratch_demands,
+            self.slot_number as usize,
+            &mut self.scratch_shares,
+        );
         let gnb = &mut self.gnbs[g];
         for (k, &u) in members.iter().enumerate() {
             let ue = &mut self.ues[u];
-            let ch = SlotChannel { table, mcs: ue.mcs, sinr_db: ue.eff_sinr_db };
+            let ch = SlotChannel {
+                table,
+                mcs: ue.mcs,
+                sinr_db: ue.eff_sinr_db,
+            };
             let mut used = 0;
             if self.scratch_shares[k] > 0 {
-                let (tbs, bytes) = (ue.dl.stats.tbs + ue.dl.stats.harq_retx, ue.dl.stats.tx_bytes);
+                let (tbs, bytes) = (
+                    ue.dl.stats.tbs + ue.dl.stats.harq_retx,
+                    ue.dl.stats.tx_bytes,
+                );
                 used = ue.dl.transmit(now, self.scratch_shares[k], &ch);
                 gnb.tbs += ue.dl.stats.tbs + ue.dl.stats.harq_retx - tbs;
                 gnb.bytes += ue.dl.stats.tx_bytes - bytes;
@@ -448,8 +543,18 @@ impl Ran {
         let open = ue.nlos_since.map(|since| (since, end));
         UeSummary {
             ue: u as u32,
-            mean_sinr_db: if ue.sinr_samples == 0 { f64::NAN } else { ue.sinr_sum_db / ue.sinr_samples as f64 },
-            nlos_intervals_s: ue.nlos_intervals.iter().copied().chain(open).map(|(a, b)| [to_secs(a), to_secs(b)]).collect(),
+            mean_sinr_db: if ue.sinr_samples == 0 {
+                f64::NAN
+            } else {
+                ue.sinr_sum_db / ue.sinr_samples as f64
+            },
+            nlos_intervals_s: ue
+                .nlos_intervals
+                .iter()
+                .copied()
+                .chain(open)
+                .map(|(a, b)| [to_secs(a), to_secs(b)])
+                .collect(),
             handovers: ue.handovers,
             cell: ue.serving as u32,
             harq_retransmissions: ue.dl.stats.harq_retx + ue.ul.stats.harq_retx,
@@ -462,7 +567,11 @@ impl Ran {
     }
 
     pub fn cell_summary(&self, g: usize) -> CellSummary {
-        CellSummary { cell: g as u32, transport_blocks: self.gnbs[g].tbs, bytes_transmitted: self.gnbs[g].bytes }
+        CellSummary {
+            cell: g as u32,
+            transport_blocks: self.gnbs[g].tbs,
+            bytes_transmitted: self.gnbs[g].bytes,
+        }
     }
 }
 
@@ -480,12 +589,19 @@ fn effective_sinrs(ratios: Option<&[f64]>, sinr_db: f64, out: &mut EffectiveSinr
 /// The weight of each new measurement in an exponential filter of time constant
 /// `filter_s` sampled every `update_s` (1: no filtering).
 fn filter_weight(update_s: f64, filter_s: f64) -> f64 {
-    if filter_s <= 0.0 { 1.0 } else { 1.0 - (-update_s / filter_s).exp() }
+    if filter_s <= 0.0 {
+        1.0
+    } else {
+        1.0 - (-update_s / filter_s).exp()
+    }
 }
 
 /// The gNB with the strongest path gain (all gNBs transmit at the same power).
 fn best_cell(gnbs: &[Gnb], gain_db: &[f64]) -> usize {
-    (0..gnbs.len()).fold(0, |best, g| if gain_db[g] > gain_db[best] { g } else { best })
+    (0..gnbs.len()).fold(
+        0,
+        |best, g| if gain_db[g] > gain_db[best] { g } else { best },
+    )
 }
 
 fn db_to_linear(db: f64) -> f64 {

@@ -13,8 +13,8 @@
 //! The buffer limit counts new data only (never transmitted bytes), like the
 //! module's `MaxTxBufferSize`: an arriving SDU that does not fit is dropped whole.
 
-use super::mcs::{ir_effective_sinr_db, McsTable};
-use super::miesm::{flat, EffectiveSinr};
+use super::mcs::{McsTable, ir_effective_sinr_db};
+use super::miesm::{EffectiveSinr, flat};
 use crate::engine::{Rng, RngExt, Time};
 use crate::net::Packet;
 use crate::tcp::RangeSet;
@@ -55,7 +55,11 @@ pub struct SlotChannel<'a> {
 impl<'a> SlotChannel<'a> {
     /// A flat channel: every modulation meets `sinr_db`.
     pub fn flat(table: &'a McsTable, mcs: u8, sinr_db: f64) -> Self {
-        SlotChannel { table, mcs, sinr_db: flat(sinr_db) }
+        SlotChannel {
+            table,
+            mcs,
+            sinr_db: flat(sinr_db),
+        }
     }
 
     /// The effective SINR a TB at `mcs` meets.
@@ -158,7 +162,11 @@ impl RlcEntity {
             return Err(pkt);
         }
         self.queued_end += size;
-        self.sdus.push_back(Sdu { pkt, end: self.queued_end, ready: now + self.cfg.grant_delay });
+        self.sdus.push_back(Sdu {
+            pkt,
+            end: self.queued_end,
+            ready: now + self.cfg.grant_delay,
+        });
         self.stats.sdus_accepted += 1;
         Ok(())
     }
@@ -189,13 +197,27 @@ impl RlcEntity {
             return self.queued_end;
         }
         let n = self.sdus.partition_point(|s| s.ready <= now);
-        if n == 0 { self.rx_next.max(self.sent_end) } else { self.sdus[n - 1].end.max(self.sent_end) }
+        if n == 0 {
+            self.rx_next.max(self.sent_end)
+        } else {
+            self.sdus[n - 1].end.max(self.sent_end)
+        }
     }
 
     /// Symbols this entity could use in a slot at `now`.
     pub fn demand_symbols(&self, now: Time, ch: &SlotChannel) -> u32 {
-        let harq: u32 = self.harq.iter().filter(|t| t.ready <= now).map(|t| ch.symbols_for(t.end - t.start, t.mcs)).sum();
-        let arq: u64 = self.arq.iter().filter(|a| a.2 <= now).map(|a| a.1 - a.0).sum();
+        let harq: u32 = self
+            .harq
+            .iter()
+            .filter(|t| t.ready <= now)
+            .map(|t| ch.symbols_for(t.end - t.start, t.mcs))
+            .sum();
+        let arq: u64 = self
+            .arq
+            .iter()
+            .filter(|a| a.2 <= now)
+            .map(|a| a.1 - a.0)
+            .sum();
         let new = self.eligible_end(now) - self.sent_end;
         harq + ch.symbols_for(arq + new, ch.mcs)
     }
@@ -224,7 +246,8 @@ impl RlcEntity {
                 self.harq.remove(i);
             } else if usize::from(tb.attempts) > usize::from(self.cfg.harq_max_retx) {
                 self.stats.harq_failures += 1;
-                self.arq.push_back((tb.start, tb.end, now + self.cfg.arq_delay));
+                self.arq
+                    .push_back((tb.start, tb.end, now + self.cfg.arq_delay));
                 self.harq.remove(i);
             } else {
                 tb.ready = now + self.cfg.harq_rtt;
@@ -261,7 +284,14 @@ impl RlcEntity {
         self.stats.tx_bytes += end - start;
         let mut sinrs_db = [0.0; MAX_HARQ_ATTEMPTS];
         sinrs_db[0] = ch.sinr_for(ch.mcs);
-        let tb = Tb { start, end, mcs: ch.mcs, attempts: 1, sinrs_db, ready: now + self.cfg.harq_rtt };
+        let tb = Tb {
+            start,
+            end,
+            mcs: ch.mcs,
+            attempts: 1,
+            sinrs_db,
+            ready: now + self.cfg.harq_rtt,
+        };
         if self.decodes(&tb, ch.table) {
             self.received.insert(start, end);
         } else if self.cfg.harq_max_retx == 0 {
@@ -276,11 +306,18 @@ impl RlcEntity {
         let bler = if tb.attempts == 1 {
             let key = (tb.mcs, tb.sinrs_db[0].to_bits());
             if (self.first_bler.0, self.first_bler.1) != key {
-                self.first_bler = (key.0, key.1, table.bler(tb.mcs, ir_effective_sinr_db(&tb.sinrs_db[..1])));
+                self.first_bler = (
+                    key.0,
+                    key.1,
+                    table.bler(tb.mcs, ir_effective_sinr_db(&tb.sinrs_db[..1])),
+                );
             }
             self.first_bler.2
         } else {
-            table.bler(tb.mcs, ir_effective_sinr_db(&tb.sinrs_db[..tb.attempts as usize]))
+            table.bler(
+                tb.mcs,
+                ir_effective_sinr_db(&tb.sinrs_db[..tb.attempts as usize]),
+            )
         };
         self.rng.random::<f64>() >= bler
     }
@@ -329,16 +366,41 @@ mod tests {
     use crate::net::{Body, Segment};
 
     fn pkt(seq: u64, size: u16) -> Packet {
-        Packet { flow: 0, size, hop: 0, body: Body::Data(Segment { seq, len: u32::from(size), ts_val: 0, retransmission: false }) }
+        Packet {
+            flow: 0,
+            size,
+            hop: 0,
+            body: Body::Data(Segment {
+                seq,
+                len: u32::from(size),
+                ts_val: 0,
+                retransmission: false,
+            }),
+        }
     }
 
     fn entity(buffer_bytes: u64, grant_delay: Time) -> RlcEntity {
-        let cfg = RlcConfig { buffer_bytes, harq_max_retx: 3, harq_rtt: 400_000, harq_processes: 20, arq_delay: 4_000_000, grant_delay };
+        let cfg = RlcConfig {
+            buffer_bytes,
+            harq_max_retx: 3,
+            harq_rtt: 400_000,
+            harq_processes: 20,
+            arq_delay: 4_000_000,
+            grant_delay,
+        };
         RlcEntity::new(cfg, RngStreams::new(1).stream("rlc"))
     }
 
     fn seqs(out: &[Packet]) -> Vec<u64> {
-        out.iter().map(|p| if let Body::Data(s) = p.body { s.seq } else { u64::MAX }).collect()
+        out.iter()
+            .map(|p| {
+                if let Body::Data(s) = p.body {
+                    s.seq
+                } else {
+                    u64::MAX
+                }
+            })
+            .collect()
     }
 
     /// Runs 100 us slots of 22 symbols from `from` until `until`, collecting what is handed up.
@@ -414,7 +476,10 @@ mod tests {
         }
         let mut out = Vec::new();
         run(&mut e, &bad, 0, 2_000_000, &mut out);
-        assert!(e.stats.harq_retx > 0, "failed TBs are retransmitted by HARQ");
+        assert!(
+            e.stats.harq_retx > 0,
+            "failed TBs are retransmitted by HARQ"
+        );
         run(&mut e, &good, 2_000_000, 20_000_000, &mut out);
         assert_eq!(seqs(&out), (0..50).map(|i| i * 1500).collect::<Vec<_>>());
         assert!(!e.is_busy());
@@ -429,7 +494,10 @@ mod tests {
         let mut out = Vec::new();
         // First attempt at 0, retransmissions at 0.4, 0.8, 1.2 ms: 4 attempts, all lost.
         run(&mut e, &dead, 0, 1_300_000, &mut out);
-        assert_eq!((e.stats.tbs, e.stats.harq_retx, e.stats.harq_failures), (1, 3, 1));
+        assert_eq!(
+            (e.stats.tbs, e.stats.harq_retx, e.stats.harq_failures),
+            (1, 3, 1)
+        );
         // ARQ resends only after the 4 ms status delay (from 1.2 ms: at 5.2 ms).
         let good = SlotChannel::flat(&table, 28, 40.0);
         run(&mut e, &good, 1_300_000, 5_200_000, &mut out);
@@ -472,7 +540,10 @@ mod tests {
         e.enqueue(0, pkt(3000, 1500)).unwrap();
         let mut dropped = Vec::new();
         e.flush(&mut dropped);
-        assert_eq!((dropped.len(), e.buffered_bytes(), e.is_busy()), (2, 0, false));
+        assert_eq!(
+            (dropped.len(), e.buffered_bytes(), e.is_busy()),
+            (2, 0, false)
+        );
         e.enqueue(0, pkt(4500, 1500)).unwrap();
         run(&mut e, &good, 20_000_000, 20_200_000, &mut out);
         assert_eq!(seqs(&out), vec![0, 4500]);

@@ -30,7 +30,13 @@ pub struct Demand {
 
 /// Shares `total` symbols among `demands`, writing each UE's share to `out`.
 /// `rotation` (the slot number) decides who gets the round-robin remainder.
-pub fn share(kind: SchedulerKind, total: u32, demands: &[Demand], rotation: usize, out: &mut [u32]) {
+pub fn share(
+    kind: SchedulerKind,
+    total: u32,
+    demands: &[Demand],
+    rotation: usize,
+    out: &mut [u32],
+) {
     out.iter_mut().for_each(|s| *s = 0);
     match kind {
         SchedulerKind::Rr => round_robin(total, demands, rotation, out),
@@ -64,7 +70,9 @@ fn round_robin(mut left: u32, demands: &[Demand], rotation: usize, out: &mut [u3
 
 fn proportional_fair(mut left: u32, demands: &[Demand], out: &mut [u32]) {
     let metric = |d: &Demand| f64::from(d.bits_per_symbol) / d.average_bits.max(1.0);
-    let mut order: Vec<usize> = (0..demands.len()).filter(|&i| demands[i].symbols > 0).collect();
+    let mut order: Vec<usize> = (0..demands.len())
+        .filter(|&i| demands[i].symbols > 0)
+        .collect();
     // Stable sort: equal metrics keep UE order, so runs stay deterministic.
     order.sort_by(|&a, &b| metric(&demands[b]).total_cmp(&metric(&demands[a])));
     for i in order {
@@ -84,7 +92,11 @@ mod tests {
     use super::*;
 
     fn d(symbols: u32, bits_per_symbol: u32, average_bits: f64) -> Demand {
-        Demand { symbols, bits_per_symbol, average_bits }
+        Demand {
+            symbols,
+            bits_per_symbol,
+            average_bits,
+        }
     }
 
     #[test]
@@ -104,7 +116,13 @@ mod tests {
         share(SchedulerKind::Rr, 22, &ds, 0, &mut out);
         assert_eq!(out, [2, 20, 0]);
         // Less demand than symbols: everyone is served in full.
-        share(SchedulerKind::Rr, 22, &[d(3, 1, 1.0), d(4, 1, 1.0)], 0, &mut out[..2]);
+        share(
+            SchedulerKind::Rr,
+            22,
+            &[d(3, 1, 1.0), d(4, 1, 1.0)],
+            0,
+            &mut out[..2],
+        );
         assert_eq!(out[..2], [3, 4]);
     }
 

@@ -4,24 +4,63 @@
 use super::ConfigError;
 
 const BUILTINS: &[(&str, &str)] = &[
-    ("dumbbell-1g", include_str!("../../scenarios/dumbbell-1g.toml")),
-    ("dumbbell-4flows", include_str!("../../scenarios/dumbbell-4flows.toml")),
-    ("lossy-100m", include_str!("../../scenarios/lossy-100m.toml")),
+    (
+        "dumbbell-1g",
+        include_str!("../../scenarios/dumbbell-1g.toml"),
+    ),
+    (
+        "dumbbell-4flows",
+        include_str!("../../scenarios/dumbbell-4flows.toml"),
+    ),
+    (
+        "lossy-100m",
+        include_str!("../../scenarios/lossy-100m.toml"),
+    ),
     ("fbtcp-1", include_str!("../../scenarios/fbtcp-1.toml")),
     ("fbtcp-2", include_str!("../../scenarios/fbtcp-2.toml")),
     ("fbtcp-3", include_str!("../../scenarios/fbtcp-3.toml")),
     ("fbtcp-4", include_str!("../../scenarios/fbtcp-4.toml")),
     ("urban", include_str!("../../scenarios/urban.toml")),
-    ("mateo-building13", include_str!("../../scenarios/mateo-building13.toml")),
-    ("mateo-buildings4", include_str!("../../scenarios/mateo-buildings4.toml")),
-    ("mateo-obstacles", include_str!("../../scenarios/mateo-obstacles.toml")),
-    ("mateo-handover", include_str!("../../scenarios/mateo-handover.toml")),
-    ("mateo-multiuser", include_str!("../../scenarios/mateo-multiuser.toml")),
-    ("dtcp-small-building", include_str!("../../scenarios/dtcp-small-building.toml")),
-    ("dtcp-large-building", include_str!("../../scenarios/dtcp-large-building.toml")),
-    ("dtcp-highspeed", include_str!("../../scenarios/dtcp-highspeed.toml")),
-    ("dtcp-bottleneck", include_str!("../../scenarios/dtcp-bottleneck.toml")),
-    ("dtcp-fairness", include_str!("../../scenarios/dtcp-fairness.toml")),
+    (
+        "mateo-building13",
+        include_str!("../../scenarios/mateo-building13.toml"),
+    ),
+    (
+        "mateo-buildings4",
+        include_str!("../../scenarios/mateo-buildings4.toml"),
+    ),
+    (
+        "mateo-obstacles",
+        include_str!("../../scenarios/mateo-obstacles.toml"),
+    ),
+    (
+        "mateo-handover",
+        include_str!("../../scenarios/mateo-handover.toml"),
+    ),
+    (
+        "mateo-multiuser",
+        include_str!("../../scenarios/mateo-multiuser.toml"),
+    ),
+    (
+        "dtcp-small-building",
+        include_str!("../../scenarios/dtcp-small-building.toml"),
+    ),
+    (
+        "dtcp-large-building",
+        include_str!("../../scenarios/dtcp-large-building.toml"),
+    ),
+    (
+        "dtcp-highspeed",
+        include_str!("../../scenarios/dtcp-highspeed.toml"),
+    ),
+    (
+        "dtcp-bottleneck",
+        include_str!("../../scenarios/dtcp-bottleneck.toml"),
+    ),
+    (
+        "dtcp-fairness",
+        include_str!("../../scenarios/dtcp-fairness.toml"),
+    ),
 ];
 
 /// (id, description) of every built-in scenario; the description is the first
@@ -30,17 +69,28 @@ pub fn list() -> Vec<(&'static str, &'static str)> {
     BUILTINS
         .iter()
         .map(|(id, text)| {
-            let desc = text.lines().next().and_then(|l| l.strip_prefix("# ")).unwrap_or("");
+            let desc = text
+                .lines()
+                .next()
+                .and_then(|l| l.strip_prefix("# "))
+                .unwrap_or("");
             (*id, desc)
         })
         .collect()
 }
 
 pub fn get(id: &str) -> Result<&'static str, ConfigError> {
-    BUILTINS.iter().find(|(i, _)| *i == id).map(|(_, t)| *t).ok_or_else(|| {
-        let ids: Vec<&str> = BUILTINS.iter().map(|(i, _)| *i).collect();
-        ConfigError::invalid("scenario", format!("no built-in scenario '{id}'; built-ins: {}", ids.join(", ")))
-    })
+    BUILTINS
+        .iter()
+        .find(|(i, _)| *i == id)
+        .map(|(_, t)| *t)
+        .ok_or_else(|| {
+            let ids: Vec<&str> = BUILTINS.iter().map(|(i, _)| *i).collect();
+            ConfigError::invalid(
+                "scenario",
+                format!("no built-in scenario '{id}'; built-ins: {}", ids.join(", ")),
+            )
+        })
 }
 
 #[cfg(test)]

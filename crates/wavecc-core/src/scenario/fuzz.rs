@@ -11,7 +11,9 @@ pub const FUZZ_DURATION_S: f64 = 0.1;
 /// Parses, validates and briefly runs `data`. Panics only on a defect: a panic
 /// inside the core, or a rejection message that is empty or spans several lines.
 pub fn exercise(data: &[u8]) {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     match parse(text) {
         Ok(mut config) => {
             config.duration_s = config.duration_s.min(FUZZ_DURATION_S);
@@ -23,13 +25,20 @@ pub fn exercise(data: &[u8]) {
         }
         Err(e) => {
             let message = e.to_string();
-            assert!(!message.is_empty() && !message.contains('\n'), "rejection is not one line: {message:?}");
+            assert!(
+                !message.is_empty() && !message.contains('\n'),
+                "rejection is not one line: {message:?}"
+            );
         }
     }
 }
 
 fn parse(text: &str) -> Result<Config, ConfigError> {
-    if text.trim_start().starts_with('{') { Config::from_json(text) } else { Config::from_toml(text) }
+    if text.trim_start().starts_with('{') {
+        Config::from_json(text)
+    } else {
+        Config::from_toml(text)
+    }
 }
 
 #[cfg(test)]
@@ -44,7 +53,9 @@ mod tests {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("fuzz");
         let mut replayed = 0;
         for dir in ["corpus/config", "regressions"] {
-            let Ok(entries) = std::fs::read_dir(root.join(dir)) else { continue };
+            let Ok(entries) = std::fs::read_dir(root.join(dir)) else {
+                continue;
+            };
             for entry in entries {
                 let path = entry.unwrap().path();
                 let data = std::fs::read(&path).unwrap();
@@ -53,6 +64,9 @@ mod tests {
                 replayed += 1;
             }
         }
-        assert!(replayed >= super::super::builtin::list().len(), "only {replayed} inputs in the corpus");
+        assert!(
+            replayed >= super::super::builtin::list().len(),
+            "only {replayed} inputs in the corpus"
+        );
     }
 }

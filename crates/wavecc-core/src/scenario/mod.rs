@@ -27,7 +27,10 @@ pub enum ConfigError {
 
 impl ConfigError {
     pub fn invalid(path: impl Into<String>, message: impl Into<String>) -> Self {
-        ConfigError::Invalid { path: one_line(path.into()), message: one_line(message.into()) }
+        ConfigError::Invalid {
+            path: one_line(path.into()),
+            message: one_line(message.into()),
+        }
     }
 
     fn syntax(message: String) -> Self {
@@ -41,14 +44,26 @@ fn one_line(text: String) -> String {
     if !text.contains(char::is_control) {
         return text;
     }
-    text.chars().map(|c| if c.is_control() { c.escape_default().to_string() } else { c.to_string() }).collect()
+    text.chars()
+        .map(|c| {
+            if c.is_control() {
+                c.escape_default().to_string()
+            } else {
+                c.to_string()
+            }
+        })
+        .collect()
 }
 
 /// Turns a serde error with its key path into a one-line message.
 fn from_serde<E>(e: serde_path_to_error::Error<E>, message: impl Fn(&E) -> String) -> ConfigError {
     let path = key_path(e.path());
     let inner = plain_words(&message(e.inner()));
-    if path.is_empty() { ConfigError::syntax(inner) } else { ConfigError::invalid(path, inner) }
+    if path.is_empty() {
+        ConfigError::syntax(inner)
+    } else {
+        ConfigError::invalid(path, inner)
+    }
 }
 
 /// A key path as the messages write it everywhere: `radio.ues[0].legs[1]`
@@ -75,9 +90,18 @@ fn key_path(path: &serde_path_to_error::Path) -> String {
 const PLAIN_WORDS: &[(&str, &str)] = &[
     ("expected u8", "expected a whole number from 0 to 255"),
     ("expected u16", "expected a whole number from 0 to 65535"),
-    ("expected u32", "expected a whole number from 0 to 4294967295"),
-    ("expected u64", "expected a whole number from 0 to 18446744073709551615"),
-    ("expected usize", "expected a whole number from 0 to 18446744073709551615"),
+    (
+        "expected u32",
+        "expected a whole number from 0 to 4294967295",
+    ),
+    (
+        "expected u64",
+        "expected a whole number from 0 to 18446744073709551615",
+    ),
+    (
+        "expected usize",
+        "expected a whole number from 0 to 18446744073709551615",
+    ),
     ("expected i64", "expected a whole number"),
     ("expected f64", "expected a number"),
     ("expected a sequence", "expected a list"),
@@ -85,7 +109,10 @@ const PLAIN_WORDS: &[(&str, &str)] = &[
     ("invalid type: map", "invalid type: table"),
     ("invalid type: sequence", "invalid type: list"),
     ("invalid type: unit value", "invalid type: null"),
-    ("expected variant identifier", "expected one of the names the docs list"),
+    (
+        "expected variant identifier",
+        "expected one of the names the docs list",
+    ),
 ];
 
 /// A serde message without Rust type names: `expected struct Params` reads
@@ -97,7 +124,9 @@ pub(crate) fn plain_words(message: &str) -> String {
     }
     while let Some(at) = text.find("expected struct ") {
         let name = &text[at + "expected struct ".len()..];
-        let end = name.find(|c: char| !(c.is_alphanumeric() || c == '_')).unwrap_or(name.len());
+        let end = name
+            .find(|c: char| !(c.is_alphanumeric() || c == '_'))
+            .unwrap_or(name.len());
         text.replace_range(at..at + "expected struct ".len() + end, "expected a table");
     }
     text
@@ -117,16 +146,22 @@ fn json_message(e: &serde_json::Error) -> String {
 /// several lines with a source excerpt).
 fn toml_message(e: &toml::de::Error, text: &str) -> String {
     match e.span() {
-        Some(span) => format!("line {}: {}", text[..span.start].matches('\n').count() + 1, e.message()),
+        Some(span) => format!(
+            "line {}: {}",
+            text[..span.start].matches('\n').count() + 1,
+            e.message()
+        ),
         None => e.message().to_string(),
     }
 }
 
 impl Config {
     pub fn from_json(text: &str) -> Result<Config, ConfigError> {
-        let mut raw: serde_json::Value = serde_json::from_str(text).map_err(|e| ConfigError::syntax(json_message(&e)))?;
+        let mut raw: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| ConfigError::syntax(json_message(&e)))?;
         stack::apply(&mut raw)?;
-        let config: Config = serde_path_to_error::deserialize(raw).map_err(|e| from_serde(e, json_message))?;
+        let config: Config =
+            serde_path_to_error::deserialize(raw).map_err(|e| from_serde(e, json_message))?;
         config.validate()?;
         Ok(config)
     }
@@ -134,11 +169,13 @@ impl Config {
     /// The stack's keys are filled in first (`stack::apply`), so that serde's
     /// defaults fill only what neither the user nor the stack set.
     pub fn from_toml(text: &str) -> Result<Config, ConfigError> {
-        let de = toml::Deserializer::parse(text).map_err(|e| ConfigError::syntax(toml_message(&e, text)))?;
-        let mut raw: toml::Value =
-            serde::Deserialize::deserialize(de).map_err(|e: toml::de::Error| ConfigError::syntax(toml_message(&e, text)))?;
+        let de = toml::Deserializer::parse(text)
+            .map_err(|e| ConfigError::syntax(toml_message(&e, text)))?;
+        let mut raw: toml::Value = serde::Deserialize::deserialize(de)
+            .map_err(|e: toml::de::Error| ConfigError::syntax(toml_message(&e, text)))?;
         stack::apply(&mut raw)?;
-        let config: Config = serde_path_to_error::deserialize(raw).map_err(|e| from_serde(e, |e| e.message().to_string()))?;
+        let config: Config = serde_path_to_error::deserialize(raw)
+            .map_err(|e| from_serde(e, |e| e.message().to_string()))?;
         config.validate()?;
         Ok(config)
     }

@@ -2,11 +2,14 @@
 //! the UEs. Without it the path ends at the client (a wired scenario). Defaults are
 //! the source papers' ns-3 mmWave settings (docs/model.md, "The reference network").
 
-use super::validate::{at_most, bytes, check, count, Check, Range, COORDINATE, DB, MAX_GNBS, MAX_SPEED_MPS, MAX_UES, PERIOD, RATE, TIME, VELOCITY};
+use super::validate::{
+    COORDINATE, Check, DB, MAX_GNBS, MAX_SPEED_MPS, MAX_UES, PERIOD, RATE, Range, TIME, VELOCITY,
+    at_most, bytes, check, count,
+};
 use super::{ConfigError, FlowConfig};
 use crate::radio::{
-    Leg, LosTest, Ns3MmwaveParams, Obstacle, ObstacleClass, Point, Profile, SchedulerKind, ThreeGppParams, Trajectory, Waypoint,
-    MAX_HARQ_ATTEMPTS,
+    Leg, LosTest, MAX_HARQ_ATTEMPTS, Ns3MmwaveParams, Obstacle, ObstacleClass, Point, Profile,
+    SchedulerKind, ThreeGppParams, Trajectory, Waypoint,
 };
 use serde::{Deserialize, Serialize};
 
@@ -80,7 +83,9 @@ impl Default for RadioConfig {
             s1u_delay_s: 0.001,
             interferer_beam_loss_db: 28.2,
             handover: HandoverConfig::default(),
-            gnbs: vec![GnbConfig { position: [0.0, 0.0, 15.0] }],
+            gnbs: vec![GnbConfig {
+                position: [0.0, 0.0, 15.0],
+            }],
             ues: Vec::new(),
             obstacles: Vec::new(),
         }
@@ -118,7 +123,13 @@ pub struct HandoverConfig {
 
 impl Default for HandoverConfig {
     fn default() -> Self {
-        Self { hysteresis_db: 3.0, time_to_trigger_s: 0.0002, filter_s: 0.2, interruption_s: 0.02, forwarding: Forwarding::Lossless }
+        Self {
+            hysteresis_db: 3.0,
+            time_to_trigger_s: 0.0002,
+            filter_s: 0.2,
+            interruption_s: 0.02,
+            forwarding: Forwarding::Lossless,
+        }
     }
 }
 
@@ -195,11 +206,27 @@ impl UeConfig {
             if !self.legs.is_empty() {
                 return Err("give legs or waypoints, not both".into());
             }
-            let wps: Vec<Waypoint> =
-                self.waypoints.iter().map(|w| Waypoint { to: point(w.to), speed_mps: w.speed_mps, pause_s: w.pause_s }).collect();
+            let wps: Vec<Waypoint> = self
+                .waypoints
+                .iter()
+                .map(|w| Waypoint {
+                    to: point(w.to),
+                    speed_mps: w.speed_mps,
+                    pause_s: w.pause_s,
+                })
+                .collect();
             return Trajectory::from_waypoints(start, self.start_s, &wps);
         }
-        Trajectory::new(start, self.legs.iter().map(|l| Leg { at_s: l.at_s, velocity: l.velocity }).collect())
+        Trajectory::new(
+            start,
+            self.legs
+                .iter()
+                .map(|l| Leg {
+                    at_s: l.at_s,
+                    velocity: l.velocity,
+                })
+                .collect(),
+        )
     }
 }
 
@@ -209,7 +236,11 @@ pub fn point(p: [f64; 3]) -> Point {
 
 impl ObstacleConfig {
     pub fn obstacle(&self) -> Obstacle {
-        Obstacle { min: Point::new(self.x[0], self.y[0], self.z[0]), max: Point::new(self.x[1], self.y[1], self.z[1]), class: self.class }
+        Obstacle {
+            min: Point::new(self.x[0], self.y[0], self.z[0]),
+            max: Point::new(self.x[1], self.y[1], self.z[1]),
+            class: self.class,
+        }
     }
 }
 
@@ -222,18 +253,25 @@ impl RadioConfig {
     }
 
     pub fn los_test(&self) -> LosTest {
-        self.los_test.unwrap_or_else(|| self.profile().default_los_test())
+        self.los_test
+            .unwrap_or_else(|| self.profile().default_los_test())
     }
 
     pub(super) fn validate(&self, flows: &[FlowConfig]) -> Check {
         self.validate_profile()?;
         self.validate_link()?;
         if self.gnbs.is_empty() {
-            return Err(ConfigError::invalid("radio.gnbs", "at least one [[radio.gnbs]] entry is required"));
+            return Err(ConfigError::invalid(
+                "radio.gnbs",
+                "at least one [[radio.gnbs]] entry is required",
+            ));
         }
         at_most("radio.gnbs", self.gnbs.len(), MAX_GNBS, "gNBs")?;
         if self.ues.is_empty() {
-            return Err(ConfigError::invalid("radio.ues", "at least one [[radio.ues]] entry is required"));
+            return Err(ConfigError::invalid(
+                "radio.ues",
+                "at least one [[radio.ues]] entry is required",
+            ));
         }
         at_most("radio.ues", self.ues.len(), MAX_UES, "UEs")?;
         for (i, o) in self.obstacles.iter().enumerate() {
@@ -248,7 +286,15 @@ impl RadioConfig {
             self.validate_ue(i, u)?;
         }
         if let Some(i) = flows.iter().position(|f| f.ue as usize >= self.ues.len()) {
-            return Err(ConfigError::invalid(format!("flows[{i}].ue"), format!("must name one of the {} UEs (0..{}), got {}", self.ues.len(), self.ues.len() - 1, flows[i].ue)));
+            return Err(ConfigError::invalid(
+                format!("flows[{i}].ue"),
+                format!(
+                    "must name one of the {} UEs (0..{}), got {}",
+                    self.ues.len(),
+                    self.ues.len() - 1,
+                    flows[i].ue
+                ),
+            ));
         }
         Ok(())
     }
@@ -258,10 +304,20 @@ impl RadioConfig {
             ProfileName::Ns3Mmwave => "radio.ns3_mmwave",
             ProfileName::ThreeGpp => "radio.3gpp",
         };
-        self.profile().validate().map_err(|e| ConfigError::invalid(section, e))?;
+        self.profile()
+            .validate()
+            .map_err(|e| ConfigError::invalid(section, e))?;
         if self.profile == ProfileName::Ns3Mmwave {
-            check("radio.ns3_mmwave.blockage_ramp_s", self.ns3_mmwave.blockage_ramp_s, TIME)?;
-            check("radio.ns3_mmwave.bf_redraw_s", self.ns3_mmwave.bf_redraw_s, PERIOD)?;
+            check(
+                "radio.ns3_mmwave.blockage_ramp_s",
+                self.ns3_mmwave.blockage_ramp_s,
+                TIME,
+            )?;
+            check(
+                "radio.ns3_mmwave.bf_redraw_s",
+                self.ns3_mmwave.bf_redraw_s,
+                PERIOD,
+            )?;
         }
         Ok(())
     }
@@ -269,19 +325,39 @@ impl RadioConfig {
     /// The radio link's timing, HARQ, RLC and S1-U, and handover.
     fn validate_link(&self) -> Check {
         check("radio.channel_update_s", self.channel_update_s, PERIOD)?;
-        check("radio.target_bler", self.target_bler, Range::open(0.0, 1.0, ""))?;
-        check("radio.harq_max_retx", self.harq_max_retx, Range::closed(0.0, (MAX_HARQ_ATTEMPTS - 1) as f64, "retransmissions"))?;
+        check(
+            "radio.target_bler",
+            self.target_bler,
+            Range::open(0.0, 1.0, ""),
+        )?;
+        check(
+            "radio.harq_max_retx",
+            self.harq_max_retx,
+            Range::closed(0.0, (MAX_HARQ_ATTEMPTS - 1) as f64, "retransmissions"),
+        )?;
         check("radio.harq_rtt_s", self.harq_rtt_s, TIME)?;
         check("radio.harq_processes", self.harq_processes, count(1))?;
         check("radio.rlc_buffer_bytes", self.rlc_buffer_bytes, bytes(1))?;
         check("radio.rlc_retx_delay_s", self.rlc_retx_delay_s, TIME)?;
-        check("radio.uplink_grant_delay_s", self.uplink_grant_delay_s, TIME)?;
+        check(
+            "radio.uplink_grant_delay_s",
+            self.uplink_grant_delay_s,
+            TIME,
+        )?;
         check("radio.s1u_rate_bps", self.s1u_rate_bps, RATE)?;
         check("radio.s1u_delay_s", self.s1u_delay_s, TIME)?;
-        check("radio.interferer_beam_loss_db", self.interferer_beam_loss_db, DB)?;
+        check(
+            "radio.interferer_beam_loss_db",
+            self.interferer_beam_loss_db,
+            DB,
+        )?;
         let h = &self.handover;
         check("radio.handover.hysteresis_db", h.hysteresis_db, DB)?;
-        check("radio.handover.time_to_trigger_s", h.time_to_trigger_s, TIME)?;
+        check(
+            "radio.handover.time_to_trigger_s",
+            h.time_to_trigger_s,
+            TIME,
+        )?;
         check("radio.handover.filter_s", h.filter_s, TIME)?;
         check("radio.handover.interruption_s", h.interruption_s, TIME)
     }
@@ -302,7 +378,11 @@ impl RadioConfig {
         }
         for (j, w) in u.waypoints.iter().enumerate() {
             check_point(&format!("{key}.waypoints[{j}].to"), w.to)?;
-            check(&format!("{key}.waypoints[{j}].speed_mps"), w.speed_mps, Range::above(0.0, MAX_SPEED_MPS, "m/s"))?;
+            check(
+                &format!("{key}.waypoints[{j}].speed_mps"),
+                w.speed_mps,
+                Range::above(0.0, MAX_SPEED_MPS, "m/s"),
+            )?;
             check(&format!("{key}.waypoints[{j}].pause_s"), w.pause_s, TIME)?;
         }
         let trajectory = u.trajectory().map_err(|e| ConfigError::invalid(&key, e))?;
@@ -313,10 +393,16 @@ impl RadioConfig {
     /// Nothing of the radio stands inside a building.
     fn outside_buildings(&self, path: &str, [x, y, z]: [f64; 3]) -> Check {
         let inside = |o: &ObstacleConfig| {
-            o.class == ObstacleClass::Building && (o.x[0]..=o.x[1]).contains(&x) && (o.y[0]..=o.y[1]).contains(&y) && (o.z[0]..=o.z[1]).contains(&z)
+            o.class == ObstacleClass::Building
+                && (o.x[0]..=o.x[1]).contains(&x)
+                && (o.y[0]..=o.y[1]).contains(&y)
+                && (o.z[0]..=o.z[1]).contains(&z)
         };
         match self.obstacles.iter().position(inside) {
-            Some(j) => Err(ConfigError::invalid(path, format!("[{x}, {y}, {z}] is inside a building (radio.obstacles[{j}])"))),
+            Some(j) => Err(ConfigError::invalid(
+                path,
+                format!("[{x}, {y}, {z}] is inside a building (radio.obstacles[{j}])"),
+            )),
             None => Ok(()),
         }
     }
@@ -328,7 +414,13 @@ fn validate_obstacle(i: usize, o: &ObstacleConfig) -> Check {
         check(&format!("{path}[0]"), r[0], COORDINATE)?;
         check(&format!("{path}[1]"), r[1], COORDINATE)?;
         if !(r[0] < r[1]) {
-            return Err(ConfigError::invalid(path, format!("must be [min, max] with min < max, got [{}, {}]", r[0], r[1])));
+            return Err(ConfigError::invalid(
+                path,
+                format!(
+                    "must be [min, max] with min < max, got [{}, {}]",
+                    r[0], r[1]
+                ),
+            ));
         }
     }
     Ok(())
@@ -360,27 +452,47 @@ mod tests {
     #[test]
     fn a_ue_inside_a_building_is_rejected_like_a_gnb() {
         let e = street("position = [50, 5, 1.5]").unwrap_err();
-        assert_eq!(e, "radio.ues[0].position: [50, 5, 1.5] is inside a building (radio.obstacles[0])");
+        assert_eq!(
+            e,
+            "radio.ues[0].position: [50, 5, 1.5] is inside a building (radio.obstacles[0])"
+        );
         // Whether it stands still, moves by legs or by waypoints: its place at t = 0.
-        let e = street("position = [50, 5, 1.5]\nlegs = [{ at_s = 0, velocity = [10, 0, 0] }]").unwrap_err();
-        assert!(e.starts_with("radio.ues[0].position: [50, 5, 1.5] is inside"), "{e}");
-        let e = street("position = [50, 5, 1.5]\nwaypoints = [{ to = [100, 5, 1.5], speed_mps = 10 }]").unwrap_err();
-        assert!(e.starts_with("radio.ues[0].position: [50, 5, 1.5] is inside"), "{e}");
+        let e = street("position = [50, 5, 1.5]\nlegs = [{ at_s = 0, velocity = [10, 0, 0] }]")
+            .unwrap_err();
+        assert!(
+            e.starts_with("radio.ues[0].position: [50, 5, 1.5] is inside"),
+            "{e}"
+        );
+        let e =
+            street("position = [50, 5, 1.5]\nwaypoints = [{ to = [100, 5, 1.5], speed_mps = 10 }]")
+                .unwrap_err();
+        assert!(
+            e.starts_with("radio.ues[0].position: [50, 5, 1.5] is inside"),
+            "{e}"
+        );
         let e = street("position = [0, 5, 1.5]").map(|_| ()).and_then(|_| {
             let text = "duration_s = 1\n[radio]\n[[radio.gnbs]]\nposition = [50, 5, 15]\n\
                         [[radio.obstacles]]\nclass = \"building\"\nx = [40, 60]\ny = [0, 10]\nz = [0, 20]\n\
                         [[radio.ues]]\nposition = [0, 5, 1.5]\n[[flows]]\n";
             Config::from_toml(text).map(|_| ()).map_err(|e| e.to_string())
         });
-        assert_eq!(e.unwrap_err(), "radio.gnbs[0].position: [50, 5, 15] is inside a building (radio.obstacles[0])");
+        assert_eq!(
+            e.unwrap_err(),
+            "radio.gnbs[0].position: [50, 5, 15] is inside a building (radio.obstacles[0])"
+        );
     }
 
     #[test]
     fn a_path_through_a_building_is_accepted() {
         // The UE stays outdoor, as the reference simulator classifies it once at
         // setup; fbtcp-2's UE walks through building footprints.
-        assert!(street("position = [30, 5, 1.5]\nlegs = [{ at_s = 0, velocity = [10, 0, 0] }]").is_ok());
-        assert!(street("position = [30, 5, 1.5]\nwaypoints = [{ to = [70, 5, 1.5], speed_mps = 10 }]").is_ok());
+        assert!(
+            street("position = [30, 5, 1.5]\nlegs = [{ at_s = 0, velocity = [10, 0, 0] }]").is_ok()
+        );
+        assert!(
+            street("position = [30, 5, 1.5]\nwaypoints = [{ to = [70, 5, 1.5], speed_mps = 10 }]")
+                .is_ok()
+        );
         // Above the roof is outside.
         assert!(street("position = [50, 5, 25]").is_ok());
     }
@@ -388,17 +500,47 @@ mod tests {
     #[test]
     fn positions_speeds_and_counts_have_ranges() {
         let e = street("position = [1e7, 0, 1.5]").unwrap_err();
-        assert_eq!(e, "radio.ues[0].position[0]: must be in [-1e6, 1e6] m, got 1e7");
-        let e = street("position = [0, 0, 1.5]\nlegs = [{ at_s = 0, velocity = [1e300, 0, 0] }]").unwrap_err();
-        assert_eq!(e, "radio.ues[0].legs[0].velocity[0]: must be in [-1e3, 1e3] m/s, got 1e300");
-        let e = street("position = [0, 0, 1.5]\nlegs = [{ at_s = 2e6, velocity = [1, 0, 0] }]").unwrap_err();
-        assert_eq!(e, "radio.ues[0].legs[0].at_s: must be in [0, 1e6] s, got 2e6");
-        let e = street("position = [0, 0, 1.5]\nwaypoints = [{ to = [5, 0, 1.5], speed_mps = 0 }]").unwrap_err();
-        assert_eq!(e, "radio.ues[0].waypoints[0].speed_mps: must be in (0, 1e3] m/s, got 0");
+        assert_eq!(
+            e,
+            "radio.ues[0].position[0]: must be in [-1e6, 1e6] m, got 1e7"
+        );
+        let e = street("position = [0, 0, 1.5]\nlegs = [{ at_s = 0, velocity = [1e300, 0, 0] }]")
+            .unwrap_err();
+        assert_eq!(
+            e,
+            "radio.ues[0].legs[0].velocity[0]: must be in [-1e3, 1e3] m/s, got 1e300"
+        );
+        let e = street("position = [0, 0, 1.5]\nlegs = [{ at_s = 2e6, velocity = [1, 0, 0] }]")
+            .unwrap_err();
+        assert_eq!(
+            e,
+            "radio.ues[0].legs[0].at_s: must be in [0, 1e6] s, got 2e6"
+        );
+        let e = street("position = [0, 0, 1.5]\nwaypoints = [{ to = [5, 0, 1.5], speed_mps = 0 }]")
+            .unwrap_err();
+        assert_eq!(
+            e,
+            "radio.ues[0].waypoints[0].speed_mps: must be in (0, 1e3] m/s, got 0"
+        );
         let ues = "[[radio.ues]]\nposition = [0, 5, 1.5]\n".repeat(super::MAX_UES + 1);
-        let e = Config::from_toml(&format!("[radio]\n{ues}[[flows]]\n")).unwrap_err().to_string();
-        assert_eq!(e, format!("radio.ues: at most {} UEs, got {}", super::MAX_UES, super::MAX_UES + 1));
-        let e = Config::from_toml("[radio]\nchannel_update_s = 1e-9\n[[radio.ues]]\nposition = [0, 5, 1.5]\n[[flows]]\n").unwrap_err();
-        assert_eq!(e.to_string(), "radio.channel_update_s: must be in [1e-6, 1e6] s, got 1e-9");
+        let e = Config::from_toml(&format!("[radio]\n{ues}[[flows]]\n"))
+            .unwrap_err()
+            .to_string();
+        assert_eq!(
+            e,
+            format!(
+                "radio.ues: at most {} UEs, got {}",
+                super::MAX_UES,
+                super::MAX_UES + 1
+            )
+        );
+        let e = Config::from_toml(
+            "[radio]\nchannel_update_s = 1e-9\n[[radio.ues]]\nposition = [0, 5, 1.5]\n[[flows]]\n",
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "radio.channel_update_s: must be in [1e-6, 1e6] s, got 1e-9"
+        );
     }
 }

@@ -5,7 +5,7 @@
 //! [`EVERY_OPTION`], so the checks in `validate.rs` and `radio.rs` stay the only list
 //! of ranges.
 
-use super::{validate, Config};
+use super::{Config, validate};
 
 /// Valid configs that together set every optional key the validator checks, so
 /// that validating them reaches every range check: the defaults (a buffer in bytes)
@@ -62,7 +62,8 @@ pub const LIMITS_KEYWORD: &str = "x-wavecc-limits";
 /// The JSON Schema (draft 2020-12) of a scenario config, with the validator's
 /// limits under [`LIMITS_KEYWORD`].
 pub fn config_schema() -> serde_json::Value {
-    let mut schema = serde_json::to_value(schemars::schema_for!(Config)).expect("a schema serialises");
+    let mut schema =
+        serde_json::to_value(schemars::schema_for!(Config)).expect("a schema serialises");
     schema[LIMITS_KEYWORD] = serde_json::to_value(config_limits()).expect("limits serialise");
     schema
 }
@@ -125,10 +126,14 @@ mod tests {
     #[test]
     fn the_schema_holds_every_key_of_the_effective_config_with_its_default() {
         let schema = config_schema();
-        let config: Value = serde_json::from_str(&Config::from_toml(EVERY_OPTION).unwrap().to_json()).unwrap();
+        let config: Value =
+            serde_json::from_str(&Config::from_toml(EVERY_OPTION).unwrap().to_json()).unwrap();
         let top = properties(&schema, &schema);
         let keys = |v: &Value| v.as_object().unwrap().keys().cloned().collect::<Vec<_>>();
-        assert_eq!(top.keys().cloned().collect::<Vec<_>>().len(), keys(&config).len());
+        assert_eq!(
+            top.keys().cloned().collect::<Vec<_>>().len(),
+            keys(&config).len()
+        );
         for section in ["path", "tcp", "trace"] {
             let props = properties(&schema, &top[section]);
             let mut want = keys(&config[section]);

@@ -40,8 +40,12 @@ pub struct Config {
 }
 
 mod defaults {
-    pub fn duration_s() -> f64 { 60.0 }
-    pub fn seed() -> u64 { 1 }
+    pub fn duration_s() -> f64 {
+        60.0
+    }
+    pub fn seed() -> u64 {
+        1
+    }
 }
 
 /// The shared wired path: server side -> bottleneck link -> client side, and the
@@ -97,7 +101,12 @@ pub struct LossConfig {
 
 impl Default for LossConfig {
     fn default() -> Self {
-        Self { per_byte: 0.0, per_packet: 0.0, gilbert_elliott: None, direction: LossDirection::Data }
+        Self {
+            per_byte: 0.0,
+            per_packet: 0.0,
+            gilbert_elliott: None,
+            direction: LossDirection::Data,
+        }
     }
 }
 
@@ -264,7 +273,11 @@ pub struct TraceConfig {
 
 impl Default for TraceConfig {
     fn default() -> Self {
-        Self { interval_s: 0.1, events: true, max_events: 1_000_000 }
+        Self {
+            interval_s: 0.1,
+            events: true,
+            max_events: 1_000_000,
+        }
     }
 }
 

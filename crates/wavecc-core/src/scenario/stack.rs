@@ -54,36 +54,60 @@ use Preset::{Bool, Float, Int, Str};
 
 /// Algorithm parameters ns-3 3.37 and 3.29 share: the same `TcpNewReno`,
 /// `TcpHighSpeed`, `TcpVegas`, `TcpScalable`, `TcpYeah` and `TcpWestwood` rules.
-const NS3_NEWRENO: Keys = &[("increase_per", Str("ack_bytes")), ("ssthresh_basis", Str("inflight"))];
-const NS3_HIGHSPEED: Keys = &[("ssthresh_basis", Str("inflight")), ("slow_start_per", Str("ack"))];
-const NS3_VEGAS: Keys = &[("ssthresh_rule", Str("ns3")), ("restart_on_idle", Bool(false)), ("integer_windows", Bool(true))];
-const NS3_SCALABLE: Keys = &[("ai_cnt", Int(50)), ("ssthresh_basis", Str("inflight")), ("slow_start_per", Str("ack"))];
+const NS3_NEWRENO: Keys = &[
+    ("increase_per", Str("ack_bytes")),
+    ("ssthresh_basis", Str("inflight")),
+];
+const NS3_HIGHSPEED: Keys = &[
+    ("ssthresh_basis", Str("inflight")),
+    ("slow_start_per", Str("ack")),
+];
+const NS3_VEGAS: Keys = &[
+    ("ssthresh_rule", Str("ns3")),
+    ("restart_on_idle", Bool(false)),
+    ("integer_windows", Bool(true)),
+];
+const NS3_SCALABLE: Keys = &[
+    ("ai_cnt", Int(50)),
+    ("ssthresh_basis", Str("inflight")),
+    ("slow_start_per", Str("ack")),
+];
 const NS3_YEAH: Keys = &[
-    ("phy_integer_division", Bool(true)), ("ssthresh_basis", Str("inflight")),
-    ("restart_on_idle", Bool(false)), ("reno_increase_per", Str("ack_bytes")),
+    ("phy_integer_division", Bool(true)),
+    ("ssthresh_basis", Str("inflight")),
+    ("restart_on_idle", Bool(false)),
+    ("reno_increase_per", Str("ack_bytes")),
     ("slow_start_per", Str("ack")),
 ];
 const NS3_WESTWOOD: Keys = &[
-    ("loss_response", Str("immediate")), ("filter", Str("tustin")), ("sampling", Str("ns3")),
-    ("count", Str("ns3")), ("increase_per", Str("ack_bytes")),
+    ("loss_response", Str("immediate")),
+    ("filter", Str("tustin")),
+    ("sampling", Str("ns3")),
+    ("count", Str("ns3")),
+    ("increase_per", Str("ack_bytes")),
 ];
 
 /// Every stack `tcp.stack` can name; the first is the default.
 pub const STACKS: &[Stack] = &[
-    Stack { name: "linux", summary: "Linux's TCP: wavecc's defaults", tcp: &[], cc: &[] },
+    Stack {
+        name: "linux",
+        summary: "Linux's TCP: wavecc's defaults",
+        tcp: &[],
+        cc: &[],
+    },
     Stack {
         name: "ns3-3.37",
         summary: "ns-3 3.37's TCP models (docs/validation.md: each switch and the ns-3 source it follows)",
         tcp: &[
             ("rtt_granularity_s", Float(0.001)), // RTT from millisecond timestamps
-            ("cc_rtt", Str("smoothed")),          // PktsAcked is given the smoothed RTT, on every ACK
-            ("quickack_segments", Int(1)),        // the first data segment after the handshake is acked at once
-            ("cwnd_validation", Bool(false)),     // TcpSocketBase grows cwnd on every ACK that advances
-            ("receive_window", Str("ns3")),       // TcpRxBuffer leaves out-of-order data out of the window
-            ("recovery_sends", Str("ns3")),       // NextSeg's rule 3 re-sends segments still in flight
-            ("pipe", Str("ns3")),                 // a SACKed retransmission stays in flight until the cumulative ACK
-            ("rate_samples", Str("ns3")),         // TcpRateLinux keeps one delivery-rate sample across ACKs
-            ("pacing_burst_s", Float(0.0)),       // no TSO: the pacer sends packet by packet
+            ("cc_rtt", Str("smoothed")), // PktsAcked is given the smoothed RTT, on every ACK
+            ("quickack_segments", Int(1)), // the first data segment after the handshake is acked at once
+            ("cwnd_validation", Bool(false)), // TcpSocketBase grows cwnd on every ACK that advances
+            ("receive_window", Str("ns3")), // TcpRxBuffer leaves out-of-order data out of the window
+            ("recovery_sends", Str("ns3")), // NextSeg's rule 3 re-sends segments still in flight
+            ("pipe", Str("ns3")), // a SACKed retransmission stays in flight until the cumulative ACK
+            ("rate_samples", Str("ns3")), // TcpRateLinux keeps one delivery-rate sample across ACKs
+            ("pacing_burst_s", Float(0.0)), // no TSO: the pacer sends packet by packet
         ],
         cc: &[
             ("newreno", NS3_NEWRENO),
@@ -91,16 +115,27 @@ pub const STACKS: &[Stack] = &[
             // threshold is the minimum RTT itself (clamped to [4, 1000] ms); no
             // Reno-friendly region; delay samples ignored for 10 ms (CubicDelta) after
             // an epoch starts.
-            ("cubic", &[
-                ("hystart_ack_train_ratio", Float(1.0)), ("hystart_delay_ratio", Float(1.0)),
-                ("hystart_delay_max_ms", Float(1000.0)), ("tcp_friendliness", Bool(false)),
-                ("rtt_holdoff_ms", Float(10.0)),
-            ]),
+            (
+                "cubic",
+                &[
+                    ("hystart_ack_train_ratio", Float(1.0)),
+                    ("hystart_delay_ratio", Float(1.0)),
+                    ("hystart_delay_max_ms", Float(1000.0)),
+                    ("tcp_friendliness", Bool(false)),
+                    ("rtt_holdoff_ms", Float(10.0)),
+                ],
+            ),
             ("highspeed", NS3_HIGHSPEED),
-            ("bbr", &[
-                ("quantization", Str("ns3")), ("extra_acked_gain", Float(0.0)), ("lt_bw", Bool(false)),
-                ("cycle_rand", Int(6)), ("samples", Str("ns3")),
-            ]),
+            (
+                "bbr",
+                &[
+                    ("quantization", Str("ns3")),
+                    ("extra_acked_gain", Float(0.0)),
+                    ("lt_bw", Bool(false)),
+                    ("cycle_rand", Int(6)),
+                    ("samples", Str("ns3")),
+                ],
+            ),
             ("vegas", NS3_VEGAS),
             ("scalable", NS3_SCALABLE),
             ("yeah", NS3_YEAH),
@@ -112,30 +147,37 @@ pub const STACKS: &[Stack] = &[
         summary: "ns-3 3.29's TCP as ns3-mmwave (January 2020) ran the FB-TCP paper's scripts \
                   (docs/validation.md: each switch and the ns-3 source it follows)",
         tcp: &[
-            ("initial_cwnd_segments", Int(1)),    // TcpSocket's InitialCwnd default, which the scripts keep
+            ("initial_cwnd_segments", Int(1)), // TcpSocket's InitialCwnd default, which the scripts keep
             ("rtt_granularity_s", Float(0.001)), // RTT from millisecond timestamps
-            ("cc_rtt", Str("smoothed")),          // EstimateRtt sets m_lastRtt to the smoothed RTT, PktsAcked gets it on every ACK
-            ("quickack_segments", Int(1)),        // the first data segment after the handshake is acked at once
-            ("cwnd_validation", Bool(false)),     // ProcessAck grows cwnd on every ACK that advances
-            ("receive_window", Str("ns3")),       // TcpRxBuffer::MaxRxSequence as in 3.37
-            ("recovery", Str("classic")),         // TcpClassicRecovery: cwnd = ssthresh from entry to exit
-            ("recovery_sends", Str("ns3-3.29")),  // NextSeg's rule 3; every partial ACK retransmits
-            ("partial_ack_rto", Str("first")),    // NewAck restarts the RTO on the first partial ACK only
-            ("pipe", Str("ns3")),                 // TcpTxBuffer keeps a SACKed retransmission's count
-            ("undo", Bool(false)),                // no D-SACK from the receiver, no undo in the sender
-            ("pacing_burst_s", Float(0.0)),       // no TSO: the pacer sends packet by packet
+            ("cc_rtt", Str("smoothed")), // EstimateRtt sets m_lastRtt to the smoothed RTT, PktsAcked gets it on every ACK
+            ("quickack_segments", Int(1)), // the first data segment after the handshake is acked at once
+            ("cwnd_validation", Bool(false)), // ProcessAck grows cwnd on every ACK that advances
+            ("receive_window", Str("ns3")), // TcpRxBuffer::MaxRxSequence as in 3.37
+            ("recovery", Str("classic")),  // TcpClassicRecovery: cwnd = ssthresh from entry to exit
+            ("recovery_sends", Str("ns3-3.29")), // NextSeg's rule 3; every partial ACK retransmits
+            ("partial_ack_rto", Str("first")), // NewAck restarts the RTO on the first partial ACK only
+            ("pipe", Str("ns3")),              // TcpTxBuffer keeps a SACKed retransmission's count
+            ("undo", Bool(false)),             // no D-SACK from the receiver, no undo in the sender
+            ("pacing_burst_s", Float(0.0)),    // no TSO: the pacer sends packet by packet
         ],
         cc: &[
             ("newreno", NS3_NEWRENO),
             // ns3-mmwave's TcpCubic: Beta 0.8, one segment per ACK in slow start,
             // ssthresh from min(cwnd, in flight); HyStart, CubicDelta and no
             // Reno-friendly region as in 3.37.
-            ("cubic", &[
-                ("beta", Float(0.8)), ("slow_start_per", Str("ack")), ("ssthresh_basis", Str("min")),
-                ("hystart_ack_train_ratio", Float(1.0)), ("hystart_delay_ratio", Float(1.0)),
-                ("hystart_delay_max_ms", Float(1000.0)), ("tcp_friendliness", Bool(false)),
-                ("rtt_holdoff_ms", Float(10.0)),
-            ]),
+            (
+                "cubic",
+                &[
+                    ("beta", Float(0.8)),
+                    ("slow_start_per", Str("ack")),
+                    ("ssthresh_basis", Str("min")),
+                    ("hystart_ack_train_ratio", Float(1.0)),
+                    ("hystart_delay_ratio", Float(1.0)),
+                    ("hystart_delay_max_ms", Float(1000.0)),
+                    ("tcp_friendliness", Bool(false)),
+                    ("rtt_holdoff_ms", Float(10.0)),
+                ],
+            ),
             ("highspeed", NS3_HIGHSPEED),
             ("vegas", NS3_VEGAS),
             ("scalable", NS3_SCALABLE),
@@ -144,10 +186,14 @@ pub const STACKS: &[Stack] = &[
             // The paper's Tcpfbtcp: a cycle ends when the ACK reaches the recorded
             // snd_nxt, its rate is the sink's goodput on the scripts' 100 ms grid, and
             // its fallback is TcpNewReno::IncreaseWindow.
-            ("fbtcp", &[
-                ("cycle_end", Str("reached")), ("rate_source", Str("sink")),
-                ("reno_increase_per", Str("ack_bytes")),
-            ]),
+            (
+                "fbtcp",
+                &[
+                    ("cycle_end", Str("reached")),
+                    ("rate_source", Str("sink")),
+                    ("reno_increase_per", Str("ack_bytes")),
+                ],
+            ),
         ],
     },
 ];
@@ -160,25 +206,39 @@ pub fn default_stack() -> String {
 pub fn get(name: &str) -> Result<&'static Stack, ConfigError> {
     STACKS.iter().find(|s| s.name == name).ok_or_else(|| {
         let names: Vec<&str> = STACKS.iter().map(|s| s.name).collect();
-        ConfigError::invalid("tcp.stack", format!("unknown stack '{name}' (stacks: {})", names.join(", ")))
+        ConfigError::invalid(
+            "tcp.stack",
+            format!("unknown stack '{name}' (stacks: {})", names.join(", ")),
+        )
     })
 }
 
 impl Stack {
     /// The `flows[].cc` keys this stack gives `cca` (none for an algorithm it does not list).
     pub fn cc_keys(&self, cca: &str) -> Keys {
-        self.cc.iter().find(|(name, _)| *name == cca).map_or(&[], |(_, keys)| *keys)
+        self.cc
+            .iter()
+            .find(|(name, _)| *name == cca)
+            .map_or(&[], |(_, keys)| *keys)
     }
 
     /// The stack as JSON: {"name", "summary", "tcp": {key: value}, "cc": {cca: {key: value}}}.
     pub fn to_json(&self) -> Value {
-        let cc: Map<String, Value> = self.cc.iter().map(|(cca, keys)| (cca.to_string(), object(keys))).collect();
+        let cc: Map<String, Value> = self
+            .cc
+            .iter()
+            .map(|(cca, keys)| (cca.to_string(), object(keys)))
+            .collect();
         serde_json::json!({"name": self.name, "summary": self.summary, "tcp": object(self.tcp), "cc": cc})
     }
 }
 
 fn object(keys: Keys) -> Value {
-    Value::Object(keys.iter().map(|(k, v)| (k.to_string(), v.to_json())).collect())
+    Value::Object(
+        keys.iter()
+            .map(|(k, v)| (k.to_string(), v.to_json()))
+            .collect(),
+    )
 }
 
 /// Fills a raw config (as the user wrote it) with the keys of the stack its
@@ -259,7 +319,10 @@ impl Raw for Value {
         self.as_object_mut()?.get_mut(key)
     }
     fn table_at(&mut self, key: &str, replace_null: bool) -> Option<&mut Self> {
-        let value = self.as_object_mut()?.entry(key).or_insert_with(|| Value::Object(Map::new()));
+        let value = self
+            .as_object_mut()?
+            .entry(key)
+            .or_insert_with(|| Value::Object(Map::new()));
         if replace_null && value.is_null() {
             *value = Value::Object(Map::new());
         }
@@ -268,7 +331,9 @@ impl Raw for Value {
     fn fill(&mut self, keys: Keys) {
         if let Some(table) = self.as_object_mut() {
             for (key, value) in keys {
-                table.entry(key.to_string()).or_insert_with(|| value.to_json());
+                table
+                    .entry(key.to_string())
+                    .or_insert_with(|| value.to_json());
             }
         }
     }
@@ -294,13 +359,18 @@ impl Raw for toml::Value {
     }
     fn table_at(&mut self, key: &str, _replace_null: bool) -> Option<&mut Self> {
         // TOML has no null.
-        let value = self.as_table_mut()?.entry(key).or_insert_with(|| toml::Value::Table(toml::Table::new()));
+        let value = self
+            .as_table_mut()?
+            .entry(key)
+            .or_insert_with(|| toml::Value::Table(toml::Table::new()));
         value.is_table().then_some(value)
     }
     fn fill(&mut self, keys: Keys) {
         if let Some(table) = self.as_table_mut() {
             for (key, value) in keys {
-                table.entry(key.to_string()).or_insert_with(|| value.to_toml());
+                table
+                    .entry(key.to_string())
+                    .or_insert_with(|| value.to_toml());
             }
         }
     }
@@ -329,7 +399,10 @@ mod tests {
     fn linux_is_the_default_and_sets_nothing() {
         let plain = Config::from_json(r#"{"flows": [{"cca": "vegas"}]}"#).unwrap();
         assert_eq!(plain.tcp.stack, "linux");
-        assert_eq!(plain, config(json!({"stack": "linux"}), json!({"cca": "vegas"})));
+        assert_eq!(
+            plain,
+            config(json!({"stack": "linux"}), json!({"cca": "vegas"}))
+        );
         assert_eq!(plain.flows[0].cc, None);
     }
 
@@ -344,7 +417,11 @@ mod tests {
                     assert_eq!(effective["tcp"][key], value.to_json(), "{key}");
                 }
                 for (key, value) in *keys {
-                    assert_eq!(effective["flows"][0]["cc"][key], value.to_json(), "{cca}: {key}");
+                    assert_eq!(
+                        effective["flows"][0]["cc"][key],
+                        value.to_json(),
+                        "{cca}: {key}"
+                    );
                 }
             }
         }
@@ -355,14 +432,18 @@ mod tests {
         for stack in STACKS {
             for alg in crate::cc::ALGORITHMS {
                 let raw = json!({"tcp": {"stack": stack.name}, "flows": [{"cca": alg.name}]});
-                Config::from_json(&raw.to_string()).unwrap_or_else(|e| panic!("{} {}: {e}", stack.name, alg.name));
+                Config::from_json(&raw.to_string())
+                    .unwrap_or_else(|e| panic!("{} {}: {e}", stack.name, alg.name));
             }
         }
     }
 
     #[test]
     fn a_key_the_user_sets_beats_the_stack() {
-        let c = config(json!({"stack": "ns3-3.37", "cc_rtt": "sample"}), json!({"cca": "vegas", "cc": {"integer_windows": false}}));
+        let c = config(
+            json!({"stack": "ns3-3.37", "cc_rtt": "sample"}),
+            json!({"cca": "vegas", "cc": {"integer_windows": false}}),
+        );
         assert_eq!(c.tcp.cc_rtt, crate::tcp::CcRtt::Sample);
         assert_eq!(c.tcp.rtt_granularity_s, 0.001); // the stack's, not set by the user
         let cc = c.flows[0].cc.as_ref().unwrap();
@@ -373,10 +454,14 @@ mod tests {
     #[test]
     fn the_default_algorithm_gets_its_parameters_and_udp_flows_none() {
         let c = Config::from_json(
-            &json!({"tcp": {"stack": "ns3-3.37"}, "flows": [{}, {"app": "udp", "rate_bps": 1e6}]}).to_string(),
+            &json!({"tcp": {"stack": "ns3-3.37"}, "flows": [{}, {"app": "udp", "rate_bps": 1e6}]})
+                .to_string(),
         )
         .unwrap();
-        assert_eq!(c.flows[0].cc.as_ref().unwrap()["tcp_friendliness"], json!(false));
+        assert_eq!(
+            c.flows[0].cc.as_ref().unwrap()["tcp_friendliness"],
+            json!(false)
+        );
         assert_eq!(c.flows[1].cc, None);
     }
 
@@ -388,7 +473,8 @@ mod tests {
 
     #[test]
     fn toml_configs_take_the_stack_too() {
-        let c = Config::from_toml("[tcp]\nstack = \"ns3-3.37\"\n[[flows]]\ncca = \"westwood\"\n").unwrap();
+        let c = Config::from_toml("[tcp]\nstack = \"ns3-3.37\"\n[[flows]]\ncca = \"westwood\"\n")
+            .unwrap();
         assert!(!c.tcp.cwnd_validation);
         assert_eq!(c.flows[0].cc.as_ref().unwrap()["filter"], json!("tustin"));
     }
@@ -407,7 +493,10 @@ mod tests {
     #[test]
     fn an_unknown_stack_names_the_valid_ones() {
         let e = Config::from_json(r#"{"tcp": {"stack": "bsd"}, "flows": [{}]}"#).unwrap_err();
-        assert_eq!(e.to_string(), "tcp.stack: unknown stack 'bsd' (stacks: linux, ns3-3.37, ns3-3.29)");
+        assert_eq!(
+            e.to_string(),
+            "tcp.stack: unknown stack 'bsd' (stacks: linux, ns3-3.37, ns3-3.29)"
+        );
         let e = Config::from_toml("[tcp]\nstack = 3\n[[flows]]\n").unwrap_err();
         assert!(e.to_string().starts_with("tcp.stack: invalid type"), "{e}");
     }
@@ -418,7 +507,12 @@ mod tests {
         for stack in STACKS {
             for (key, value) in stack.tcp {
                 assert!(linux.get(key).is_some(), "{}: no tcp.{key}", stack.name);
-                assert_ne!(linux[key], value.to_json(), "{}: tcp.{key} is Linux's already", stack.name);
+                assert_ne!(
+                    linux[key],
+                    value.to_json(),
+                    "{}: tcp.{key} is Linux's already",
+                    stack.name
+                );
             }
         }
         assert_eq!(ns3().cc_keys("dtcp"), &[] as Keys);

@@ -13,9 +13,11 @@ mod sender;
 pub use ranges::RangeSet;
 pub use rate::{RateSampler, RateSamples, TxState};
 pub use receiver::{AckPolicy, AppSink, ReceiveWindow, Receiver, ReceiverConfig};
-pub use rtt::{clock_rtt, CcRtt, RttEstimator};
+pub use rtt::{CcRtt, RttEstimator, clock_rtt};
 pub use scoreboard::{Scoreboard, SegInfo};
-pub use sender::{FlowCounters, PartialAckRto, Pipe, Recovery, RecoverySends, Sender, SenderConfig};
+pub use sender::{
+    FlowCounters, PartialAckRto, Pipe, Recovery, RecoverySends, Sender, SenderConfig,
+};
 
 use crate::engine::{EventQueue, Time};
 use crate::net::Packet;

@@ -7,7 +7,7 @@
 //! so the conversions are redone only when its bits change. The values are exactly
 //! those of converting afresh.
 
-use crate::engine::{fs_per_byte, to_secs, tx_time, Serialiser, Time};
+use crate::engine::{Serialiser, Time, fs_per_byte, to_secs, tx_time};
 
 /// Linux's cap on one TSO burst (`tcp_tso_autosize`: 64 KB).
 const MAX_BURST_BYTES: f64 = 65_536.0;
@@ -22,7 +22,11 @@ pub struct PacingRate {
 
 impl Default for PacingRate {
     fn default() -> Self {
-        Self { rate_bits: f64::NAN.to_bits(), serialiser: Serialiser::new(0), allowance: 0 }
+        Self {
+            rate_bits: f64::NAN.to_bits(),
+            serialiser: Serialiser::new(0),
+            allowance: 0,
+        }
     }
 }
 
@@ -35,7 +39,12 @@ impl PacingRate {
         if rate_bps.to_bits() != self.rate_bits {
             self.rate_bits = rate_bps.to_bits();
             self.serialiser = Serialiser::new(fs_per_byte(rate_bps));
-            self.allowance = allowance(rate_bps, self.serialiser.fs_per_byte(), f64::from(segment), burst);
+            self.allowance = allowance(
+                rate_bps,
+                self.serialiser.fs_per_byte(),
+                f64::from(segment),
+                burst,
+            );
         }
         self
     }
@@ -58,7 +67,9 @@ fn allowance(rate_bps: f64, fs_per_byte: u64, segment: f64, burst: Time) -> Time
     if burst == 0 {
         return 0;
     }
-    let bytes = (rate_bps / 8.0 * to_secs(burst)).min(MAX_BURST_BYTES).max(2.0 * segment);
+    let bytes = (rate_bps / 8.0 * to_secs(burst))
+        .min(MAX_BURST_BYTES)
+        .max(2.0 * segment);
     tx_time((bytes - segment).max(0.0) as u64, fs_per_byte)
 }
 
@@ -78,11 +89,18 @@ mod tests {
     #[test]
     fn allowance_is_a_burst_less_one_packet_capped_at_64_kb_and_at_least_two_segments() {
         let mut p = PacingRate::default();
-        assert_eq!(p.update(1e9, 1500, 0).allowance(), 0, "no bursts: every packet paced");
+        assert_eq!(
+            p.update(1e9, 1500, 0).allowance(),
+            0,
+            "no bursts: every packet paced"
+        );
         // 1 ms at 100 Mb/s = 12 500 bytes; less one 1500-byte packet: 11 000 bytes = 880 us.
         assert_eq!(p.update(1e8, 1500, 1_000_000).allowance(), 880_000);
         // 1 ms at 10 Gb/s = 1.25 MB, capped at 65 536 bytes: 64 036 bytes at 10 Gb/s.
-        assert_eq!(p.update(1e10, 1500, 1_000_000).allowance(), tx_time(64_036, fs_per_byte(1e10)));
+        assert_eq!(
+            p.update(1e10, 1500, 1_000_000).allowance(),
+            tx_time(64_036, fs_per_byte(1e10))
+        );
         // 1 ms at 1 Mb/s = 125 bytes, raised to two segments: one segment's time.
         assert_eq!(p.update(1e6, 1500, 1_000_000).allowance(), 12_000_000);
     }

@@ -79,7 +79,10 @@ impl RangeSet {
     /// `x` and extends past it, if any (the receiver uses it to advance `rcv_nxt`).
     pub fn remove_below(&mut self, x: u64) -> Option<(u64, u64)> {
         let n = self.ranges.partition_point(|&(s, _)| s <= x);
-        let merged = n.checked_sub(1).map(|i| self.ranges[i]).filter(|&(_, e)| e > x);
+        let merged = n
+            .checked_sub(1)
+            .map(|i| self.ranges[i])
+            .filter(|&(_, e)| e > x);
         if n > 0 {
             self.total -= Self::len_of(&self.ranges[..n]);
             self.ranges.drain(..n);

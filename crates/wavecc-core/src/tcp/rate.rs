@@ -7,7 +7,9 @@ use crate::engine::Time;
 use serde::{Deserialize, Serialize};
 
 /// How each ACK's sample is formed (`tcp.rate_samples`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum RateSamples {
     /// Linux `tcp_rate.c`: a fresh sample per ACK, from the most recently sent
@@ -76,7 +78,10 @@ pub struct Sample {
 
 impl RateSampler {
     pub fn new(reading: RateSamples) -> Self {
-        Self { reading, ..Self::default() }
+        Self {
+            reading,
+            ..Self::default()
+        }
     }
 
     /// Snapshot for a segment sent at `now`. A send that starts from an empty pipe
@@ -102,7 +107,11 @@ impl RateSampler {
         self.delivered_time = now;
         if self.reading == RateSamples::Ns3 {
             // `TcpRateLinux::SkbDelivered`.
-            if self.kept.prior.is_none_or(|p| p.delivered == 0 || tx.delivered > p.delivered) {
+            if self
+                .kept
+                .prior
+                .is_none_or(|p| p.delivered == 0 || tx.delivered > p.delivered)
+            {
                 self.kept.ack_elapsed = now - self.kept_time.unwrap_or(0);
                 self.kept.prior = Some(*tx);
                 self.kept.send_elapsed = tx.sent_time - tx.first_sent_time;
@@ -112,7 +121,10 @@ impl RateSampler {
             pending.prior = self.kept.prior;
             return;
         }
-        if pending.prior.is_none_or(|p| tx.delivered >= p.delivered && tx.sent_time >= p.sent_time) {
+        if pending
+            .prior
+            .is_none_or(|p| tx.delivered >= p.delivered && tx.sent_time >= p.sent_time)
+        {
             pending.prior = Some(*tx);
             pending.send_elapsed = tx.sent_time - tx.first_sent_time;
             pending.ack_elapsed = now - tx.delivered_time;
@@ -210,13 +222,19 @@ mod tests {
             r.finish(&p, None);
         }
         let b = r.on_send(12 * MS, true);
-        assert!(!b.app_limited, "cleared once more than the marked amount was delivered");
+        assert!(
+            !b.app_limited,
+            "cleared once more than the marked amount was delivered"
+        );
     }
 
     /// Segments a and b sent at 100 and 101 ms; a delivered at 120 ms; c sent then
     /// and delivered at 121 ms (an original whose re-send c stands for); then b
     /// at 122 ms, older than c. Returns the samples of c's and b's ACKs.
-    fn resend_pattern(reading: RateSamples, min_rtt: Time) -> (Option<Sample>, Option<Sample>, RateSampler) {
+    fn resend_pattern(
+        reading: RateSamples,
+        min_rtt: Time,
+    ) -> (Option<Sample>, Option<Sample>, RateSampler) {
         let t0 = 100 * MS;
         let mut r = RateSampler::new(reading);
         let a = r.on_send(t0, true);
@@ -239,8 +257,18 @@ mod tests {
         // Linux: b's own sample, 3 delivered since b was sent over 22 ms (since the
         // delivery time b was sent with). ns-3 keeps c's reference and intervals:
         // 2 delivered since c over c's 21 ms.
-        let sample = |d, i, p| Some(Sample { delivered: d, interval: i * MS, prior_delivered: p, app_limited: false });
-        assert_eq!(resend_pattern(RateSamples::Linux, 20 * MS).1, sample(3, 22, 0));
+        let sample = |d, i, p| {
+            Some(Sample {
+                delivered: d,
+                interval: i * MS,
+                prior_delivered: p,
+                app_limited: false,
+            })
+        };
+        assert_eq!(
+            resend_pattern(RateSamples::Linux, 20 * MS).1,
+            sample(3, 22, 0)
+        );
         let (on_c, on_b, _) = resend_pattern(RateSamples::Ns3, 20 * MS);
         assert_eq!((on_c, on_b), (sample(1, 21, 1), sample(2, 21, 1)));
     }
@@ -260,7 +288,10 @@ mod tests {
         let mut p = PendingSample::default();
         r.on_delivered(&d, 150 * MS, &mut p);
         let s = r.finish(&p, Some(min_rtt)).unwrap();
-        assert_eq!((s.delivered, s.interval, s.prior_delivered), (1, 150 * MS, 3));
+        assert_eq!(
+            (s.delivered, s.interval, s.prior_delivered),
+            (1, 150 * MS, 3)
+        );
     }
 
     #[test]

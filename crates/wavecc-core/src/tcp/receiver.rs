@@ -3,7 +3,7 @@
 
 use super::ranges::RangeSet;
 use crate::engine::Time;
-use crate::net::{Ack, SackBlock, Segment, MAX_SACK_BLOCKS};
+use crate::net::{Ack, MAX_SACK_BLOCKS, SackBlock, Segment};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone)]
@@ -19,7 +19,9 @@ pub struct ReceiverConfig {
 }
 
 /// What the advertised receive window leaves out of the buffer (`tcp.receive_window`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum ReceiveWindow {
     /// The free buffer: out-of-order data held for a hole takes its room, so the
@@ -136,7 +138,8 @@ impl Receiver {
             self.ooo.insert(start, end);
             let block = self.ooo.containing(start).expect("just inserted").0;
             let ooo = &self.ooo;
-            self.recent.retain(|&s| s != block && ooo.containing(s).is_some_and(|r| r.0 == s));
+            self.recent
+                .retain(|&s| s != block && ooo.containing(s).is_some_and(|r| r.0 == s));
             self.recent.insert(0, block);
             self.recent.truncate(MAX_SACK_BLOCKS);
             return AckPolicy::Now;
@@ -202,11 +205,23 @@ mod tests {
     }
 
     fn rx_quick(quickack: u32) -> Receiver {
-        Receiver::new(ReceiverConfig { sack: true, delayed_ack: true, ack_every: 2, rcv_buf: 6_553_600, quickack, window: ReceiveWindow::Linux })
+        Receiver::new(ReceiverConfig {
+            sack: true,
+            delayed_ack: true,
+            ack_every: 2,
+            rcv_buf: 6_553_600,
+            quickack,
+            window: ReceiveWindow::Linux,
+        })
     }
 
     fn seg(i: u64, ts: Time) -> Segment {
-        Segment { seq: i * MSS, len: MSS as u32, ts_val: ts, retransmission: false }
+        Segment {
+            seq: i * MSS,
+            len: MSS as u32,
+            ts_val: ts,
+            retransmission: false,
+        }
     }
 
     #[test]
@@ -243,12 +258,30 @@ mod tests {
         assert_eq!(r.on_segment(&seg(5, 0)), AckPolicy::Now);
         let a = r.make_ack();
         assert_eq!(a.ack, MSS);
-        assert_eq!(a.blocks().collect::<Vec<_>>(), [SackBlock { start: 5 * MSS, end: 6 * MSS }, SackBlock { start: 2 * MSS, end: 3 * MSS }]);
+        assert_eq!(
+            a.blocks().collect::<Vec<_>>(),
+            [
+                SackBlock {
+                    start: 5 * MSS,
+                    end: 6 * MSS
+                },
+                SackBlock {
+                    start: 2 * MSS,
+                    end: 3 * MSS
+                }
+            ]
+        );
         // Filling the first hole merges with the block above and acks at once.
         assert_eq!(r.on_segment(&seg(1, 0)), AckPolicy::Now);
         let a = r.make_ack();
         assert_eq!(a.ack, 3 * MSS);
-        assert_eq!(a.blocks().collect::<Vec<_>>(), [SackBlock { start: 5 * MSS, end: 6 * MSS }]);
+        assert_eq!(
+            a.blocks().collect::<Vec<_>>(),
+            [SackBlock {
+                start: 5 * MSS,
+                end: 6 * MSS
+            }]
+        );
         assert_eq!((r.sink.bytes, r.sink.order_violations), (3 * MSS, 0));
     }
 
@@ -280,7 +313,11 @@ mod tests {
         let mut r = rx();
         r.cfg.window = ReceiveWindow::Ns3;
         r.on_segment(&seg(3, 0));
-        assert_eq!(r.make_ack().rwnd, 6_553_600, "a multiple of 128, so scaling loses nothing");
+        assert_eq!(
+            r.make_ack().rwnd,
+            6_553_600,
+            "a multiple of 128, so scaling loses nothing"
+        );
     }
 
     #[test]
@@ -299,7 +336,14 @@ mod tests {
 
     #[test]
     fn without_sack_no_blocks_are_sent() {
-        let mut r = Receiver::new(ReceiverConfig { sack: false, delayed_ack: false, ack_every: 2, rcv_buf: 100_000, quickack: 0, window: ReceiveWindow::Linux });
+        let mut r = Receiver::new(ReceiverConfig {
+            sack: false,
+            delayed_ack: false,
+            ack_every: 2,
+            rcv_buf: 100_000,
+            quickack: 0,
+            window: ReceiveWindow::Linux,
+        });
         r.on_segment(&seg(2, 0));
         assert_eq!(r.make_ack().n_blocks(), 0);
     }

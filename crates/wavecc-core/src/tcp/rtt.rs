@@ -1,10 +1,12 @@
 //! Round-trip time estimation and the retransmission timeout (RFC 6298).
 
-use crate::engine::{from_secs, Time};
+use crate::engine::{Time, from_secs};
 use serde::{Deserialize, Serialize};
 
 /// The RTT a congestion-control algorithm is given on each ACK (`tcp.cc_rtt`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum CcRtt {
     /// The ACK's own sample, when it yields one (Linux's `pkts_acked` RTT).
@@ -86,7 +88,9 @@ impl RttEstimator {
 
     /// The timeout to arm now: the base RTO doubled per back-off, capped at max.
     pub fn rto(&self) -> Time {
-        self.rto.saturating_mul(1u64 << self.backoff.min(32)).min(self.max_rto)
+        self.rto
+            .saturating_mul(1u64 << self.backoff.min(32))
+            .min(self.max_rto)
     }
 
     /// Doubles the timeout after it expired (RFC 6298 5.5).
@@ -152,7 +156,10 @@ mod tests {
     #[test]
     fn a_granular_clock_truncates_both_ends_and_never_reads_zero() {
         // Exact without granularity.
-        assert_eq!(clock_rtt(3 * MS + 400_000, 23 * MS + 410_000, 0), 20 * MS + 10_000);
+        assert_eq!(
+            clock_rtt(3 * MS + 400_000, 23 * MS + 410_000, 0),
+            20 * MS + 10_000
+        );
         // 1 ms ticks: sent at 3.4 ms, acked at 23.41 ms: 23 - 3 = 20 ms.
         assert_eq!(clock_rtt(3 * MS + 400_000, 23 * MS + 410_000, MS), 20 * MS);
         // The same 20.01 ms across one more tick boundary: 24 - 3 = 21 ms.

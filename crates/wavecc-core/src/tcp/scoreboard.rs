@@ -7,8 +7,8 @@
 //! recomputing the pipe: the sender reads it about nine times per ACK and the board
 //! changes it two or three times, so it is kept rather than derived on every read.
 
-use super::rate::TxState;
 use super::ranges::RangeSet;
+use super::rate::TxState;
 use crate::engine::Ring;
 
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -61,7 +61,10 @@ pub struct Scoreboard {
 impl Scoreboard {
     /// An empty board; `keep_sacked_retrans` as the field says.
     pub fn new(keep_sacked_retrans: bool) -> Self {
-        Self { keep_sacked_retrans, ..Self::default() }
+        Self {
+            keep_sacked_retrans,
+            ..Self::default()
+        }
     }
 
     pub fn is_empty(&self) -> bool {
@@ -87,7 +90,8 @@ impl Scoreboard {
 
     /// The pipe from the counters, which [`Self::refresh_pipe`] keeps.
     fn derived_pipe(&self) -> u32 {
-        (self.packets_out + self.retrans_out).saturating_sub(self.sacked_out + self.reno_sacked + self.lost_out)
+        (self.packets_out + self.retrans_out)
+            .saturating_sub(self.sacked_out + self.reno_sacked + self.lost_out)
     }
 
     fn refresh_pipe(&mut self) {
@@ -127,8 +131,19 @@ impl Scoreboard {
     }
 
     pub fn push(&mut self, seq: u64, len: u32, tx: TxState) {
-        debug_assert!(self.segs.back().is_none_or(|s| s.end() == seq), "segments must be contiguous");
-        self.segs.push_back(SegInfo { seq, len, sacked: false, lost: false, retrans: false, ever_retrans: false, tx });
+        debug_assert!(
+            self.segs.back().is_none_or(|s| s.end() == seq),
+            "segments must be contiguous"
+        );
+        self.segs.push_back(SegInfo {
+            seq,
+            len,
+            sacked: false,
+            lost: false,
+            retrans: false,
+            ever_retrans: false,
+            tx,
+        });
         self.packets_out += 1;
         self.refresh_pipe();
     }
@@ -164,7 +179,10 @@ impl Scoreboard {
         }
         self.retrans_hint = self.retrans_hint.saturating_sub(n);
         self.resend_hint = self.resend_hint.saturating_sub(n);
-        self.reno_sacked = self.reno_sacked.saturating_sub(n as u32).min(self.packets_out.saturating_sub(1));
+        self.reno_sacked = self
+            .reno_sacked
+            .saturating_sub(n as u32)
+            .min(self.packets_out.saturating_sub(1));
         self.sacked_ranges.remove_below(ack);
         self.refresh_pipe();
         n
@@ -289,7 +307,9 @@ impl Scoreboard {
     /// `DeleteRetransmittedFlagFromHead` on a partial ACK): it leaves the pipe's
     /// retransmission count, and if lost it is the next segment to retransmit again.
     pub fn forget_head_retransmission(&mut self) {
-        let Some(head) = self.segs.get_mut(0) else { return };
+        let Some(head) = self.segs.get_mut(0) else {
+            return;
+        };
         if head.retrans {
             head.retrans = false;
             self.retrans_out -= 1;
@@ -319,7 +339,12 @@ impl Scoreboard {
         assert_eq!(self.lost_out, count(|s| s.lost && !s.sacked));
         assert_eq!(self.retrans_out, count(|s| s.retrans));
         assert_eq!(self.pipe, self.derived_pipe());
-        let below = self.segs.iter().take(self.loss_cursor).filter(|s| s.sacked).count() as u32;
+        let below = self
+            .segs
+            .iter()
+            .take(self.loss_cursor)
+            .filter(|s| s.sacked)
+            .count() as u32;
         assert_eq!(self.sacked_below_cursor, below);
     }
 }
@@ -343,7 +368,11 @@ mod tests {
     fn three_sacks_above_a_hole_make_it_lost() {
         let mut b = board(10);
         b.sack(1 * MSS, 3 * MSS, |_| {});
-        assert_eq!(b.mark_lost(3, |_| {}), 0, "two SACKed segments are not enough");
+        assert_eq!(
+            b.mark_lost(3, |_| {}),
+            0,
+            "two SACKed segments are not enough"
+        );
         b.sack(3 * MSS, 4 * MSS, |_| {});
         let mut lost = vec![];
         assert_eq!(b.mark_lost(3, |s| lost.push(s.seq)), 1);
@@ -372,7 +401,10 @@ mod tests {
         assert_eq!(b.next_retransmit(), None);
         assert_eq!(b.in_flight(), 6 - 3 - 1 + 1);
         assert_eq!(b.ack_through(4 * MSS, |_| {}), 4);
-        assert_eq!((b.packets_out, b.sacked_out, b.lost_out, b.retrans_out), (2, 0, 0, 0));
+        assert_eq!(
+            (b.packets_out, b.sacked_out, b.lost_out, b.retrans_out),
+            (2, 0, 0, 0)
+        );
         b.check_invariants();
     }
 
@@ -394,7 +426,11 @@ mod tests {
             b.sack(0, MSS, |_| {});
             assert_eq!((b.sacked_out, b.lost_out), (4, 1));
             assert_eq!(b.in_flight(), in_flight, "keep = {keep}");
-            assert_eq!(b.next_retransmit(), Some(1), "the SACKed one is not sent again");
+            assert_eq!(
+                b.next_retransmit(),
+                Some(1),
+                "the SACKed one is not sent again"
+            );
             b.check_invariants();
             // A timeout forgets every retransmission, SACKed or not (ns-3
             // `SetSentListLost`).
@@ -433,7 +469,11 @@ mod tests {
         assert_eq!(b.mark_head_lost(), Some(0));
         assert_eq!(b.mark_head_lost(), None, "the head is already lost");
         b.ack_through(MSS, |_| {});
-        assert_eq!(b.mark_head_lost(), Some(MSS), "a partial ACK exposes the next hole");
+        assert_eq!(
+            b.mark_head_lost(),
+            Some(MSS),
+            "a partial ACK exposes the next hole"
+        );
     }
 
     proptest! {

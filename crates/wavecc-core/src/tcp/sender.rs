@@ -6,11 +6,11 @@
 
 use super::pacing::PacingRate;
 use super::rate::{PendingSample, RateSampler, RateSamples};
-use super::{clock_rtt, CcRtt, Io, Outbox, RttEstimator, Scoreboard};
+use super::{CcRtt, Io, Outbox, RttEstimator, Scoreboard, clock_rtt};
 use crate::app::Source;
 use crate::cc::{CaState, CongestionControl, CwndEvent, LossResponse, RateSample, Socket};
-use crate::engine::{to_secs, Time, Timer};
-use crate::net::{Ack, Body, Packet, SackBlock, Segment, HEADER_BYTES};
+use crate::engine::{Time, Timer, to_secs};
+use crate::net::{Ack, Body, HEADER_BYTES, Packet, SackBlock, Segment};
 use crate::trace::{FlowSampler, FlowState, RttStats};
 use crate::world::Event;
 use serde::{Deserialize, Serialize};
@@ -49,7 +49,9 @@ pub struct SenderConfig {
 
 /// What the pipe (segments in flight) counts of a retransmitted segment once it is
 /// SACKed (`tcp.pipe`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Pipe {
     /// Nothing: a SACK takes it out of flight like any other segment (Linux
@@ -64,7 +66,9 @@ pub enum Pipe {
 }
 
 /// How the window moves during fast recovery (`tcp.recovery`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Recovery {
     /// Proportional Rate Reduction (RFC 6937), as Linux `tcp_cwnd_reduction` and
@@ -84,7 +88,9 @@ pub enum Recovery {
 /// Which partial ACKs (those that advance snd_una in recovery but not past the
 /// recovery point) restart the retransmission timer (`tcp.partial_ack_rto`), RFC
 /// 6582 section 4's two variants.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum PartialAckRto {
     /// Every one, like any ACK that advances (Linux; RFC 6582's "Slow-but-Steady").
@@ -98,7 +104,9 @@ pub enum PartialAckRto {
 
 /// What fast recovery sends besides the lost segments and new data
 /// (`tcp.recovery_sends`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum RecoverySends {
     /// Nothing: the scoreboard and PRR decide every transmission (Linux).
@@ -197,7 +205,14 @@ pub struct Sender {
 }
 
 impl Sender {
-    pub fn new(flow: u32, cfg: SenderConfig, mut cc: Box<dyn CongestionControl>, mut sock: Socket, rtt: RttEstimator, app: Source) -> Self {
+    pub fn new(
+        flow: u32,
+        cfg: SenderConfig,
+        mut cc: Box<dyn CongestionControl>,
+        mut sock: Socket,
+        rtt: RttEstimator,
+        app: Source,
+    ) -> Self {
         let pacing = cfg.pacing || cc.needs_pacing();
         sock.pacing = pacing;
         cc.init(&mut sock);
@@ -249,7 +264,11 @@ impl Sender {
             inflight_bytes: self.sb.in_flight() as f64 * self.cfg.mss as f64,
             srtt_s: self.rtt.srtt_s(),
             min_rtt_s: self.rtt.min_rtt.map_or(f64::NAN, to_secs),
-            pacing_rate_bps: if self.cfg.pacing { self.pacing_rate_bps() } else { f64::NAN },
+            pacing_rate_bps: if self.cfg.pacing {
+                self.pacing_rate_bps()
+            } else {
+                f64::NAN
+            },
             ca_state: self.state.as_str(),
         }
     }
@@ -269,7 +288,11 @@ impl Sender {
         s.snd_una = self.snd_una;
         s.ca_state = self.state;
         s.is_cwnd_limited = !self.cfg.cwnd_validation
-            || if s.in_slow_start() { s.cwnd < 2.0 * self.max_packets_out as f64 } else { self.cwnd_limited };
+            || if s.in_slow_start() {
+                s.cwnd < 2.0 * self.max_packets_out as f64
+            } else {
+                self.cwnd_limited
+            };
     }
 
     fn set_state(&mut self, new: CaState, io: &mut Io<impl Outbox>) {
@@ -304,7 +327,8 @@ impl Sender {
             delivered += 1;
             if !s.ever_retrans {
                 oldest_sent.get_or_insert(s.tx.sent_time);
-                newest_sent = Some(newest_sent.map_or(s.tx.sent_time, |t: Time| t.max(s.tx.sent_time)));
+                newest_sent =
+                    Some(newest_sent.map_or(s.tx.sent_time, |t: Time| t.max(s.tx.sent_time)));
             }
         };
         let mut counted_by_dupacks = 0;
@@ -327,7 +351,8 @@ impl Sender {
                 if i == 0 && ack.dsack {
                     dsack = Some(b);
                 } else if b.end > self.snd_una {
-                    self.sb.sack(b.start.max(self.snd_una), b.end, &mut on_delivered);
+                    self.sb
+                        .sack(b.start.max(self.snd_una), b.end, &mut on_delivered);
                 }
             }
         } else if !advanced && self.sb.packets_out() > 0 {
@@ -389,14 +414,19 @@ impl Sender {
         self.update_state(advanced, io);
         let ended_recovery = was_in_recovery && self.state != CaState::Recovery;
         self.adjust_window(&rs, advanced, ended_recovery, io);
-        if self.cfg.recovery_sends.rule3() && advanced && self.state == CaState::Recovery && self.snd_una < self.high_seq {
+        if self.cfg.recovery_sends.rule3()
+            && advanced
+            && self.state == CaState::Recovery
+            && self.snd_una < self.high_seq
+        {
             self.ns3_partial_ack_transmit(io);
         }
 
         if self.sb.packets_out() == 0 {
             self.rto_timer.cancel();
         } else if advanced && self.restarts_rto() {
-            self.rto_timer.set(now + self.rtt.rto(), io.queue, Event::Rto(self.flow));
+            self.rto_timer
+                .set(now + self.rtt.rto(), io.queue, Event::Rto(self.flow));
         }
         self.send(io);
     }
@@ -416,13 +446,18 @@ impl Sender {
     /// `dupthresh` duplicate ACKs and again on each partial ACK (RFC 6582).
     fn detect_losses(&mut self, advanced: bool, io: &mut Io<impl Outbox>) -> u32 {
         let (flow, now) = (self.flow, io.now);
-        if self.sb.sacked_out() + self.sb.reno_sacked() == 0 && !(advanced && self.state == CaState::Recovery) {
+        if self.sb.sacked_out() + self.sb.reno_sacked() == 0
+            && !(advanced && self.state == CaState::Recovery)
+        {
             return 0; // nothing above a hole has been reported: nothing can be lost
         }
         if self.cfg.sack {
-            return self.sb.mark_lost(self.cfg.dupthresh, |s| io.log.log(now, flow, "loss_detected", "sack", Some(s.seq)));
+            return self.sb.mark_lost(self.cfg.dupthresh, |s| {
+                io.log.log(now, flow, "loss_detected", "sack", Some(s.seq))
+            });
         }
-        let fast_retransmit = self.sb.reno_sacked() >= self.cfg.dupthresh && matches!(self.state, CaState::Open | CaState::Disorder);
+        let fast_retransmit = self.sb.reno_sacked() >= self.cfg.dupthresh
+            && matches!(self.state, CaState::Open | CaState::Disorder);
         // RFC 6582: a partial ACK exposes the next hole. Reno leaves recovery instead
         // and waits for that hole's own duplicate ACKs.
         let partial_ack = advanced
@@ -441,8 +476,12 @@ impl Sender {
     /// The congestion state machine (Linux `tcp_fastretrans_alert`, simplified to
     /// what SACK/PRR and RFC 6582 need).
     fn update_state(&mut self, advanced: bool, io: &mut Io<impl Outbox>) {
-        let reno_exit = advanced && self.state == CaState::Recovery && self.cc.loss_response() == LossResponse::RenoRecovery;
-        if matches!(self.state, CaState::Recovery | CaState::Loss) && (self.snd_una >= self.high_seq || reno_exit) {
+        let reno_exit = advanced
+            && self.state == CaState::Recovery
+            && self.cc.loss_response() == LossResponse::RenoRecovery;
+        if matches!(self.state, CaState::Recovery | CaState::Loss)
+            && (self.snd_una >= self.high_seq || reno_exit)
+        {
             self.end_episode(io);
         }
         if matches!(self.state, CaState::Open | CaState::Disorder) {
@@ -457,7 +496,11 @@ impl Sender {
     }
 
     fn save_for_undo(&mut self) {
-        self.undo = Undo { marker: Some(self.snd_una), retrans: 0, prior_ssthresh: self.sock.ssthresh };
+        self.undo = Undo {
+            marker: Some(self.snd_una),
+            retrans: 0,
+            prior_ssthresh: self.sock.ssthresh,
+        };
         self.sock.prior_cwnd = self.sock.cwnd;
     }
 
@@ -467,14 +510,30 @@ impl Sender {
         self.sock.ssthresh = self.cc.ssthresh(&self.sock).max(2.0);
         if self.cc.loss_response() == LossResponse::SlowStart {
             self.counters.fast_recovery_episodes += 1;
-            io.log.log(io.now, self.flow, "recovery_enter", "slow_start", Some(self.snd_una));
+            io.log.log(
+                io.now,
+                self.flow,
+                "recovery_enter",
+                "slow_start",
+                Some(self.snd_una),
+            );
             return self.restart_from_loss_window(io);
         }
         self.high_seq = self.snd_nxt;
         self.partial_ack_seen = false;
-        self.prr = Prr { delivered: 0, out: 0, prior_cwnd: (self.sock.cwnd as u64).max(1) };
+        self.prr = Prr {
+            delivered: 0,
+            out: 0,
+            prior_cwnd: (self.sock.cwnd as u64).max(1),
+        };
         self.counters.fast_recovery_episodes += 1;
-        io.log.log(io.now, self.flow, "recovery_enter", "fast", Some(self.snd_una));
+        io.log.log(
+            io.now,
+            self.flow,
+            "recovery_enter",
+            "fast",
+            Some(self.snd_una),
+        );
         self.set_state(CaState::Recovery, io);
         if self.cfg.recovery == Recovery::Classic {
             self.sock.cwnd = self.sock.ssthresh;
@@ -497,9 +556,16 @@ impl Sender {
             // Linux `tcp_end_cwnd_reduction`: leave recovery at ssthresh.
             self.sock.cwnd = self.sock.ssthresh;
             self.sync_sock(io.now);
-            self.cc.cwnd_event(&mut self.sock, CwndEvent::CompleteRecovery);
+            self.cc
+                .cwnd_event(&mut self.sock, CwndEvent::CompleteRecovery);
         }
-        io.log.log(io.now, self.flow, "recovery_exit", self.state.as_str(), Some(self.snd_una));
+        io.log.log(
+            io.now,
+            self.flow,
+            "recovery_exit",
+            self.state.as_str(),
+            Some(self.snd_una),
+        );
         self.sb.reset_reno_sacked();
         self.set_state(CaState::Open, io);
     }
@@ -511,7 +577,13 @@ impl Sender {
     /// PRR never fights a restored window.
     fn on_dsack(&mut self, block: SackBlock, io: &mut Io<impl Outbox>) {
         self.counters.spurious_retransmissions += 1;
-        io.log.log(io.now, self.flow, "spurious_retransmission", "dsack", Some(block.start));
+        io.log.log(
+            io.now,
+            self.flow,
+            "spurious_retransmission",
+            "dsack",
+            Some(block.start),
+        );
         if self.undo.marker.is_none_or(|m| block.start < m) || self.undo.retrans == 0 {
             return;
         }
@@ -532,14 +604,26 @@ impl Sender {
         self.sock.ssthresh = self.sock.ssthresh.max(self.undo.prior_ssthresh);
         self.undo.marker = None;
         self.counters.undos += 1;
-        io.log.log(io.now, self.flow, "undo", self.state.as_str(), Some(self.snd_una));
+        io.log.log(
+            io.now,
+            self.flow,
+            "undo",
+            self.state.as_str(),
+            Some(self.snd_una),
+        );
         true
     }
 
     /// The window after an ACK; `ended_recovery` says this ACK ended fast recovery,
     /// which grows the window under PRR (Linux runs `tcp_cong_avoid` on it) but not
     /// under classic recovery.
-    fn adjust_window(&mut self, rs: &RateSample, advanced: bool, ended_recovery: bool, io: &mut Io<impl Outbox>) {
+    fn adjust_window(
+        &mut self,
+        rs: &RateSample,
+        advanced: bool,
+        ended_recovery: bool,
+        io: &mut Io<impl Outbox>,
+    ) {
         // Again after `on_ack` and the state machine: HyStart may have set ssthresh,
         // which decides whether the flow counts as cwnd-limited (as in Linux, where
         // `tcp_is_cwnd_limited` is read after `pkts_acked`).
@@ -568,7 +652,8 @@ impl Sender {
             let target = (ssthresh as u64 * self.prr.delivered).div_ceil(self.prr.prior_cwnd);
             target as i64 - self.prr.out as i64
         } else {
-            let mut n = (self.prr.delivered as i64 - self.prr.out as i64).max(newly_delivered as i64);
+            let mut n =
+                (self.prr.delivered as i64 - self.prr.out as i64).max(newly_delivered as i64);
             if advanced && newly_lost == 0 {
                 n += 1;
             }
@@ -593,11 +678,17 @@ impl Sender {
         if self.cfg.recovery_sends == RecoverySends::Ns3v329 {
             self.sb.forget_head_retransmission();
         }
-        let head = *self.sb.front().expect("below the recovery point something is outstanding");
+        let head = *self
+            .sb
+            .front()
+            .expect("below the recovery point something is outstanding");
         if head.retrans {
             return; // ns-3 3.37: "if the packet is already retransmitted do not retransmit it"
         }
-        if let Some(i) = (self.sb.lost_out() > 0).then(|| self.sb.next_retransmit()).flatten() {
+        if let Some(i) = (self.sb.lost_out() > 0)
+            .then(|| self.sb.next_retransmit())
+            .flatten()
+        {
             let s = self.sb.get(i);
             return self.transmit(s.seq, s.len, Some(i), io);
         }
@@ -614,13 +705,22 @@ impl Sender {
 
     /// The retransmission timer fired (Linux `tcp_retransmit_timer` + `tcp_enter_loss`).
     pub fn on_rto_timer(&mut self, io: &mut Io<impl Outbox>) {
-        if !self.rto_timer.fire(io.now, io.queue, Event::Rto(self.flow)) || self.sb.packets_out() == 0 {
+        if !self.rto_timer.fire(io.now, io.queue, Event::Rto(self.flow))
+            || self.sb.packets_out() == 0
+        {
             return;
         }
         self.counters.rto_events += 1;
-        io.log.log(io.now, self.flow, "rto", self.state.as_str(), Some(self.snd_una));
+        io.log.log(
+            io.now,
+            self.flow,
+            "rto",
+            self.state.as_str(),
+            Some(self.snd_una),
+        );
         // A new reduction unless this timeout continues an unfinished episode.
-        let continuing = matches!(self.state, CaState::Recovery | CaState::Loss) && self.high_seq > self.snd_una;
+        let continuing =
+            matches!(self.state, CaState::Recovery | CaState::Loss) && self.high_seq > self.snd_una;
         self.sync_sock(io.now);
         // As Linux `tcp_enter_loss`, the algorithm hears of the loss (ssthresh and
         // CA_EVENT_LOSS) only when this timeout starts a new episode.
@@ -649,13 +749,19 @@ impl Sender {
     }
 
     pub fn on_pace_timer(&mut self, io: &mut Io<impl Outbox>) {
-        if self.pace_timer.fire(io.now, io.queue, Event::Pace(self.flow)) {
+        if self
+            .pace_timer
+            .fire(io.now, io.queue, Event::Pace(self.flow))
+        {
             self.send(io);
         }
     }
 
     pub fn on_app_timer(&mut self, io: &mut Io<impl Outbox>) {
-        if self.app_timer.fire(io.now, io.queue, Event::AppWake(self.flow)) {
+        if self
+            .app_timer
+            .fire(io.now, io.queue, Event::AppWake(self.flow))
+        {
             self.send(io);
         }
     }
@@ -680,7 +786,8 @@ impl Sender {
     fn pacing(&mut self) -> Option<&mut PacingRate> {
         let rate = self.pacing_rate_bps();
         let segment = self.cfg.mss + HEADER_BYTES;
-        rate.is_finite().then(|| self.pacer.update(rate, segment, self.cfg.pacing_burst))
+        rate.is_finite()
+            .then(|| self.pacer.update(rate, segment, self.cfg.pacing_burst))
     }
 
     /// Sends what the window, the receive window, the application and pacing allow:
@@ -690,7 +797,11 @@ impl Sender {
         let mss = self.cfg.mss as u64;
         // What the application has written by now; it cannot change during this call.
         let written = self.app.written(now, self.snd_una, self.cfg.snd_buf);
-        let allowance = if self.cfg.pacing { self.pacing().map_or(0, |p| p.allowance()) } else { 0 };
+        let allowance = if self.cfg.pacing {
+            self.pacing().map_or(0, |p| p.allowance())
+        } else {
+            0
+        };
         loop {
             let cwnd = (self.sock.cwnd as u32).max(1);
             if self.sb.in_flight() >= cwnd {
@@ -698,10 +809,14 @@ impl Sender {
             }
             if self.cfg.pacing && now + allowance < self.next_send_time {
                 // Wake when the pacer has caught up, so a whole burst can go.
-                self.pace_timer.set(self.next_send_time, io.queue, Event::Pace(self.flow));
+                self.pace_timer
+                    .set(self.next_send_time, io.queue, Event::Pace(self.flow));
                 break;
             }
-            let (seq, len, retransmit) = if let Some(i) = (self.sb.lost_out() > 0).then(|| self.sb.next_retransmit()).flatten() {
+            let (seq, len, retransmit) = if let Some(i) = (self.sb.lost_out() > 0)
+                .then(|| self.sb.next_retransmit())
+                .flatten()
+            {
                 let s = self.sb.get(i);
                 (s.seq, s.len, Some(i))
             } else {
@@ -729,7 +844,8 @@ impl Sender {
                     }
                     self.rate.on_app_limited(self.sb.in_flight() as u64);
                     if let Some(t) = self.app.next_write() {
-                        self.app_timer.set(t.max(now + 1), io.queue, Event::AppWake(self.flow));
+                        self.app_timer
+                            .set(t.max(now + 1), io.queue, Event::AppWake(self.flow));
                     }
                     break;
                 }
@@ -741,14 +857,23 @@ impl Sender {
             self.transmit(seq, len, retransmit, io);
         }
         let cwnd_limited = self.sb.in_flight() >= (self.sock.cwnd as u32).max(1);
-        if self.snd_una >= self.max_packets_seq || self.sb.packets_out() > self.max_packets_out || cwnd_limited {
+        if self.snd_una >= self.max_packets_seq
+            || self.sb.packets_out() > self.max_packets_out
+            || cwnd_limited
+        {
             self.max_packets_out = self.sb.packets_out();
             self.max_packets_seq = self.snd_nxt;
             self.cwnd_limited = cwnd_limited;
         }
     }
 
-    fn transmit(&mut self, seq: u64, len: u32, retransmit: Option<usize>, io: &mut Io<impl Outbox>) {
+    fn transmit(
+        &mut self,
+        seq: u64,
+        len: u32,
+        retransmit: Option<usize>,
+        io: &mut Io<impl Outbox>,
+    ) {
         let now = io.now;
         // Linux: CA_EVENT_TX_START when nothing is in flight (`tcp_transmit_skb`);
         // the rate sampler restarts its clocks when nothing is outstanding at all.
@@ -776,14 +901,23 @@ impl Sender {
         }
         self.counters.segments_sent += 1;
         let size = (len + HEADER_BYTES) as u16;
-        io.out.send(now, Packet {
-            flow: self.flow,
-            size,
-            hop: 0,
-            body: Body::Data(Segment { seq, len, ts_val: now, retransmission: retransmit.is_some() }),
-        });
+        io.out.send(
+            now,
+            Packet {
+                flow: self.flow,
+                size,
+                hop: 0,
+                body: Body::Data(Segment {
+                    seq,
+                    len,
+                    ts_val: now,
+                    retransmission: retransmit.is_some(),
+                }),
+            },
+        );
         if !self.rto_timer.is_set() {
-            self.rto_timer.set(now + self.rtt.rto(), io.queue, Event::Rto(self.flow));
+            self.rto_timer
+                .set(now + self.rtt.rto(), io.queue, Event::Rto(self.flow));
         }
         if self.cfg.pacing {
             if let Some(gap) = self.pacing().map(|p| p.gap(size as u64)) {
@@ -804,7 +938,7 @@ impl Sender {
 mod tests {
     //! The sender's rules, driven ACK by ACK with segments of 1000 bytes.
     use super::*;
-    use crate::engine::{from_secs, EventQueue, RngStreams};
+    use crate::engine::{EventQueue, RngStreams, from_secs};
     use crate::trace::EventLog;
 
     const MSS: u64 = 1000;
@@ -839,11 +973,22 @@ mod tests {
         };
         tune(&mut cfg);
         let flow = crate::Config::from_toml("[[flows]]\n").unwrap().flows[0].clone();
-        let app = Source::new(&flow, MSS as u32, from_secs(100.0), RngStreams::new(1).stream("app"));
+        let app = Source::new(
+            &flow,
+            MSS as u32,
+            from_secs(100.0),
+            RngStreams::new(1).stream("app"),
+        );
         let cc = crate::cc::build(cca, &serde_json::Value::Null).unwrap();
         let sock = Socket::new(MSS as u32, 10.0, f64::INFINITY);
         let rtt = RttEstimator::new(1.0, 0.2, 60.0);
-        let mut h = Harness { s: Sender::new(0, cfg, cc, sock, rtt, app), q: EventQueue::default(), out: vec![], log: EventLog::new(true, 1000), now: 0 };
+        let mut h = Harness {
+            s: Sender::new(0, cfg, cc, sock, rtt, app),
+            q: EventQueue::default(),
+            out: vec![],
+            log: EventLog::new(true, 1000),
+            now: 0,
+        };
         h.io(|s, io| s.send(io));
         h
     }
@@ -851,7 +996,12 @@ mod tests {
     impl Harness {
         /// Runs `f` at the current time and returns the segment numbers it sent.
         fn io(&mut self, f: impl FnOnce(&mut Sender, &mut Io)) -> Vec<u64> {
-            let mut io = Io { now: self.now, queue: &mut self.q, out: &mut self.out, log: &mut self.log };
+            let mut io = Io {
+                now: self.now,
+                queue: &mut self.q,
+                out: &mut self.out,
+                log: &mut self.log,
+            };
             f(&mut self.s, &mut io);
             self.s.check_invariants();
             self.out
@@ -869,11 +1019,20 @@ mod tests {
             self.ack_full(at_ms, ack, sacks, false)
         }
 
-        fn ack_full(&mut self, at_ms: u64, ack: u64, sacks: &[(u64, u64)], dsack: bool) -> Vec<u64> {
+        fn ack_full(
+            &mut self,
+            at_ms: u64,
+            ack: u64,
+            sacks: &[(u64, u64)],
+            dsack: bool,
+        ) -> Vec<u64> {
             self.now = at_ms * MS;
             let mut a = Ack::new(ack * MSS, 0, u32::MAX);
             for &(s, e) in sacks {
-                a.push_block(SackBlock { start: s * MSS, end: e * MSS });
+                a.push_block(SackBlock {
+                    start: s * MSS,
+                    end: e * MSS,
+                });
             }
             a.dsack = dsack;
             self.io(|s, io| s.on_ack(&a, io))
@@ -904,9 +1063,16 @@ mod tests {
     fn starts_with_the_initial_window() {
         let mut h = harness("newreno", |_| {});
         // `harness` already called send once: the packets were drained there.
-        assert_eq!(h.io(|s, io| s.send(io)), Vec::<u64>::new(), "the window is full");
+        assert_eq!(
+            h.io(|s, io| s.send(io)),
+            Vec::<u64>::new(),
+            "the window is full"
+        );
         assert_eq!(h.s.sb.packets_out(), 10);
-        assert!(h.s.rto_timer.is_set(), "the first transmission arms the RTO");
+        assert!(
+            h.s.rto_timer.is_set(),
+            "the first transmission arms the RTO"
+        );
     }
 
     #[test]
@@ -934,7 +1100,11 @@ mod tests {
             let ack = Ack::new(2 * MSS, 0, u32::MAX);
             h.io(|s, io| s.on_ack(&ack, io));
             assert_eq!(h.s.rtt.min_rtt, Some(read), "TCP's estimator");
-            assert_eq!(cc_var(&h, "base_rtt_ms"), read as f64 / 1e6, "the algorithm's sample");
+            assert_eq!(
+                cc_var(&h, "base_rtt_ms"),
+                read as f64 / 1e6,
+                "the algorithm's sample"
+            );
             assert_eq!(h.s.rtt_stats.mean_ms(), 20.6, "the reported RTT");
         }
     }
@@ -953,10 +1123,18 @@ mod tests {
         let mut h = harness("vegas", |c| c.cc_rtt = CcRtt::Smoothed);
         acks(&mut h);
         assert_eq!(cc_var(&h, "rtt_samples"), 3.0);
-        assert_eq!(cc_var(&h, "base_rtt_ms"), 20.0, "the first SRTT is the first sample");
+        assert_eq!(
+            cc_var(&h, "base_rtt_ms"),
+            20.0,
+            "the first SRTT is the first sample"
+        );
         let mut h = harness("vegas", |_| {});
         acks(&mut h);
-        assert_eq!(cc_var(&h, "rtt_samples"), 2.0, "Linux: only ACKs with a sample count");
+        assert_eq!(
+            cc_var(&h, "rtt_samples"),
+            2.0,
+            "Linux: only ACKs with a sample count"
+        );
     }
 
     #[test]
@@ -990,7 +1168,11 @@ mod tests {
         assert_eq!(h.s.state, CaState::Open);
         // cwnd = ssthresh, plus the additive increase of the exit ACK (as in Linux,
         // where `tcp_cong_avoid` runs on the ACK that ends recovery).
-        assert!(h.s.sock.cwnd >= 5.0 && h.s.sock.cwnd < 6.0, "{}", h.s.sock.cwnd);
+        assert!(
+            h.s.sock.cwnd >= 5.0 && h.s.sock.cwnd < 6.0,
+            "{}",
+            h.s.sock.cwnd
+        );
         assert!(h.kinds().contains(&"recovery_exit"));
     }
 
@@ -1005,9 +1187,17 @@ mod tests {
         });
         h.ack(20, 0, &[(1, 2)]);
         h.ack(21, 0, &[(1, 3)]);
-        assert_eq!(h.ack(22, 0, &[(1, 4)]), vec![0], "fast retransmit; nothing unsent");
+        assert_eq!(
+            h.ack(22, 0, &[(1, 4)]),
+            vec![0],
+            "fast retransmit; nothing unsent"
+        );
         let sent = h.ack(45, 4, &[]);
-        assert_eq!(h.s.state, CaState::Recovery, "still below the recovery point");
+        assert_eq!(
+            h.s.state,
+            CaState::Recovery,
+            "still below the recovery point"
+        );
         (h, sent)
     }
 
@@ -1040,7 +1230,10 @@ mod tests {
         for (t, end) in (20..).zip(3..=9) {
             h.ack(t, 0, &[(2, end)]);
         }
-        assert!(h.s.sb.get(1).retrans, "both holes repaired before the partial ACK");
+        assert!(
+            h.s.sb.get(1).retrans,
+            "both holes repaired before the partial ACK"
+        );
         let sent = h.ack(45, 1, &[(2, 9)]);
         assert_eq!(h.s.state, CaState::Recovery);
         assert!(!sent.is_empty() && !sent.contains(&1), "{sent:?}");
@@ -1062,7 +1255,10 @@ mod tests {
         let sent = h.ack(45, 1, &[(2, 9)]);
         assert_eq!(sent.first(), Some(&1), "{sent:?}");
         assert!(h.s.counters.retransmitted_segments > retransmitted);
-        assert!(h.s.sb.get(0).retrans, "the head counts as retransmitted again");
+        assert!(
+            h.s.sb.get(0).retrans,
+            "the head counts as retransmitted again"
+        );
     }
 
     /// Segment 0 of the initial 10 lost, 1..=3 SACKed one by one: fast retransmit on
@@ -1087,9 +1283,17 @@ mod tests {
         for i in 4..12 {
             sent.extend(h.ack(22 + i, 0, &[(1, i + 1)]));
             assert_eq!(h.s.sock.cwnd, 5.0, "after SACK of {i}");
-            assert!(h.s.sb.in_flight() <= 5 || sent.is_empty(), "pipe {}", h.s.sb.in_flight());
+            assert!(
+                h.s.sb.in_flight() <= 5 || sent.is_empty(),
+                "pipe {}",
+                h.s.sb.in_flight()
+            );
         }
-        assert_eq!(sent, vec![12, 13, 14, 15], "one new segment per SACK once the pipe is at cwnd");
+        assert_eq!(
+            sent,
+            vec![12, 13, 14, 15],
+            "one new segment per SACK once the pipe is at cwnd"
+        );
         // The ACK that ends recovery leaves cwnd at ssthresh; the next one grows it.
         let high = h.s.high_seq / MSS;
         h.ack(60, high, &[]);
@@ -1111,7 +1315,11 @@ mod tests {
         }
         let high = h.s.high_seq / MSS;
         h.ack(60, high, &[]);
-        assert!(h.s.sock.cwnd > 5.0 && h.s.sock.cwnd < 6.0, "{}", h.s.sock.cwnd);
+        assert!(
+            h.s.sock.cwnd > 5.0 && h.s.sock.cwnd < 6.0,
+            "{}",
+            h.s.sock.cwnd
+        );
     }
 
     /// Segments 0, 2, 4 and 6 lost without SACK: NewReno repairs one hole per
@@ -1141,7 +1349,11 @@ mod tests {
         assert!(steady[1] > steady[0] && steady[2] > steady[1], "{steady:?}");
         let impatient = deadlines_over_partial_acks(PartialAckRto::First);
         assert_eq!(impatient[0], steady[0], "the first partial ACK restarts it");
-        assert_eq!((impatient[1], impatient[2]), (impatient[0], impatient[0]), "the others do not");
+        assert_eq!(
+            (impatient[1], impatient[2]),
+            (impatient[0], impatient[0]),
+            "the others do not"
+        );
     }
 
     #[test]
@@ -1149,7 +1361,11 @@ mod tests {
         let mut h = harness("newreno", |_| {});
         // No ACK at all: the initial RTO (1 s) fires.
         let sent = h.run_timers_until(1000 * MS);
-        assert_eq!(sent, vec![0], "go-back-N from the first unacknowledged segment");
+        assert_eq!(
+            sent,
+            vec![0],
+            "go-back-N from the first unacknowledged segment"
+        );
         assert_eq!(h.s.state, CaState::Loss);
         assert_eq!(h.s.sock.cwnd, 1.0);
         assert_eq!(h.s.sock.ssthresh, 5.0);
@@ -1170,13 +1386,21 @@ mod tests {
         // release one new segment (limited transmit, RFC 3042).
         assert_eq!(h.ack(20, 0, &[]), vec![10]);
         assert_eq!(h.ack(21, 0, &[]), vec![11]);
-        assert_eq!(h.ack(22, 0, &[]).first(), Some(&0), "fast retransmit on the third duplicate");
+        assert_eq!(
+            h.ack(22, 0, &[]).first(),
+            Some(&0),
+            "fast retransmit on the third duplicate"
+        );
         assert_eq!(h.s.state, CaState::Recovery);
         // The retransmission fills the first hole: a partial ACK up to 5 (RFC 6582)
         // retransmits segment 5 at once.
         let sent = h.ack(45, 5, &[]);
         assert_eq!(sent.first(), Some(&5));
-        assert_eq!(h.s.state, CaState::Recovery, "still below the recovery point");
+        assert_eq!(
+            h.s.state,
+            CaState::Recovery,
+            "still below the recovery point"
+        );
         assert_eq!(h.s.counters.fast_recovery_episodes, 1);
     }
 
@@ -1202,7 +1426,11 @@ mod tests {
         assert_eq!(h.s.state, CaState::Recovery);
         // Segments 0 and 5 were lost: the ACK for the retransmitted 0 stops at 5.
         let sent = h.ack(45, 5, &[]);
-        assert_eq!(h.s.state, CaState::Open, "Reno exits instead of retransmitting 5");
+        assert_eq!(
+            h.s.state,
+            CaState::Open,
+            "Reno exits instead of retransmitting 5"
+        );
         assert!(!sent.contains(&5));
         assert_eq!(h.s.sock.ssthresh, 5.0);
         // Segment 5 needs three duplicate ACKs of its own, and a second halving.
@@ -1224,7 +1452,10 @@ mod tests {
         assert_eq!(h.s.state, CaState::Loss);
         assert_eq!(h.s.sock.cwnd, 1.0);
         assert_eq!(h.s.sock.ssthresh, 5.0);
-        assert_eq!((h.s.counters.rto_events, h.s.counters.fast_recovery_episodes), (0, 1));
+        assert_eq!(
+            (h.s.counters.rto_events, h.s.counters.fast_recovery_episodes),
+            (0, 1)
+        );
         assert_eq!(h.s.rtt.rto(), 200 * MS, "the minimum RTO, not backed off");
     }
 
@@ -1240,13 +1471,20 @@ mod tests {
         h.ack(23, 4, &[]);
         h.ack_full(40, 4, &[(0, 1)], true);
         assert_eq!(h.s.counters.spurious_retransmissions, 1);
-        assert_eq!(h.s.counters.undos, 0, "undone when recovery ends, not under PRR");
+        assert_eq!(
+            h.s.counters.undos, 0,
+            "undone when recovery ends, not under PRR"
+        );
         let high = h.s.high_seq / MSS;
         h.ack(41, high, &[]);
         assert_eq!(h.s.counters.undos, 1);
         assert_eq!(h.s.state, CaState::Open);
         assert_eq!(h.s.sock.ssthresh, f64::INFINITY, "ssthresh restored");
-        assert!(h.s.sock.cwnd >= 10.0, "cwnd restored to at least its prior value, got {}", h.s.sock.cwnd);
+        assert!(
+            h.s.sock.cwnd >= 10.0,
+            "cwnd restored to at least its prior value, got {}",
+            h.s.sock.cwnd
+        );
     }
 
     #[test]
@@ -1270,7 +1508,11 @@ mod tests {
         let mut a = Ack::new(2 * MSS, 0, (10 * MSS) as u32);
         a.dsack = false;
         let sent = h.io(|s, io| s.on_ack(&a, io));
-        assert_eq!(sent, vec![10, 11], "una 2 + rwnd 10 allows up to segment 11");
+        assert_eq!(
+            sent,
+            vec![10, 11],
+            "una 2 + rwnd 10 allows up to segment 11"
+        );
     }
 
     #[test]
@@ -1279,7 +1521,11 @@ mod tests {
         // Without an RTT sample the first window goes at once; afterwards segments are
         // spaced by size / (2 cwnd / srtt) in slow start.
         let sent = h.ack(20, 2, &[]);
-        assert_eq!(sent.len(), 1, "one segment now, the rest on the pacing timer");
+        assert_eq!(
+            sent.len(),
+            1,
+            "one segment now, the rest on the pacing timer"
+        );
         let later = h.run_timers_until(21 * MS);
         assert!(!later.is_empty() && later.len() < 4, "{later:?}");
         // 12 segments of 1052 B per 20 ms doubled: about 20 ms / 24 per segment.
@@ -1306,7 +1552,9 @@ mod tests {
         // Bulk keeps its 4-segment buffer full: buffer-limited, not app-limited.
         let mut h = harness("newreno", |c| c.snd_buf = 4 * MSS);
         h.ack(20, 2, &[]);
-        let segs: Vec<bool> = (0..h.s.sb.len()).map(|i| h.s.sb.get(i).tx.app_limited).collect();
+        let segs: Vec<bool> = (0..h.s.sb.len())
+            .map(|i| h.s.sb.get(i).tx.app_limited)
+            .collect();
         assert_eq!(segs, vec![false; 4]);
     }
 

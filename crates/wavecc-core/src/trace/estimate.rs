@@ -12,11 +12,20 @@ use std::mem::size_of;
 pub const FLOW_ROW_BYTES: usize = 9 * size_of::<f64>() + 3 * size_of::<u32>() + size_of::<&str>();
 /// A queue row's name is a `String` of its own: its header and a heap block that
 /// holds names up to `access-reverse/flow99999` (24 bytes).
-pub const QUEUE_ROW_BYTES: usize = size_of::<f64>() + size_of::<String>() + QUEUE_NAME_HEAP_BYTES + 3 * size_of::<u64>() + size_of::<u32>();
+pub const QUEUE_ROW_BYTES: usize = size_of::<f64>()
+    + size_of::<String>()
+    + QUEUE_NAME_HEAP_BYTES
+    + 3 * size_of::<u64>()
+    + size_of::<u32>();
 const QUEUE_NAME_HEAP_BYTES: usize = 24;
 pub const CC_ROW_BYTES: usize = 2 * size_of::<f64>() + size_of::<u32>() + size_of::<&str>();
-pub const UE_ROW_BYTES: usize = 4 * size_of::<f64>() + 3 * size_of::<u64>() + 3 * size_of::<u32>() + size_of::<u8>() + size_of::<bool>();
-pub const EVENT_ROW_BYTES: usize = size_of::<f64>() + size_of::<u32>() + 2 * size_of::<&str>() + size_of::<i64>();
+pub const UE_ROW_BYTES: usize = 4 * size_of::<f64>()
+    + 3 * size_of::<u64>()
+    + 3 * size_of::<u32>()
+    + size_of::<u8>()
+    + size_of::<bool>();
+pub const EVENT_ROW_BYTES: usize =
+    size_of::<f64>() + size_of::<u32>() + 2 * size_of::<&str>() + size_of::<i64>();
 
 /// Rows each trace gets over a whole run. Floats, so that an absurd config counts
 /// without overflowing.
@@ -45,7 +54,11 @@ impl TraceRows {
             queues: samples * per_sample.queues as f64,
             cc: samples * per_sample.cc_vars as f64,
             ues: samples * per_sample.ues as f64,
-            events: if cfg.trace.events { cfg.trace.max_events as f64 } else { 0.0 },
+            events: if cfg.trace.events {
+                cfg.trace.max_events as f64
+            } else {
+                0.0
+            },
         }
     }
 
@@ -74,12 +87,21 @@ struct SeriesPerSample {
 
 impl SeriesPerSample {
     fn of(cfg: &Config) -> Self {
-        let access_links = cfg.flows.iter().filter(|f| f.access_delay_s > 0.0 || f.access_rate_bps.is_some()).count();
+        let access_links = cfg
+            .flows
+            .iter()
+            .filter(|f| f.access_delay_s > 0.0 || f.access_rate_bps.is_some())
+            .count();
         let radio_links = if cfg.radio.is_some() { 2 } else { 0 };
         SeriesPerSample {
             flows: cfg.flows.len(),
             queues: 2 + radio_links + 2 * access_links,
-            cc_vars: cfg.flows.iter().filter(|f| f.app != AppKind::Udp).map(|f| exported_variables(&f.cca, f.cc.as_ref())).sum(),
+            cc_vars: cfg
+                .flows
+                .iter()
+                .filter(|f| f.app != AppKind::Udp)
+                .map(|f| exported_variables(&f.cca, f.cc.as_ref()))
+                .sum(),
             ues: cfg.radio.as_ref().map_or(0, |r| r.ues.len()),
         }
     }
@@ -127,10 +149,48 @@ macro_rules! heap_bytes {
     };
 }
 
-heap_bytes!(FlowTrace { t_s, flow, goodput_mbps, cwnd_segments, ssthresh_segments, inflight_bytes, srtt_ms, min_rtt_ms, rtt_samples, rtt_mean_ms, pacing_rate_mbps, ca_state, retransmits });
-heap_bytes!(CcTrace { t_s, flow, var, value });
-heap_bytes!(EventTrace { t_s, flow, kind, detail, seq });
-heap_bytes!(UeTrace { t_s, ue, x_m, y_m, cell, sinr_db, mcs, los, rlc_bytes, rlc_packets, rlc_drops, harq_retx });
+heap_bytes!(FlowTrace {
+    t_s,
+    flow,
+    goodput_mbps,
+    cwnd_segments,
+    ssthresh_segments,
+    inflight_bytes,
+    srtt_ms,
+    min_rtt_ms,
+    rtt_samples,
+    rtt_mean_ms,
+    pacing_rate_mbps,
+    ca_state,
+    retransmits
+});
+heap_bytes!(CcTrace {
+    t_s,
+    flow,
+    var,
+    value
+});
+heap_bytes!(EventTrace {
+    t_s,
+    flow,
+    kind,
+    detail,
+    seq
+});
+heap_bytes!(UeTrace {
+    t_s,
+    ue,
+    x_m,
+    y_m,
+    cell,
+    sinr_db,
+    mcs,
+    los,
+    rlc_bytes,
+    rlc_packets,
+    rlc_drops,
+    harq_retx
+});
 
 impl QueueTrace {
     /// Heap bytes the columns hold, the names' own blocks included.
@@ -169,12 +229,21 @@ mod tests {
         assert_eq!(rows.cc, out.cc.t_s.len() as f64);
         assert_eq!(rows.ues, out.ues.t_s.len() as f64);
         assert!(out.events.t_s.len() as f64 <= rows.events);
-        let held = out.flows.heap_bytes() + out.queues.heap_bytes() + out.cc.heap_bytes() + out.ues.heap_bytes();
+        let held = out.flows.heap_bytes()
+            + out.queues.heap_bytes()
+            + out.cc.heap_bytes()
+            + out.ues.heap_bytes();
         let estimated = rows.bytes() - rows.events * EVENT_ROW_BYTES as f64;
         let ratio = held as f64 / estimated;
-        assert!((0.9..=2.0).contains(&ratio), "held {held} bytes, estimated {estimated}: ratio {ratio}");
+        assert!(
+            (0.9..=2.0).contains(&ratio),
+            "held {held} bytes, estimated {estimated}: ratio {ratio}"
+        );
         let per_row = out.flows.heap_bytes() as f64 / out.flows.t_s.len() as f64;
-        assert!(per_row >= FLOW_ROW_BYTES as f64, "a flow row holds {per_row} bytes, counted {FLOW_ROW_BYTES}");
+        assert!(
+            per_row >= FLOW_ROW_BYTES as f64,
+            "a flow row holds {per_row} bytes, counted {FLOW_ROW_BYTES}"
+        );
         assert!(estimate_memory(cfg) as f64 >= estimated + rows.events * EVENT_ROW_BYTES as f64);
     }
 

@@ -6,7 +6,7 @@ mod estimate;
 mod recorder;
 mod summary;
 
-pub use estimate::{estimate_memory, TraceRows};
+pub use estimate::{TraceRows, estimate_memory};
 pub use recorder::{EventLog, FlowSampler, FlowState, Sampler};
 pub use summary::{CellSummary, FlowSummary, QueueSummary, RttStats, Summary, UeSummary};
 

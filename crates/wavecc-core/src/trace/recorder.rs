@@ -3,7 +3,7 @@
 //! every sampling instant.
 
 use super::{CcTrace, EventTrace, FlowTrace, QueueTrace};
-use crate::engine::{to_secs, Time};
+use crate::engine::{Time, to_secs};
 
 /// The event log, bounded so that a pathological run cannot exhaust memory.
 #[derive(Debug, Default)]
@@ -17,10 +17,21 @@ pub struct EventLog {
 
 impl EventLog {
     pub fn new(enabled: bool, max: u64) -> Self {
-        Self { enabled, max, ..Default::default() }
+        Self {
+            enabled,
+            max,
+            ..Default::default()
+        }
     }
 
-    pub fn log(&mut self, now: Time, flow: u32, kind: &'static str, detail: &'static str, seq: Option<u64>) {
+    pub fn log(
+        &mut self,
+        now: Time,
+        flow: u32,
+        kind: &'static str,
+        detail: &'static str,
+        seq: Option<u64>,
+    ) {
         if !self.enabled {
             return;
         }
@@ -95,12 +106,26 @@ pub struct Sampler {
 
 impl Sampler {
     pub fn new(interval: Time) -> Self {
-        Self { interval, flows: Default::default(), queues: Default::default(), cc: Default::default(), scratch: Vec::new() }
+        Self {
+            interval,
+            flows: Default::default(),
+            queues: Default::default(),
+            cc: Default::default(),
+            scratch: Vec::new(),
+        }
     }
 
     /// Appends one flow row for the interval of length `dt` ending at `now` and
     /// resets the flow's interval accumulators.
-    pub fn flow_row(&mut self, now: Time, dt: Time, flow: u32, delivered_bytes: u64, acc: &mut FlowSampler, st: FlowState) {
+    pub fn flow_row(
+        &mut self,
+        now: Time,
+        dt: Time,
+        flow: u32,
+        delivered_bytes: u64,
+        acc: &mut FlowSampler,
+        st: FlowState,
+    ) {
         let f = &mut self.flows;
         let bytes = delivered_bytes - acc.bytes_at_last_sample;
         f.t_s.push(to_secs(now));
@@ -112,11 +137,18 @@ impl Sampler {
         f.srtt_ms.push(st.srtt_s * 1e3);
         f.min_rtt_ms.push(st.min_rtt_s * 1e3);
         f.rtt_samples.push(acc.rtt_samples);
-        f.rtt_mean_ms.push(if acc.rtt_samples == 0 { f64::NAN } else { acc.rtt_sum_ns as f64 / acc.rtt_samples as f64 / 1e6 });
+        f.rtt_mean_ms.push(if acc.rtt_samples == 0 {
+            f64::NAN
+        } else {
+            acc.rtt_sum_ns as f64 / acc.rtt_samples as f64 / 1e6
+        });
         f.pacing_rate_mbps.push(st.pacing_rate_bps / 1e6);
         f.ca_state.push(st.ca_state);
         f.retransmits.push(acc.retransmits);
-        *acc = FlowSampler { bytes_at_last_sample: delivered_bytes, ..Default::default() };
+        *acc = FlowSampler {
+            bytes_at_last_sample: delivered_bytes,
+            ..Default::default()
+        };
     }
 
     /// Appends the algorithm's exported variables (left in `scratch` by the caller).
@@ -129,7 +161,13 @@ impl Sampler {
         }
     }
 
-    pub fn queue_row(&mut self, now: Time, name: &str, (bytes, packets): (u64, u32), drops: (u64, u64)) {
+    pub fn queue_row(
+        &mut self,
+        now: Time,
+        name: &str,
+        (bytes, packets): (u64, u32),
+        drops: (u64, u64),
+    ) {
         let q = &mut self.queues;
         q.t_s.push(to_secs(now));
         q.queue.push(name.to_string());
@@ -150,10 +188,31 @@ mod tests {
         let mut acc = FlowSampler::default();
         acc.record_rtt(20_000_000);
         acc.record_rtt(30_000_000);
-        s.flow_row(100_000_000, 100_000_000, 0, 12_500_000, &mut acc, FlowState::NONE);
-        s.flow_row(200_000_000, 100_000_000, 0, 12_500_000, &mut acc, FlowState::NONE);
+        s.flow_row(
+            100_000_000,
+            100_000_000,
+            0,
+            12_500_000,
+            &mut acc,
+            FlowState::NONE,
+        );
+        s.flow_row(
+            200_000_000,
+            100_000_000,
+            0,
+            12_500_000,
+            &mut acc,
+            FlowState::NONE,
+        );
         // A final, shorter interval is rated over its own length.
-        s.flow_row(210_000_000, 10_000_000, 0, 13_750_000, &mut acc, FlowState::NONE);
+        s.flow_row(
+            210_000_000,
+            10_000_000,
+            0,
+            13_750_000,
+            &mut acc,
+            FlowState::NONE,
+        );
         assert_eq!(s.flows.goodput_mbps, vec![1000.0, 0.0, 1000.0]);
         assert_eq!(s.flows.rtt_samples, vec![2, 0, 0]);
         assert_eq!(s.flows.rtt_mean_ms[0], 25.0);

@@ -119,16 +119,28 @@ impl RttStats {
 
     /// Mean in ms (exact, not from the buckets); NaN without samples.
     pub fn mean_ms(&self) -> f64 {
-        if self.count() == 0 { f64::NAN } else { self.sum_ns as f64 / self.count() as f64 / 1e6 }
+        if self.count() == 0 {
+            f64::NAN
+        } else {
+            self.sum_ns as f64 / self.count() as f64 / 1e6
+        }
     }
 
     /// Quantile `q` in [0, 1] in ms; NaN without samples.
     pub fn quantile_ms(&self, q: f64) -> f64 {
-        if self.count() == 0 { f64::NAN } else { self.hist.value_at_quantile(q) as f64 / 1e3 }
+        if self.count() == 0 {
+            f64::NAN
+        } else {
+            self.hist.value_at_quantile(q) as f64 / 1e3
+        }
     }
 
     pub fn min_ms(&self) -> f64 {
-        if self.count() == 0 { f64::NAN } else { self.hist.min() as f64 / 1e3 }
+        if self.count() == 0 {
+            f64::NAN
+        } else {
+            self.hist.min() as f64 / 1e3
+        }
     }
 }
 

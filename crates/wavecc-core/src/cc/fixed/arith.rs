@@ -42,7 +42,11 @@ pub fn sdiv(num: i64, den: i64) -> i64 {
         return 0;
     }
     let q = (n / d) as i64;
-    if (num < 0) != (den < 0) { q.wrapping_neg() } else { q }
+    if (num < 0) != (den < 0) {
+        q.wrapping_neg()
+    } else {
+        q
+    }
 }
 
 /// Number of significant bits of `x` (0 for 0).
@@ -91,7 +95,11 @@ pub fn grow_q16(w: &mut Window, frac_q16: &mut u32, add_q16: u64) {
 /// `cwnd += per_rtt x acked / cwnd`: `per_rtt` segments (Q16) per window of ACKs.
 pub fn grow_per_rtt(w: &mut Window, frac_q16: &mut u32, per_rtt_q16: u64, acked: u32) {
     let cwnd = u64::from(w.cwnd).max(1);
-    grow_q16(w, frac_q16, per_rtt_q16.wrapping_mul(u64::from(acked)) / cwnd);
+    grow_q16(
+        w,
+        frac_q16,
+        per_rtt_q16.wrapping_mul(u64::from(acked)) / cwnd,
+    );
 }
 
 /// NewReno's per-ACK rule: slow start, then +1/cwnd per acknowledged segment.
@@ -110,7 +118,10 @@ mod tests {
 
     #[test]
     fn isqrt_is_the_floor_of_the_root() {
-        for x in (0..2_000_000u64).map(|x| x * 1_000_003).chain([1, 2, 3, 4, u64::MAX >> 4]) {
+        for x in (0..2_000_000u64)
+            .map(|x| x * 1_000_003)
+            .chain([1, 2, 3, 4, u64::MAX >> 4])
+        {
             let r = isqrt(x);
             assert!(r * r <= x && (r + 1) * (r + 1) > x, "{x}: {r}");
         }
@@ -143,7 +154,10 @@ mod tests {
 
     #[test]
     fn slow_start_stops_at_ssthresh_and_returns_the_rest() {
-        let mut w = Window { cwnd: 10, ssthresh: 12 };
+        let mut w = Window {
+            cwnd: 10,
+            ssthresh: 12,
+        };
         assert_eq!(slow_start(&mut w, 5), 3);
         assert_eq!(w.cwnd, 12);
     }
@@ -152,7 +166,13 @@ mod tests {
     fn growth_keeps_the_fraction_of_a_segment() {
         // Reno at cwnd 4: four single-segment ACKs add 4 x 1/4 = one segment, the
         // first three only in the Q16 fraction.
-        let (mut w, mut frac) = (Window { cwnd: 4, ssthresh: 2 }, 0);
+        let (mut w, mut frac) = (
+            Window {
+                cwnd: 4,
+                ssthresh: 2,
+            },
+            0,
+        );
         for i in 0..3 {
             reno_step(&mut w, &mut frac, 1);
             assert_eq!((w.cwnd, frac), (4, (i + 1) * 16384), "ack {i}");
@@ -160,7 +180,13 @@ mod tests {
         reno_step(&mut w, &mut frac, 1);
         assert_eq!((w.cwnd, frac), (5, 0));
         // 1/3 of a segment is floored in Q16: 21845 per ACK.
-        let (mut w, mut frac) = (Window { cwnd: 3, ssthresh: 2 }, 0);
+        let (mut w, mut frac) = (
+            Window {
+                cwnd: 3,
+                ssthresh: 2,
+            },
+            0,
+        );
         reno_step(&mut w, &mut frac, 1);
         assert_eq!(frac, 21845);
     }

@@ -7,8 +7,8 @@
 //! `dtcp_sinr` map, `(BW_E - BW_C) / BW_E` Q24 saturated at +-256, N Q16 segments per
 //! RTT (Eq. 12 in its `N_i` form), ssthresh `floor(cwnd (1 - y))`.
 
-use super::arith::{self, Window, PM, Q16_ONE, Q16_SHIFT};
-use super::{KernelProgram, SinrHint, TcpSock, CA_EVENT_LOSS};
+use super::arith::{self, PM, Q16_ONE, Q16_SHIFT, Window};
+use super::{CA_EVENT_LOSS, KernelProgram, SinrHint, TcpSock};
 
 const K_PM: u64 = 900;
 const G_PM: i64 = 500;
@@ -54,7 +54,11 @@ pub struct DTcp {
 impl DTcp {
     /// Algorithm 1's D-TCP_reset: N = 1, the estimator cleared.
     fn reset(&mut self) {
-        self.s = State { n_q16: Q16_ONE, init_cwnd: self.s.init_cwnd, ..State::default() };
+        self.s = State {
+            n_q16: Q16_ONE,
+            init_cwnd: self.s.init_cwnd,
+            ..State::default()
+        };
     }
 
     /// Step 3's s, and the SINR average's update; 0 without a hint.
@@ -64,31 +68,53 @@ impl DTcp {
         }
         let s = &mut self.s;
         let sinr = i64::from(hint.sinr_mdb).clamp(-SINR_LIMIT_MDB, SINR_LIMIT_MDB);
-        let avg = if s.sinr_seen { i64::from(s.sinr_avg_mdb) } else { sinr };
+        let avg = if s.sinr_seen {
+            i64::from(s.sinr_avg_mdb)
+        } else {
+            sinr
+        };
         let scale = avg.abs().max(MDB_PER_DB);
-        s.sinr_avg_mdb =
-            arith::sdiv((PM as i64 - SINR_WEIGHT_PM) * avg + SINR_WEIGHT_PM * sinr, PM as i64) as i32;
+        s.sinr_avg_mdb = arith::sdiv(
+            (PM as i64 - SINR_WEIGHT_PM) * avg + SINR_WEIGHT_PM * sinr,
+            PM as i64,
+        ) as i32;
         s.sinr_seen = true;
         arith::sdiv((s.filtered_bps as i64).wrapping_mul(sinr - avg), scale)
     }
 
     /// Steps 2-4 for an epoch that delivered at `b` bytes/s.
     fn end_epoch(&mut self, b: u64, cwnd: u32, hint: SinrHint) {
-        let (filtered, prev) = if self.s.seeded { (self.s.filtered_bps, self.s.sample_bps) } else { (b, b) };
+        let (filtered, prev) = if self.s.seeded {
+            (self.s.filtered_bps, self.s.sample_bps)
+        } else {
+            (b, b)
+        };
         self.s.filtered_bps = low_pass(filtered, b, prev);
         self.s.sample_bps = b;
         self.s.seeded = true;
         let sinr_term = self.sinr_term(hint);
         let s = &mut self.s;
         let filtered = s.filtered_bps as i64;
-        s.estimate_bps = filtered + arith::sdiv(G_PM.wrapping_mul((b as i64) - filtered + sinr_term), PM as i64);
+        s.estimate_bps = filtered
+            + arith::sdiv(
+                G_PM.wrapping_mul((b as i64) - filtered + sinr_term),
+                PM as i64,
+            );
         if s.estimate_bps > 0 {
             s.n_q16 = next_n(s.n_q16, s.estimate_bps, b, cwnd);
         }
     }
 
     /// Step 1: the epoch ends at the first ACK more than srtt after it began.
-    fn on_ack(&mut self, now_us: u64, delivered: u32, srtt_us: u32, mss: u32, cwnd: u32, hint: SinrHint) {
+    fn on_ack(
+        &mut self,
+        now_us: u64,
+        delivered: u32,
+        srtt_us: u32,
+        mss: u32,
+        cwnd: u32,
+        hint: SinrHint,
+    ) {
         let s = &mut self.s;
         if !s.epoch_started {
             s.epoch_started = true;
@@ -128,10 +154,13 @@ fn next_n(n_q16: u64, bw_e: i64, bw_c: u64, cwnd: u32) -> u64 {
     let w = u64::from(cwnd.min(arith::MAX_WINDOW));
     // excess / alpha (Q24), times N's whole and fractional parts apart (Q24 x Q16 to Q16).
     let per_alpha = arith::sdiv(excess * PM as i64, ALPHA_PM);
-    let step_q16 = arith::sdiv(per_alpha * (n_q16 >> Q16_SHIFT) as i64, 1 << (Q24_SHIFT - Q16_SHIFT))
-        + arith::sdiv(per_alpha * (n_q16 & (Q16_ONE - 1)) as i64, 1 << Q24_SHIFT);
+    let step_q16 = arith::sdiv(
+        per_alpha * (n_q16 >> Q16_SHIFT) as i64,
+        1 << (Q24_SHIFT - Q16_SHIFT),
+    ) + arith::sdiv(per_alpha * (n_q16 & (Q16_ONE - 1)) as i64, 1 << Q24_SHIFT);
     let next = (n_q16 as i64 + Q16_ONE as i64 - step_q16).max(Q16_ONE as i64) as u64;
-    next.min((MAX_N_WINDOW_FACTOR * w) << Q16_SHIFT).max(Q16_ONE)
+    next.min((MAX_N_WINDOW_FACTOR * w) << Q16_SHIFT)
+        .max(Q16_ONE)
 }
 
 impl KernelProgram for DTcp {
@@ -145,7 +174,14 @@ impl KernelProgram for DTcp {
     }
 
     fn pkts_acked(&mut self, tp: &TcpSock, _rtt_us: i32) {
-        self.on_ack(tp.tcp_mstamp, tp.delivered, tp.srtt_us >> 3, tp.mss_cache, tp.snd_cwnd, tp.sinr);
+        self.on_ack(
+            tp.tcp_mstamp,
+            tp.delivered,
+            tp.srtt_us >> 3,
+            tp.mss_cache,
+            tp.snd_cwnd,
+            tp.sinr,
+        );
     }
 
     /// Eq. 14: `cwnd += N` per RTT; slow start is NewReno's.
@@ -219,12 +255,19 @@ mod tests {
     use super::*;
     use crate::cc::fixed::TCP_CA_LOSS;
 
-    const NONE: SinrHint = SinrHint { sinr_mdb: 0, valid: 0 };
+    const NONE: SinrHint = SinrHint {
+        sinr_mdb: 0,
+        valid: 0,
+    };
 
     /// D-TCP after init at an initial window of 10, and the first ACK at time 0.
     fn started() -> DTcp {
         let mut p = DTcp::default();
-        let mut tp = TcpSock { snd_cwnd: 10, snd_cwnd_clamp: u32::MAX, ..TcpSock::default() };
+        let mut tp = TcpSock {
+            snd_cwnd: 10,
+            snd_cwnd_clamp: u32::MAX,
+            ..TcpSock::default()
+        };
         p.init(&mut tp);
         assert_eq!(tp.snd_cwnd, 20);
         p.on_ack(0, 0, 100_000, 1250, 10, NONE);
@@ -242,7 +285,11 @@ mod tests {
         assert_eq!(p.s.n_q16, 2 * Q16_ONE);
         p.on_ack(250_000, 220, 100_000, 1250, 10, NONE);
         assert_eq!((p.s.filtered_bps, p.s.estimate_bps), (1_010_000, 1_105_000));
-        assert!((p.s.n_q16 as f64 / Q16_ONE as f64 - 3.8597285).abs() < 2e-4, "{}", p.s.n_q16);
+        assert!(
+            (p.s.n_q16 as f64 / Q16_ONE as f64 - 3.8597285).abs() < 2e-4,
+            "{}",
+            p.s.n_q16
+        );
         p.s.n_q16 = Q16_ONE;
         assert_eq!(p.reduced(100), 50); // y = 2 / 4: Reno's halving
     }
@@ -253,11 +300,45 @@ mod tests {
         // N = 3 - (0.1575 / 0.2715) x 2 = 1.839779; the average 0.9 x 10 + 0.1 x 15; a
         // 2e6 dB hint counts as 100 dB.
         let mut p = started();
-        p.on_ack(125_000, 100, 100_000, 1250, 10, SinrHint { sinr_mdb: 10_000, valid: 1 });
-        p.on_ack(250_000, 220, 100_000, 1250, 10, SinrHint { sinr_mdb: 15_000, valid: 1 });
+        p.on_ack(
+            125_000,
+            100,
+            100_000,
+            1250,
+            10,
+            SinrHint {
+                sinr_mdb: 10_000,
+                valid: 1,
+            },
+        );
+        p.on_ack(
+            250_000,
+            220,
+            100_000,
+            1250,
+            10,
+            SinrHint {
+                sinr_mdb: 15_000,
+                valid: 1,
+            },
+        );
         assert_eq!((p.s.estimate_bps, p.s.sinr_avg_mdb), (1_357_500, 10_500));
-        assert!((p.s.n_q16 as f64 / Q16_ONE as f64 - 1.839779).abs() < 2e-4, "{}", p.s.n_q16);
-        p.on_ack(375_000, 340, 100_000, 1250, 10, SinrHint { sinr_mdb: 2_000_000_000, valid: 1 });
+        assert!(
+            (p.s.n_q16 as f64 / Q16_ONE as f64 - 1.839779).abs() < 2e-4,
+            "{}",
+            p.s.n_q16
+        );
+        p.on_ack(
+            375_000,
+            340,
+            100_000,
+            1250,
+            10,
+            SinrHint {
+                sinr_mdb: 2_000_000_000,
+                valid: 1,
+            },
+        );
         assert_eq!(p.s.sinr_avg_mdb, 19_450);
     }
 
@@ -266,7 +347,10 @@ mod tests {
         assert_eq!(next_n(5 * Q16_ONE, 1_000_000, 0, 10), Q16_ONE); // BW_E far above BW_C
         // The step scales with N, not W: excess 0.1 / 0.2 x N = 1.5 at N = 3, N = 2.5;
         // 0.1 floors to 1677721 / 2^24, so the step is 1 / 65536 short.
-        assert_eq!(next_n(3 * Q16_ONE, 1_000_000, 900_000, 1000), 5 * Q16_ONE / 2 + 1);
+        assert_eq!(
+            next_n(3 * Q16_ONE, 1_000_000, 900_000, 1000),
+            5 * Q16_ONE / 2 + 1
+        );
         assert_eq!(next_n(5 * Q16_ONE, 1_000, 1_000_000, 10), 10 * Q16_ONE); // far below: W
         // BW_E = BW_C: N + 1.
         assert_eq!(next_n(3 * Q16_ONE, 1_000, 1_000, 10), 4 * Q16_ONE);
@@ -276,7 +360,11 @@ mod tests {
     fn a_timeout_resets_n_and_restarts_from_twice_the_initial_window() {
         let mut p = started();
         p.s.n_q16 = 9 * Q16_ONE;
-        let mut tp = TcpSock { snd_cwnd: 3, snd_cwnd_clamp: u32::MAX, ..TcpSock::default() };
+        let mut tp = TcpSock {
+            snd_cwnd: 3,
+            snd_cwnd_clamp: u32::MAX,
+            ..TcpSock::default()
+        };
         p.cwnd_event(&mut tp, CA_EVENT_LOSS);
         assert_eq!((p.s.n_q16, p.s.epoch_started), (Q16_ONE, false));
         p.set_state(&mut tp, TCP_CA_LOSS);
@@ -287,7 +375,13 @@ mod tests {
     fn avoidance_adds_n_per_window() {
         let mut p = started();
         p.s.n_q16 = 3 * Q16_ONE;
-        let mut tp = TcpSock { snd_cwnd: 30, snd_ssthresh: 2, snd_cwnd_clamp: u32::MAX, is_cwnd_limited: true, ..TcpSock::default() };
+        let mut tp = TcpSock {
+            snd_cwnd: 30,
+            snd_ssthresh: 2,
+            snd_cwnd_clamp: u32::MAX,
+            is_cwnd_limited: true,
+            ..TcpSock::default()
+        };
         // 3 / 30 per ACK floors to 6553 / 65536: ten ACKs leave the window 6 / 65536
         // short of 31, the eleventh passes it.
         for _ in 0..10 {

@@ -6,8 +6,8 @@
 //! from the segments delivered (`tcp_sock.delivered`) over the last completed window
 //! of at least 100 ms; the window is whole segments, so multiplicative rows floor.
 
-use super::arith::{self, Window, PM, Q16_ONE, Q16_SHIFT};
-use super::{KernelProgram, TcpSock, TCP_CA_OPEN};
+use super::arith::{self, PM, Q16_ONE, Q16_SHIFT, Window};
+use super::{KernelProgram, TCP_CA_OPEN, TcpSock};
 
 const HOLD_CYCLES: u16 = 30;
 const B_VARIANT_CYCLE: u16 = 3;
@@ -116,7 +116,9 @@ impl FbTcp {
             s.meter_started = true;
         } else if now_us.wrapping_sub(s.meter_start_us) >= RATE_WINDOW_US {
             s.rate_segments = delivered.wrapping_sub(s.meter_start_delivered);
-            s.rate_us = now_us.wrapping_sub(s.meter_start_us).min(u64::from(u32::MAX)) as u32;
+            s.rate_us = now_us
+                .wrapping_sub(s.meter_start_us)
+                .min(u64::from(u32::MAX)) as u32;
         } else {
             return;
         }
@@ -127,7 +129,10 @@ impl FbTcp {
     /// maxCwnd candidate, Q16: delivered x baseRtt / window length x rho.
     fn max_cwnd_candidate(&self) -> u64 {
         let s = &self.s;
-        let q = arith::ratio_q16(u64::from(s.rate_segments) * u64::from(s.base_us), s.rate_us.into());
+        let q = arith::ratio_q16(
+            u64::from(s.rate_segments) * u64::from(s.base_us),
+            s.rate_us.into(),
+        );
         arith::scale_pm(q, RHO_PM)
     }
 
@@ -248,7 +253,12 @@ impl FbTcp {
         } else {
             let base_us = self.s.base_us;
             let target = u64::from(cwnd) * u64::from(base_us) / u64::from(min_us);
-            let x = Input { base_us, min_us, cwnd, target };
+            let x = Input {
+                base_us,
+                min_us,
+                cwnd,
+                target,
+            };
             self.s.max_cwnd_q16 = self.s.max_cwnd_q16.max(self.max_cwnd_candidate());
             lower = if (u64::from(cwnd) << Q16_SHIFT) <= self.s.max_cwnd_q16 {
                 self.convergence(&x, &mut cwnd)
@@ -260,7 +270,9 @@ impl FbTcp {
         if lower {
             w.ssthresh = lowered_ssthresh(w.ssthresh, cwnd);
         }
-        w.ssthresh = w.ssthresh.max(arith::scale_pm(cwnd.into(), SSTHRESH_KEEP_PM) as u32);
+        w.ssthresh = w
+            .ssthresh
+            .max(arith::scale_pm(cwnd.into(), SSTHRESH_KEEP_PM) as u32);
     }
 
     /// `fbtcp_cong_avoid`; `ack` is the new snd_una.
@@ -288,7 +300,10 @@ fn lowered_ssthresh(ssthresh: u32, cwnd: u32) -> u32 {
 
 impl KernelProgram for FbTcp {
     fn init(&mut self, tp: &mut TcpSock) {
-        self.s = State { enabled: tp.ca_state == TCP_CA_OPEN, ..State::default() };
+        self.s = State {
+            enabled: tp.ca_state == TCP_CA_OPEN,
+            ..State::default()
+        };
         self.restart_cycle(tp.snd_nxt);
     }
 
@@ -296,7 +311,11 @@ impl KernelProgram for FbTcp {
         if rtt_us > 0 {
             let (r, s) = (rtt_us as u32, &mut self.s);
             s.base_us = if s.base_us == 0 { r } else { s.base_us.min(r) };
-            s.cycle_min_us = if s.cycle_min_us == 0 { r } else { s.cycle_min_us.min(r) };
+            s.cycle_min_us = if s.cycle_min_us == 0 {
+                r
+            } else {
+                s.cycle_min_us.min(r)
+            };
             s.cycle_samples = s.cycle_samples.wrapping_add(1);
         }
         self.meter(tp.tcp_mstamp, tp.delivered);
@@ -392,7 +411,10 @@ mod tests {
         p.s.max_cwnd_q16 = 2000 << 16;
         let mut tp = open(1000);
         p.cong_avoid(&mut tp, 1, 1);
-        assert_eq!((p.s.rule, tp.snd_cwnd, tp.snd_ssthresh), (10, 1120, arith::INFINITE_SSTHRESH));
+        assert_eq!(
+            (p.s.rule, tp.snd_cwnd, tp.snd_ssthresh),
+            (10, 1120, arith::INFINITE_SSTHRESH)
+        );
         assert_eq!(p.s.cycle_end_seq, 5000);
     }
 
@@ -450,7 +472,10 @@ mod tests {
         let mut p = cycle_of(&[10_000; 3]);
         let mut tp = open(400);
         p.cong_avoid(&mut tp, 1, 1);
-        assert_eq!((p.s.rule, tp.snd_cwnd, tp.snd_ssthresh), (RULE_STARTUP, 800, arith::INFINITE_SSTHRESH));
+        assert_eq!(
+            (p.s.rule, tp.snd_cwnd, tp.snd_ssthresh),
+            (RULE_STARTUP, 800, arith::INFINITE_SSTHRESH)
+        );
         let mut p = cycle_of(&[10_000; 2]);
         let mut tp = open(400);
         p.cong_avoid(&mut tp, 1, 1);
@@ -463,7 +488,11 @@ mod tests {
     #[test]
     fn the_rate_meter_closes_windows_of_at_least_100_ms() {
         let mut p = FbTcp::default();
-        let at = |us, delivered| TcpSock { tcp_mstamp: us, delivered, ..TcpSock::default() };
+        let at = |us, delivered| TcpSock {
+            tcp_mstamp: us,
+            delivered,
+            ..TcpSock::default()
+        };
         p.pkts_acked(&at(1_000, 0), -1);
         p.pkts_acked(&at(100_999, 50), -1);
         assert_eq!(p.s.rate_us, 0);
@@ -478,10 +507,19 @@ mod tests {
     fn a_loss_takes_one_segment_off_and_rules_run_in_open_only() {
         let mut p = FbTcp::default();
         assert_eq!(p.ssthresh(&open(800)), 799);
-        assert_eq!(p.ssthresh(&TcpSock { snd_ssthresh: 300, ..open(800) }), 300);
+        assert_eq!(
+            p.ssthresh(&TcpSock {
+                snd_ssthresh: 300,
+                ..open(800)
+            }),
+            300
+        );
         assert_eq!(p.ssthresh(&open(2)), 2);
         p.set_state(&mut open(800), TCP_CA_LOSS);
-        let mut tp = TcpSock { snd_ssthresh: 2, ..open(10) };
+        let mut tp = TcpSock {
+            snd_ssthresh: 2,
+            ..open(10)
+        };
         p.cong_avoid(&mut tp, 1, 1); // NewReno's +1/10
         assert_eq!((tp.snd_cwnd, p.s.frac_q16), (10, 6553));
     }

@@ -88,10 +88,13 @@ impl TcpSock {
             tcp_mstamp: sock.now / 1000,
             ca_state: ca_state_code(sock.ca_state),
             prior_cwnd: segments(sock.prior_cwnd),
-            sinr: sock.link.sinr_db.map_or(SinrHint::default(), |db| SinrHint {
-                sinr_mdb: (db * 1e3).round() as i32,
-                valid: 1,
-            }),
+            sinr: sock
+                .link
+                .sinr_db
+                .map_or(SinrHint::default(), |db| SinrHint {
+                    sinr_mdb: (db * 1e3).round() as i32,
+                    valid: 1,
+                }),
         }
     }
 
@@ -109,7 +112,11 @@ fn segments(x: f64) -> u32 {
 
 /// The simulator's ssthresh for a kernel one: the kernel's "infinite" is infinity.
 fn ssthresh_value(ssthresh: u32) -> f64 {
-    if ssthresh >= arith::INFINITE_SSTHRESH { f64::INFINITY } else { f64::from(ssthresh) }
+    if ssthresh >= arith::INFINITE_SSTHRESH {
+        f64::INFINITY
+    } else {
+        f64::from(ssthresh)
+    }
 }
 
 fn ca_state_code(state: CaState) -> u8 {
@@ -131,7 +138,9 @@ fn event_code(event: CwndEvent) -> u8 {
 
 /// The kernel's RTT sample (`ack_sample.rtt_us`): microseconds, -1 for none.
 fn rtt_us(rtt_s: Option<f64>) -> i32 {
-    rtt_s.map_or(-1, |s| ((s * 1e9).round() as u64 / 1000).min(i32::MAX as u64) as i32)
+    rtt_s.map_or(-1, |s| {
+        ((s * 1e9).round() as u64 / 1000).min(i32::MAX as u64) as i32
+    })
 }
 
 /// One call of a `tcp_congestion_ops` hook, with its arguments.
@@ -243,7 +252,12 @@ impl<P: KernelProgram> CongestionControl for Twin<P> {
     /// Linux calls `pkts_acked` on every ACK while data is outstanding, as the
     /// simulator calls `on_ack`.
     fn on_ack(&mut self, sock: &mut Socket, rs: &RateSample) {
-        self.run(sock, Hook::PktsAcked { rtt_us: rtt_us(rs.rtt_s) });
+        self.run(
+            sock,
+            Hook::PktsAcked {
+                rtt_us: rtt_us(rs.rtt_s),
+            },
+        );
     }
 
     fn set_state(&mut self, sock: &mut Socket, new: CaState) {
@@ -286,7 +300,10 @@ fn enter_loss<P: KernelProgram + ?Sized>(program: &P, tp: &mut TcpSock, new_stat
 /// The kernel glue's window load (`wavecc_load_window`): cwnd clamped to
 /// [`arith::MAX_WINDOW`].
 fn load_window(tp: &TcpSock) -> arith::Window {
-    arith::Window { cwnd: tp.snd_cwnd.min(arith::MAX_WINDOW), ssthresh: tp.snd_ssthresh }
+    arith::Window {
+        cwnd: tp.snd_cwnd.min(arith::MAX_WINDOW),
+        ssthresh: tp.snd_ssthresh,
+    }
 }
 
 /// `wavecc_store_window`: cwnd within `[1, snd_cwnd_clamp]`.
@@ -306,7 +323,9 @@ fn cwnd_limited(tp: &TcpSock) -> bool {
 /// Whether `params` ask for the kernel program: `fixed_point = true`. The programs
 /// have the simulator's defaults compiled in, so every other key is refused.
 pub fn requested(params: &serde_json::Value) -> Result<bool, String> {
-    let Some(table) = params.as_object() else { return Ok(false) };
+    let Some(table) = params.as_object() else {
+        return Ok(false);
+    };
     if table.get("fixed_point") != Some(&serde_json::Value::Bool(true)) {
         return Ok(false);
     }
@@ -323,9 +342,18 @@ pub fn requested(params: &serde_json::Value) -> Result<bool, String> {
 pub fn build(name: &str) -> Box<dyn CongestionControl> {
     match name {
         "fbtcp" => Box::new(Twin::new("fbtcp", fbtcp::FbTcp::default())),
-        "rttv" => Box::new(Twin::new("rttv", rtt_variation::RttVariation::new(rtt_variation::RTTV))),
-        "mss" => Box::new(Twin::new("mss", rtt_variation::RttVariation::new(rtt_variation::MSS))),
-        "mrvhs" => Box::new(Twin::new("mrvhs", rtt_variation::RttVariation::new(rtt_variation::MRVHS))),
+        "rttv" => Box::new(Twin::new(
+            "rttv",
+            rtt_variation::RttVariation::new(rtt_variation::RTTV),
+        )),
+        "mss" => Box::new(Twin::new(
+            "mss",
+            rtt_variation::RttVariation::new(rtt_variation::MSS),
+        )),
+        "mrvhs" => Box::new(Twin::new(
+            "mrvhs",
+            rtt_variation::RttVariation::new(rtt_variation::MRVHS),
+        )),
         "dtcp" => Box::new(Twin::new("dtcp", dtcp::DTcp::default())),
         _ => unreachable!("no kernel program for {name}"),
     }
@@ -347,9 +375,21 @@ mod tests {
         s.delivered = 77;
         s.link.sinr_db = Some(12.3456);
         let tp = TcpSock::from_socket(&s);
-        assert_eq!((tp.snd_cwnd, tp.snd_ssthresh, tp.prior_cwnd), (17, 0x7fff_ffff, 30));
-        assert_eq!((tp.tcp_mstamp, tp.srtt_us, tp.snd_nxt, tp.delivered), (1_234_567, 160_000, 5, 77));
-        assert_eq!(tp.sinr, SinrHint { sinr_mdb: 12_346, valid: 1 });
+        assert_eq!(
+            (tp.snd_cwnd, tp.snd_ssthresh, tp.prior_cwnd),
+            (17, 0x7fff_ffff, 30)
+        );
+        assert_eq!(
+            (tp.tcp_mstamp, tp.srtt_us, tp.snd_nxt, tp.delivered),
+            (1_234_567, 160_000, 5, 77)
+        );
+        assert_eq!(
+            tp.sinr,
+            SinrHint {
+                sinr_mdb: 12_346,
+                valid: 1
+            }
+        );
         s.link.sinr_db = None;
         assert_eq!(TcpSock::from_socket(&s).sinr, SinrHint::default());
         s.ssthresh = 42.0;
@@ -373,22 +413,55 @@ mod tests {
 
     #[test]
     fn stored_windows_stay_within_one_and_the_clamp() {
-        let mut tp = TcpSock { snd_cwnd_clamp: 100, ..TcpSock::default() };
-        store_window(&mut tp, arith::Window { cwnd: 0, ssthresh: 5 });
+        let mut tp = TcpSock {
+            snd_cwnd_clamp: 100,
+            ..TcpSock::default()
+        };
+        store_window(
+            &mut tp,
+            arith::Window {
+                cwnd: 0,
+                ssthresh: 5,
+            },
+        );
         assert_eq!((tp.snd_cwnd, tp.snd_ssthresh), (1, 5));
-        store_window(&mut tp, arith::Window { cwnd: 500, ssthresh: 5 });
+        store_window(
+            &mut tp,
+            arith::Window {
+                cwnd: 500,
+                ssthresh: 5,
+            },
+        );
         assert_eq!(tp.snd_cwnd, 100);
-        let tp = TcpSock { snd_cwnd: 5 << 20, ..TcpSock::default() };
+        let tp = TcpSock {
+            snd_cwnd: 5 << 20,
+            ..TcpSock::default()
+        };
         assert_eq!(load_window(&tp).cwnd, arith::MAX_WINDOW);
     }
 
     #[test]
     fn cwnd_limited_is_linuxs_rule() {
-        let tp = TcpSock { snd_cwnd: 10, snd_ssthresh: 20, max_packets_out: 6, ..TcpSock::default() };
+        let tp = TcpSock {
+            snd_cwnd: 10,
+            snd_ssthresh: 20,
+            max_packets_out: 6,
+            ..TcpSock::default()
+        };
         assert!(cwnd_limited(&tp)); // slow start, 10 < 2 x 6
-        assert!(!cwnd_limited(&TcpSock { max_packets_out: 5, ..tp }));
-        assert!(!cwnd_limited(&TcpSock { snd_ssthresh: 5, ..tp }));
-        assert!(cwnd_limited(&TcpSock { snd_ssthresh: 5, is_cwnd_limited: true, ..tp }));
+        assert!(!cwnd_limited(&TcpSock {
+            max_packets_out: 5,
+            ..tp
+        }));
+        assert!(!cwnd_limited(&TcpSock {
+            snd_ssthresh: 5,
+            ..tp
+        }));
+        assert!(cwnd_limited(&TcpSock {
+            snd_ssthresh: 5,
+            is_cwnd_limited: true,
+            ..tp
+        }));
     }
 
     #[test]
@@ -398,7 +471,10 @@ mod tests {
         assert_eq!(requested(&json!({ "fixed_point": false })), Ok(false));
         assert_eq!(requested(&json!({ "fixed_point": true })), Ok(true));
         let err = requested(&json!({ "fixed_point": true, "beta": 0.5 })).unwrap_err();
-        assert!(err.starts_with("beta: fixed_point = true runs the kernel program"), "{err}");
+        assert!(
+            err.starts_with("beta: fixed_point = true runs the kernel program"),
+            "{err}"
+        );
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! cwnd). RTTs in microseconds; TimeRatio and F in Q16, F from the integer square
 //! root of a Q32 product; b(w) in hundredths.
 
-use super::arith::{self, Window, Q16_ONE, Q16_SHIFT};
+use super::arith::{self, Q16_ONE, Q16_SHIFT, Window};
 use super::{KernelProgram, TcpSock};
 use crate::cc::highspeed;
 
@@ -38,9 +38,21 @@ pub struct Config {
     pub rto_initial: bool,
 }
 
-pub const RTTV: Config = Config { growth: Growth::Window, decrease: Decrease::Beta(500), rto_initial: false };
-pub const MSS: Config = Config { growth: Growth::Mss, decrease: Decrease::Beta(500), rto_initial: true };
-pub const MRVHS: Config = Config { growth: Growth::Mss, decrease: Decrease::HighSpeed, rto_initial: false };
+pub const RTTV: Config = Config {
+    growth: Growth::Window,
+    decrease: Decrease::Beta(500),
+    rto_initial: false,
+};
+pub const MSS: Config = Config {
+    growth: Growth::Mss,
+    decrease: Decrease::Beta(500),
+    rto_initial: true,
+};
+pub const MRVHS: Config = Config {
+    growth: Growth::Mss,
+    decrease: Decrease::HighSpeed,
+    rto_initial: false,
+};
 
 /// `struct rttv_state`; RTTs are 0 before any sample.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -63,7 +75,10 @@ pub struct RttVariation {
 
 impl RttVariation {
     pub fn new(config: Config) -> Self {
-        Self { config, s: State::default() }
+        Self {
+            config,
+            s: State::default(),
+        }
     }
 
     /// Algorithm 4.1 lines 8-15 (`rttv_observe`).
@@ -73,7 +88,11 @@ impl RttVariation {
         }
         let s = &mut self.s;
         s.cur_us = rtt_us;
-        s.base_us = if s.base_us == 0 { rtt_us } else { s.base_us.min(rtt_us) };
+        s.base_us = if s.base_us == 0 {
+            rtt_us
+        } else {
+            s.base_us.min(rtt_us)
+        };
         s.max_us = s.max_us.max(rtt_us);
     }
 
@@ -161,14 +180,27 @@ impl KernelProgram for RttVariation {
     }
 
     fn loss_window(&self, kernel_cwnd: u32) -> u32 {
-        if self.config.rto_initial { self.s.init_cwnd } else { kernel_cwnd }
+        if self.config.rto_initial {
+            self.s.init_cwnd
+        } else {
+            kernel_cwnd
+        }
     }
 
     fn private_state(&self) -> Vec<u64> {
         let s = &self.s;
-        [s.base_us, s.cur_us, s.max_us, s.last_us, s.frac_q16, s.init_cwnd, s.f_q16, s.time_ratio_q16]
-            .map(u64::from)
-            .to_vec()
+        [
+            s.base_us,
+            s.cur_us,
+            s.max_us,
+            s.last_us,
+            s.frac_q16,
+            s.init_cwnd,
+            s.f_q16,
+            s.time_ratio_q16,
+        ]
+        .map(u64::from)
+        .to_vec()
     }
 
     fn state(&self, out: &mut Vec<(&'static str, f64)>) {
@@ -193,7 +225,10 @@ mod tests {
     /// next sample 0.2 s (TimeRatio 2).
     fn primed(config: Config) -> RttVariation {
         let mut p = RttVariation::new(config);
-        p.init(&mut TcpSock { snd_cwnd: 10, ..TcpSock::default() });
+        p.init(&mut TcpSock {
+            snd_cwnd: 10,
+            ..TcpSock::default()
+        });
         p.observe(100_000);
         p.observe(300_000);
         p.pkts_acked(&TcpSock::default(), 200_000);
@@ -217,7 +252,10 @@ mod tests {
         let mut p = primed(MSS);
         let mut tp = avoidance(100, 1250);
         p.cong_avoid(&mut tp, 0, 1);
-        assert_eq!((p.s.f_q16, tp.snd_cwnd, p.s.frac_q16), (50 << 16, 100, 1 << 15));
+        assert_eq!(
+            (p.s.f_q16, tp.snd_cwnd, p.s.frac_q16),
+            (50 << 16, 100, 1 << 15)
+        );
         p.pkts_acked(&tp, 200_000);
         p.cong_avoid(&mut tp, 0, 1);
         assert_eq!((tp.snd_cwnd, p.s.frac_q16), (101, 0));
@@ -236,14 +274,23 @@ mod tests {
     #[test]
     fn samples_enter_the_triple_only_on_avoidance_increases() {
         let mut p = RttVariation::new(RTTV);
-        p.init(&mut TcpSock { snd_cwnd: 10, ..TcpSock::default() });
+        p.init(&mut TcpSock {
+            snd_cwnd: 10,
+            ..TcpSock::default()
+        });
         p.pkts_acked(&TcpSock::default(), 500_000);
-        let mut tp = TcpSock { snd_ssthresh: 20, ..avoidance(10, 1400) };
+        let mut tp = TcpSock {
+            snd_ssthresh: 20,
+            ..avoidance(10, 1400)
+        };
         p.cong_avoid(&mut tp, 0, 1); // slow start
         assert_eq!((tp.snd_cwnd, p.s.max_us), (11, 0));
         p.pkts_acked(&tp, 100_000);
         p.cong_avoid(&mut avoidance(50, 1400), 0, 1);
-        assert_eq!((p.s.base_us, p.s.cur_us, p.s.max_us), (100_000, 100_000, 100_000));
+        assert_eq!(
+            (p.s.base_us, p.s.cur_us, p.s.max_us),
+            (100_000, 100_000, 100_000)
+        );
         assert_eq!(p.s.time_ratio_q16, 2 << 16);
     }
 
@@ -261,7 +308,9 @@ mod tests {
         assert_eq!((p.reduced(90), p.reduced(91), p.reduced(3)), (45, 45, 2));
         // MRVHS: b(1000) = 0.33, b(5000) = 0.25, b(30) = 0.5, b = 0.09 above the table.
         let p = RttVariation::new(MRVHS);
-        let got: Vec<u32> = [1000, 5000, 30, 3, 1_000_000].map(|w| p.reduced(w)).to_vec();
+        let got: Vec<u32> = [1000, 5000, 30, 3, 1_000_000]
+            .map(|w| p.reduced(w))
+            .to_vec();
         assert_eq!(got, [670, 3750, 15, 2, 910_000]);
     }
 
@@ -279,7 +328,10 @@ mod tests {
     #[test]
     fn no_growth_unless_cwnd_limited() {
         let mut p = primed(MSS);
-        let mut tp = TcpSock { is_cwnd_limited: false, ..avoidance(100, 1250) };
+        let mut tp = TcpSock {
+            is_cwnd_limited: false,
+            ..avoidance(100, 1250)
+        };
         p.cong_avoid(&mut tp, 0, 1);
         assert_eq!((tp.snd_cwnd, p.s.frac_q16), (100, 0));
     }

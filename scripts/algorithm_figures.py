@@ -16,9 +16,10 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-import wavecc
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
+
+import wavecc
 
 ALGORITHMS = {
     "fbtcp": "FB-TCP",

@@ -19,7 +19,7 @@ from . import _cpu
 
 _cpu.check()
 
-from ._core import ConfigError, __version__  # only after the CPU check
+from ._core import ConfigError, __version__  # noqa: E402 (only after the CPU check)
 
 if TYPE_CHECKING:
     from .config import apply_overrides, load_scenario, stacks

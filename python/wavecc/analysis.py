@@ -98,7 +98,7 @@ def mean_ci(
     rows = []
     for values, group in frame.groupby(by, sort=False, dropna=False):
         values = values if isinstance(values, tuple) else (values,)
-        row = dict(zip(by, values))
+        row = dict(zip(by, values, strict=True))
         for metric in metrics:
             interval = confidence_interval(group[metric], confidence)
             row[f"{metric}_mean"] = interval.mean
@@ -293,7 +293,7 @@ def ellipses(
         e = fit_ellipse(group[x], group[y], k)
         rows.append(
             {
-                **dict(zip(by, values)),
+                **dict(zip(by, values, strict=True)),
                 "n": e.n,
                 "x": e.center[0],
                 "y": e.center[1],

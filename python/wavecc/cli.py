@@ -23,10 +23,9 @@ import wavecc
 
 from . import bench, emulate, validate
 from ._core import ConfigError
-from .commands import EXIT_ERROR
+from .commands import EXIT_ERROR, kernel, report, reproduce, run, scenarios, sweep
 from .commands import bench as bench_command
 from .commands import emulate as emulate_command
-from .commands import kernel, report, reproduce, run, scenarios, sweep
 from .commands import validate as validate_command
 from .workers import RunFailed
 

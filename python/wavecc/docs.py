@@ -12,9 +12,10 @@ import argparse
 import json
 import re
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 LIMITS_KEYWORD = "x-wavecc-limits"
 

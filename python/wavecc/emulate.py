@@ -516,7 +516,7 @@ def _ss_info(tokens: list[str]) -> dict[str, Any]:
     info: dict[str, Any] = {}
     if tokens and ":" not in tokens[0]:
         info["cca"] = tokens[0]
-    for token, following in zip(tokens, [*tokens[1:], ""]):
+    for token, following in zip(tokens, [*tokens[1:], ""], strict=True):
         key, _, value = token.partition(":")
         if token == "pacing_rate":
             info["pacing_rate"] = _rate(following)

@@ -447,7 +447,7 @@ def radio_traces(
             ax.set_axis_off()
             return fig
         axes = fig.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
-        by_name = dict(zip(panels, axes))
+        by_name = dict(zip(panels, axes, strict=True))
         if "sinr" in by_name:
             ax = by_name["sinr"]
             frame = ues.assign(_t=_time(ues))

@@ -128,7 +128,9 @@ def markdown(results: Sequence[Comparison]) -> str:
         "| --- | --- | --- | --- | --- | --- |",
     ]
     for c in results:
-        seeds = ", ".join(f"{a:.1f} / {b:.1f}" for a, b in zip(c.float_mbps, c.fixed_mbps))
+        seeds = ", ".join(
+            f"{a:.1f} / {b:.1f}" for a, b in zip(c.float_mbps, c.fixed_mbps, strict=True)
+        )
         lines.append(
             f"| `{c.scenario}` | `{c.cca}` | {c.float_mean:.1f} | {c.fixed_mean:.1f} | "
             f"{c.difference_pct:+.2f} % | {seeds} |"

@@ -27,7 +27,7 @@ import os
 import platform
 import statistics
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -155,7 +155,7 @@ def build_report(directory: Path) -> str:
     page.p(
         f"{len(summary)} runs ({len(ok)} complete, {failed} failed) from {directory.resolve()}, "
         f"{manifest.get('seeds', '?')} seed(s) per grid point; generated "
-        f"{datetime.now(timezone.utc):%Y-%m-%d %H:%M UTC} by wavecc {_version('wavecc')}."
+        f"{datetime.now(UTC):%Y-%m-%d %H:%M UTC} by wavecc {_version('wavecc')}."
     )
     if grid:
         page.table(
@@ -205,7 +205,7 @@ def _bars_and_tables(page: _Page, frame: pd.DataFrame, x: str | None, others: li
     groups = [((), data)] if not others else list(data.groupby(others, sort=False))
     for values, subset in groups:
         values = values if isinstance(values, tuple) else (values,)
-        where = ", ".join(f"{k} = {_show(v)}" for k, v in zip(others, values))
+        where = ", ".join(f"{k} = {_show(v)}" for k, v in zip(others, values, strict=True))
         page.h(2, "Average goodput and RTT" + (f" ({where})" if where else ""))
         ok = subset[subset["status"] == "ok"]
         for metric in ("total_goodput_mbps", "mean_rtt_ms"):
@@ -353,7 +353,7 @@ def _means_table(frame: pd.DataFrame, by: Sequence[str], metrics: Sequence[str])
         shown[column] = shown[column].map(_show)
     for metric in metrics:
         mean, ci = table[f"{metric}_mean"], table[f"{metric}_ci"]
-        shown[METRICS.get(metric, metric)] = [_pm(m, c) for m, c in zip(mean, ci)]
+        shown[METRICS.get(metric, metric)] = [_pm(m, c) for m, c in zip(mean, ci, strict=True)]
     shown["seeds"] = table[f"{metrics[0]}_n"]
     return shown
 
@@ -373,7 +373,7 @@ def _with_run_metrics(summary: pd.DataFrame, store: Store) -> pd.DataFrame:
         frame[analysis.CCA] = [_run_algorithms(store, key) for key in frame["key"]]
     rows = [
         run_metrics(store.read_summary_json(key)) if status == "ok" else {}
-        for key, status in zip(frame["key"], frame["status"])
+        for key, status in zip(frame["key"], frame["status"], strict=True)
     ]
     measured = pd.DataFrame(rows, index=frame.index, columns=[*METRICS, FLOW_COUNT, "jain"])
     return frame.drop(columns=[c for c in measured.columns if c in frame.columns]).join(measured)

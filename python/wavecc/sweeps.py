@@ -515,7 +515,7 @@ def expand(base: ConfigSource, grid: Mapping[str, Sequence[Any]], *, seeds: int 
 
     points = []
     for combo in itertools.product(*(list(grid[k]) for k in keys)):
-        values = dict(zip(keys, combo))
+        values = dict(zip(keys, combo, strict=True))
         for i in range(seeds):
             seed = first_seed + i
             point_config = apply_values(config, values)

@@ -31,11 +31,13 @@ class Table:
         return self._line(column.header for column in self.columns)
 
     def row(self, values: Sequence[Any]) -> str:
-        return self._line(_cell(value, column.spec) for value, column in zip(values, self.columns))
+        return self._line(
+            _cell(value, column.spec) for value, column in zip(values, self.columns, strict=True)
+        )
 
     def _line(self, cells: Any) -> str:
         parts = []
-        for text, column in zip(cells, self.columns):
+        for text, column in zip(cells, self.columns, strict=True):
             align = "<" if column.spec == "" else ">"
             parts.append(f"{text:{align}{column.size}}")
         return "  ".join(parts).rstrip()

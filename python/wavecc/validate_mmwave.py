@@ -515,7 +515,7 @@ def overlay(case: Case, run: Run, result: Any, rows: Sequence[Row], path: Path) 
     reference = run.timeseries.assign(
         cwnd_segments_last=run.timeseries["cwnd_segments_last"].ffill()
     )
-    for ax, (label, reference_column, frame, column) in zip(axes, PANELS):
+    for ax, (label, reference_column, frame, column) in zip(axes, PANELS, strict=True):
         mine = frames[frame]
         ax.plot(
             mine["t_s"],

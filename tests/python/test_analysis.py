@@ -118,7 +118,7 @@ def test_ecdf_is_a_monotone_step_to_one(values):
     assert cdf["p"].iloc[-1] == 1.0
     # p(x) is the fraction of values <= x at the last occurrence of each x.
     last = cdf.drop_duplicates("x", keep="last")
-    for x, p in zip(last["x"], last["p"]):
+    for x, p in zip(last["x"], last["p"], strict=True):
         assert p == pytest.approx(sum(v <= x for v in values) / len(values))
 
 
@@ -226,7 +226,7 @@ def test_a_horizontal_spread_has_angle_zero_and_uncorrelated_axes():
     st.floats(0.5, 3),
 )
 def test_every_contour_point_is_k_mahalanobis_units_away(points, k):
-    x, y = zip(*points)
+    x, y = zip(*points, strict=True)
     e = analysis.fit_ellipse(x, y, k)
     if e.semi_axes[1] < 1e-3 * max(e.semi_axes[0], 1e-9) or e.semi_axes[1] < 1e-6:
         return  # degenerate (collinear) samples have no inverse covariance

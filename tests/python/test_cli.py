@@ -150,7 +150,7 @@ def test_cca_list_prints_every_algorithm(cli):
     lines = proc.stdout.splitlines()
     algorithms = _core.algorithms()
     assert len(lines) == len(algorithms)
-    for line, (name, summary) in zip(lines, algorithms):
+    for line, (name, summary) in zip(lines, algorithms, strict=True):
         assert line.split()[0] == name and line.endswith(summary)
 
 

@@ -10,9 +10,9 @@ import tomllib
 from typing import Any
 
 import pytest
-from test_cli import assert_one_error_line
 
 import wavecc
+from test_cli import assert_one_error_line
 from wavecc import _core, figures
 
 

@@ -223,7 +223,7 @@ def table_after(page: str, heading: str) -> list[dict[str, str]]:
     parser = _Tables()
     parser.feed(page[page.index(heading) :])
     header, *rows = parser.tables[0]
-    return [dict(zip(header, row)) for row in rows]
+    return [dict(zip(header, row, strict=True)) for row in rows]
 
 
 def mean_of(cell: str) -> float:

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+from wavecc._core import ConfigError
+
 import wavecc
 from wavecc import reproduce
-from wavecc._core import ConfigError
 from wavecc.reproduce import findings, markdown, quick
 from wavecc.reproduce.core import TABLE_COLUMNS, attach_published, cell, published
 
@@ -35,18 +36,18 @@ IDS = {
 }
 
 
-def test_every_experiment_the_issue_names_is_registered():
+def test_every_reproduction_is_registered():
     assert set(reproduce.EXPERIMENTS) == IDS
 
 
 def test_every_experiment_builds_valid_cases_quick_and_full():
     for experiment in reproduce.EXPERIMENTS.values():
-        for quick in (True, False):
-            cases = experiment.cases(quick)
+        for is_quick in (True, False):
+            cases = experiment.cases(is_quick)
             assert cases, experiment.id
             assert len({c.name for c in cases}) == len(cases), f"{experiment.id}: case names repeat"
-            # Quick runs are short and use one seed; full ones the seeds' 3 repetitions.
-            assert experiment.seeds(quick) == (1 if quick else 3)
+            # Quick runs are short and use one seed; full ones the papers' 3 repetitions.
+            assert experiment.seeds(is_quick) == (1 if is_quick else 3)
         full = sum(c.simulated_s(3) for c in experiment.cases(False))
         short = sum(c.simulated_s(1) for c in experiment.cases(True))
         assert short < full, experiment.id

@@ -17,7 +17,6 @@ from wavecc import ConfigError
 from wavecc import sweeps as sweeping
 from wavecc.store import Store
 
-
 SHORT = ["duration_s=1", "path.rate_bps=1e8"]
 METRICS = ["goodput_mbps", "mean_rtt_ms", "p95_rtt_ms", "retransmitted_segments", "rto_events"]
 

@@ -66,12 +66,15 @@ fn handover_times(out: &RunOutput, ue: u32) -> Vec<f64> {
         .collect()
 }
 
+/// A built-in, its blockages as (start s, length s), and the tolerance on each (s).
+type BlockageCase = (&'static str, &'static [(f64, f64)], f64);
+
 #[test]
 fn seed_004_single_flow_blockages_last_13_s_4_s_and_a_quarter_second() {
     // "a building creating an extensive blockage of 13 s, ii) two small buildings creating
     // medium-extensive blockages of 4 s each, and iii) 6 small obstacles creating multiple
     // short blockages of 0.25 s each", while the UE walks between 2 and 23 s.
-    let cases: [(&str, &[(f64, f64)], f64); 3] = [
+    let cases: [BlockageCase; 3] = [
         ("mateo-building13", &[(6.0, 13.0)], 0.02),
         ("mateo-buildings4", &[(6.5, 4.0), (14.5, 4.0)], 0.02),
         (

@@ -71,11 +71,11 @@ impl PythonWatch {
     fn call_python(&mut self, now_s: f64, duration_s: f64) -> PyResult<()> {
         Python::attach(|py| {
             py.check_signals()?;
-            if let Some(progress) = &self.progress {
-                if self.last_progress.elapsed() >= PROGRESS_EVERY {
-                    self.last_progress = Instant::now();
-                    progress.call1(py, (now_s, duration_s))?;
-                }
+            if let Some(progress) = &self.progress
+                && self.last_progress.elapsed() >= PROGRESS_EVERY
+            {
+                self.last_progress = Instant::now();
+                progress.call1(py, (now_s, duration_s))?;
             }
             Ok(())
         })

@@ -10,7 +10,6 @@ from .._core import ConfigError
 from . import stack_help
 from .progress import SweepProgress
 
-
 _SWEEP_FILE_KEYS = ("scenario", "seeds", "jobs", "cluster", "max_memory", "out", "grid", "set")
 
 

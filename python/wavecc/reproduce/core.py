@@ -325,7 +325,7 @@ def _grouped_cells(
                 metric,
                 unit,
                 values(group),
-                **{k: _plain(v) for k, v in zip(by, keys)},
+                **{k: _plain(v) for k, v in zip(by, keys, strict=True)},
             )
         )
     return rows
@@ -419,7 +419,7 @@ def attach_published(
             p
             if isinstance(p, str) or (p is not None and not pd.isna(p))
             else lookup.pop(_key(r, match), None)
-            for p, (_, r) in zip(given, frame.iterrows())
+            for p, (_, r) in zip(given, frame.iterrows(), strict=True)
         ]
         missing = [
             {

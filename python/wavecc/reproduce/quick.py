@@ -122,7 +122,7 @@ def table_differences(fresh: pd.DataFrame, committed: pd.DataFrame) -> list[str]
             f"fresh {len(fresh)} rows of {list(fresh.columns)}"
         ]
     rows = []
-    for (_, new), (_, old) in zip(fresh.iterrows(), committed.iterrows()):
+    for (_, new), (_, old) in zip(fresh.iterrows(), committed.iterrows(), strict=True):
         changed = [c for c in fresh.columns if not _same(new[c], old[c])]
         if changed:
             name = ", ".join(f"{k}={_show(old[k])}" for k in ROW_KEYS if _show(old.get(k)))

@@ -38,7 +38,10 @@ SETTINGS = {
     "remote server": {"radio.rlc_buffer_bytes": 8_388_608, "path.one_way_delay_s": 0.040},
 }
 SLUGS = {
-    name: slug for name, slug in zip(SETTINGS, ["rlc20", "rlc2.5", "rlc0.25", "mss14000", "remote"])
+    name: slug
+    for name, slug in zip(
+        SETTINGS, ["rlc20", "rlc2.5", "rlc0.25", "mss14000", "remote"], strict=True
+    )
 }
 
 

@@ -182,7 +182,9 @@ BOTTLENECK = Experiment(
 
 def fairness_cases(quick: bool) -> list[Case]:
     base = scenario("dtcp-fairness", quick_s=quick_cut(quick, 50.0))
-    inter = with_flows(base, [{**f, "cca": cca} for f, cca in zip(base["flows"], INTER)])
+    inter = with_flows(
+        base, [{**f, "cca": cca} for f, cca in zip(base["flows"], INTER, strict=True)]
+    )
     return [
         Case(
             "intra",

@@ -227,7 +227,7 @@ def multiuser_tables(runs: Runs) -> dict:
             received = [
                 sum(
                     f["bytes_delivered"]
-                    for f, c in zip(s["flows"], _flow_ues(runs, group))
+                    for f, c in zip(s["flows"], _flow_ues(runs, group), strict=True)
                     if c == ue
                 )
                 / 1400

@@ -128,7 +128,7 @@ def _row(case: Case, stack: str, runs: Sequence[Any], references: Sequence[Refer
         goodput_min_mbps=min(goodputs),
         goodput_max_mbps=max(goodputs),
         ns3_seeds=len(references),
-        per_seed_wavecc=tuple(zip(goodputs, rtts)),
+        per_seed_wavecc=tuple(zip(goodputs, rtts, strict=True)),
         per_seed_ns3=tuple(
             (number(r.summary.get("goodput_mbps")), number(r.summary.get("mean_rtt_ms")))
             for r in references

@@ -33,7 +33,7 @@ def overlay(
         ("bottleneck queue (kB)", "bytes", "queue_bytes", 1e-3),
     )
     colours = {"linux": "C0", "ns3-3.37": "C2"}
-    for ax, (label, mine, theirs, scale) in zip(axes, keys):
+    for ax, (label, mine, theirs, scale) in zip(axes, keys, strict=True):
         for i, (name, result) in enumerate(results.items()):
             frame = result.flows if mine != "bytes" else _bottleneck(result)
             ax.plot(

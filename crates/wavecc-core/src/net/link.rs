@@ -95,10 +95,9 @@ impl Link {
                 .first_waiting
                 .checked_sub(1)
                 .and_then(|i| self.pipe.get(i))
+                && before - self.delay > now
             {
-                if before - self.delay > now {
-                    break;
-                }
+                break;
             }
             self.first_waiting += 1;
             self.waiting_bytes -= pkt.size as u64;
@@ -161,11 +160,12 @@ impl Link {
             _ => self.first_waiting -= 1,
         }
         self.stats.dequeued += 1;
-        if let Some(loss) = &mut self.loss {
-            if (self.loss_applies)(&pkt) && loss.drops(pkt.size as u32) {
-                self.stats.dropped_random += 1;
-                return Some((pkt, true));
-            }
+        if let Some(loss) = &mut self.loss
+            && (self.loss_applies)(&pkt)
+            && loss.drops(pkt.size as u32)
+        {
+            self.stats.dropped_random += 1;
+            return Some((pkt, true));
         }
         Some((pkt, false))
     }

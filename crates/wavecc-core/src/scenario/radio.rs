@@ -413,7 +413,8 @@ fn validate_obstacle(i: usize, o: &ObstacleConfig) -> Check {
         let path = format!("radio.obstacles[{i}].{axis}");
         check(&format!("{path}[0]"), r[0], COORDINATE)?;
         check(&format!("{path}[1]"), r[1], COORDINATE)?;
-        if !(r[0] < r[1]) {
+        // `check` has rejected NaN, so `>=` is the complete negation of `<`.
+        if r[0] >= r[1] {
             return Err(ConfigError::invalid(
                 path,
                 format!(

@@ -255,10 +255,10 @@ pub(super) fn apply<R: Raw>(raw: &mut R) -> Result<(), ConfigError> {
         Some(Some(None)) => return Ok(()),
     };
     let stack = get(name)?;
-    if !stack.tcp.is_empty() {
-        if let Some(tcp) = raw.table_at("tcp", false) {
-            tcp.fill(stack.tcp);
-        }
+    if !stack.tcp.is_empty()
+        && let Some(tcp) = raw.table_at("tcp", false)
+    {
+        tcp.fill(stack.tcp);
     }
     if let Some(flows) = raw.get_mut("flows") {
         flows.for_each_item(|flow| fill_flow(flow, stack));

@@ -527,7 +527,8 @@ impl Config {
         }
         if let Some(stop) = f.stop_s {
             check(&key("stop_s"), stop, TIME)?;
-            if !(stop > f.start_s) {
+            // `check` has rejected NaN, so `<=` is the complete negation of `>`.
+            if stop <= f.start_s {
                 return Err(ConfigError::invalid(
                     key("stop_s"),
                     format!("must be after start_s ({}), got {stop}", f.start_s),

@@ -333,7 +333,7 @@ impl Scoreboard {
 
     /// Checks the counters against the marks (tests and debug builds).
     pub fn check_invariants(&self) {
-        let count = |f: fn(&SegInfo) -> bool| self.segs.iter().filter(|s| f(s)).count() as u32;
+        let count = |f: fn(&SegInfo) -> bool| self.segs.iter().filter(&f).count() as u32;
         assert_eq!(self.packets_out, self.segs.len() as u32);
         assert_eq!(self.sacked_out, count(|s| s.sacked));
         assert_eq!(self.lost_out, count(|s| s.lost && !s.sacked));
@@ -367,7 +367,7 @@ mod tests {
     #[test]
     fn three_sacks_above_a_hole_make_it_lost() {
         let mut b = board(10);
-        b.sack(1 * MSS, 3 * MSS, |_| {});
+        b.sack(MSS, 3 * MSS, |_| {});
         assert_eq!(
             b.mark_lost(3, |_| {}),
             0,
@@ -393,7 +393,7 @@ mod tests {
     #[test]
     fn retransmission_then_cumulative_ack_clears_counters() {
         let mut b = board(6);
-        b.sack(1 * MSS, 4 * MSS, |_| {});
+        b.sack(MSS, 4 * MSS, |_| {});
         b.mark_lost(3, |_| {});
         let i = b.next_retransmit().unwrap();
         assert_eq!(i, 0);

@@ -464,11 +464,11 @@ impl Sender {
             && self.state == CaState::Recovery
             && self.snd_una < self.high_seq
             && self.cc.loss_response() == LossResponse::FastRecovery;
-        if fast_retransmit || partial_ack {
-            if let Some(seq) = self.sb.mark_head_lost() {
-                io.log.log(now, flow, "loss_detected", "dupack", Some(seq));
-                return 1;
-            }
+        if (fast_retransmit || partial_ack)
+            && let Some(seq) = self.sb.mark_head_lost()
+        {
+            io.log.log(now, flow, "loss_detected", "dupack", Some(seq));
+            return 1;
         }
         0
     }
@@ -824,12 +824,13 @@ impl Sender {
                 let len = avail.min(mss);
                 // Nagle (RFC 896): a partial segment waits while data is in flight.
                 let nagle = len < mss && self.sb.packets_out() > 0;
-                if (len == 0 || nagle) && self.ns3_rule3_applies() {
-                    if let Some(i) = self.sb.next_unsacked_unretransmitted() {
-                        let s = self.sb.get(i);
-                        self.transmit(s.seq, s.len, Some(i), io);
-                        continue;
-                    }
+                if (len == 0 || nagle)
+                    && self.ns3_rule3_applies()
+                    && let Some(i) = self.sb.next_unsacked_unretransmitted()
+                {
+                    let s = self.sb.get(i);
+                    self.transmit(s.seq, s.len, Some(i), io);
+                    continue;
                 }
                 if len == 0 || nagle {
                     // App-limited only when the application, not a full send buffer,
@@ -919,10 +920,10 @@ impl Sender {
             self.rto_timer
                 .set(now + self.rtt.rto(), io.queue, Event::Rto(self.flow));
         }
-        if self.cfg.pacing {
-            if let Some(gap) = self.pacing().map(|p| p.gap(size as u64)) {
-                self.next_send_time = self.next_send_time.max(now) + gap;
-            }
+        if self.cfg.pacing
+            && let Some(gap) = self.pacing().map(|p| p.gap(size as u64))
+        {
+            self.next_send_time = self.next_send_time.max(now) + gap;
         }
     }
 

@@ -112,21 +112,22 @@ def set_key(config: Config, keys: list[str], value: Any, text: str) -> None:
     for depth, key in enumerate(keys):
         last = depth == len(keys) - 1
         where = ".".join(keys[: depth + 1])
+        slot: int | str = key
         if isinstance(node, list):
             if not (key.isascii() and key.isdigit() and int(key) < len(node)):
                 raise ConfigError(
                     f"bad override '{text}': '{where}' is not an index of a list of {len(node)}"
                 )
-            key = int(key)
+            slot = int(key)
         elif not isinstance(node, dict):
             parent = ".".join(keys[:depth])
             raise ConfigError(f"bad override '{text}': '{parent}' is a {_kind(node)}, not a table")
         if last:
-            node[key] = value
+            node[slot] = value
         else:
-            if isinstance(node, dict) and key not in node:
-                node[key] = {}
-            node = node[key]
+            if isinstance(node, dict) and slot not in node:
+                node[slot] = {}
+            node = node[slot]
 
 
 def _kind(value: Any) -> str:

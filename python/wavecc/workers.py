@@ -94,7 +94,7 @@ def parse_size(size: int | str, name: str) -> int:
 
 def format_size(size: int) -> str:
     """Bytes as the largest unit that keeps a number of at least 1: 2147483648 -> 2G."""
-    unit = max((u for u, n in _UNITS.items() if size >= n), key=_UNITS.get, default="")
+    unit = max((u for u, n in _UNITS.items() if size >= n), key=_UNITS.__getitem__, default="")
     return f"{size / _UNITS[unit]:.4g}{unit}"
 
 

@@ -63,7 +63,7 @@ def _collapse_at_high_loss(tables: Tables) -> tuple[bool, str]:
 def _highspeed_best_at_1e8(tables: Tables) -> tuple[bool, str]:
     t = _bdp(tables)
     goodput = {c: _ours(t, cca=c, per_byte=1e-8) for c in LOSS_BASED}
-    best = max(goodput, key=goodput.get)
+    best = max(goodput, key=goodput.__getitem__)
     return best == "highspeed", ", ".join(
         f"{c} {v:.0f}" for c, v in goodput.items()
     ) + " Mb/s at 1e-8 (2.5 MB)"

@@ -143,10 +143,10 @@ def interval_samples(
     return pd.concat(frames, ignore_index=True)
 
 
-def cdfs(samples: pd.DataFrame, column: str, by: str = CCA) -> dict[object, pd.DataFrame]:
+def cdfs(samples: pd.DataFrame, column: str, by: str = CCA) -> dict[str, pd.DataFrame]:
     """The ECDF of `column` for each value of `by` (e.g. per-interval goodput per
-    algorithm), pooling every run and interval of that value."""
-    return {value: ecdf(group[column]) for value, group in samples.groupby(by, sort=False)}
+    algorithm, named as shown), pooling every run and interval of that value."""
+    return {str(value): ecdf(group[column]) for value, group in samples.groupby(by, sort=False)}
 
 
 # --- percentage improvement -------------------------------------------------------------

@@ -153,6 +153,7 @@ def measure(case: Case, duration_s: float | None = None) -> Measurement:
         child = subprocess.Popen(
             command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr
         )
+        assert child.stdin and child.stdout  # PIPE
         # A child that died early breaks the pipe; its exit status and stderr say why.
         with contextlib.suppress(BrokenPipeError):
             child.stdin.write(text.encode())

@@ -15,7 +15,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 LIMITS_KEYWORD = "x-wavecc-limits"
 
@@ -106,7 +106,7 @@ class _Schema:
         return node, False
 
 
-def _is_table(node: Any) -> bool:
+def _is_table(node: Any) -> TypeGuard[dict[str, Any]]:
     return isinstance(node, dict) and "properties" in node
 
 

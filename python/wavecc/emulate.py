@@ -100,6 +100,7 @@ def emulate_command(
         stderr=subprocess.PIPE,
         text=True,
     )
+    assert link.stdin is not None  # PIPE
     try:
         link.stdin.write(json.dumps(spec) + "\n")
         link.stdin.flush()
@@ -281,6 +282,7 @@ def _run_binary(args: list[str], stdin: str) -> Iterator[dict[str, Any]]:
         stderr=subprocess.PIPE,
         text=True,
     )
+    assert process.stdin and process.stdout and process.stderr  # all PIPE
     try:
         process.stdin.write(stdin)
         process.stdin.close()
@@ -539,6 +541,7 @@ def _rate(text: str) -> float:
 
 
 def _reply(link: subprocess.Popen) -> dict[str, Any]:
+    assert link.stdout and link.stderr  # PIPE
     line = link.stdout.readline()
     if not line:
         link.wait()
@@ -552,6 +555,7 @@ def _reply(link: subprocess.Popen) -> dict[str, Any]:
 def _end(link: subprocess.Popen) -> None:
     """Ends the emulator's `link` mode: it stops at the end of its input and removes its
     namespaces; SIGTERM if it does not, SIGKILL as the last resort."""
+    assert link.stdin  # PIPE
     link.stdin.close()
     try:
         link.wait(timeout=5)
@@ -588,6 +592,7 @@ def _end_group(child: subprocess.Popen) -> None:
 def _sample_command(
     link: subprocess.Popen, child: subprocess.Popen, ready: dict[str, Any], duration_s: float
 ) -> list[dict[str, Any]]:
+    assert link.stdin  # PIPE
     samples = []
     start = time.monotonic()
     for k in range(1, round(duration_s / INTERVAL_S) + 1):

@@ -449,6 +449,7 @@ def radio_traces(
         axes = fig.subplots(len(panels), 1, sharex=True, squeeze=False)[:, 0]
         by_name = dict(zip(panels, axes, strict=True))
         if "sinr" in by_name:
+            assert ues is not None  # the panel exists only with UE traces
             ax = by_name["sinr"]
             frame = ues.assign(_t=_time(ues))
             for i, (ue, rows) in enumerate(frame.groupby("ue", sort=True)):
@@ -472,6 +473,7 @@ def radio_traces(
                 frameon=False,
             )
         if "rlc" in by_name:
+            assert occupancy is not None  # the panel exists only with occupancy
             ax = by_name["rlc"]
             for i, (ue, rows) in enumerate(occupancy.groupby("ue", sort=True)):
                 ax.plot(rows["_t"], rows["_bytes"] / 1e6, color=f"C{i % 10}", label=f"UE {ue}")
@@ -580,7 +582,7 @@ def is_blank(png: str | os.PathLike[str] | bytes) -> bool:
 
     from matplotlib.image import imread
 
-    source = io.BytesIO(png) if isinstance(png, bytes) else png
+    source = io.BytesIO(png) if isinstance(png, bytes) else os.fspath(png)
     pixels = imread(source)
     return bool(np.all(pixels == pixels[0, 0]))
 

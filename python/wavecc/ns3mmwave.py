@@ -82,6 +82,7 @@ import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 
@@ -188,7 +189,10 @@ def parse_command(command: str, where: str) -> Case:
     )
 
 
-def _number(text: str, kind: type[int | float], where: str) -> int | float:
+_N = TypeVar("_N", int, float)
+
+
+def _number(text: str, kind: type[_N], where: str) -> _N:
     try:
         return kind(text)
     except ValueError:

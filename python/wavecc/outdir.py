@@ -40,7 +40,7 @@ class OutputRefused(FileExistsError):
         super().__init__(errno.EEXIST, message)
 
     def __str__(self) -> str:
-        return self.strerror
+        return self.strerror or ""
 
     def __reduce__(self):  # pickled as it was made (a worker's error reaches the parent)
         return (OutputRefused, (self.strerror,))

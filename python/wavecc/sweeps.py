@@ -201,7 +201,7 @@ def sweep(
             _check_workers(client)
         return _sweep(points, grid, seeds, jobs, out, progress, client, max_memory)
     finally:
-        if own_client:
+        if own_client and client is not None:
             client.close()
 
 
@@ -409,7 +409,7 @@ def execute_remote(task: dict[str, Any]) -> dict[str, Any]:
 
 def _store_remote(store: Store, point: Point, returned: dict[str, Any]) -> dict[str, Any]:
     """Saves what a cluster worker returned, as `execute` does on a local worker."""
-    outcome = {k: returned[k] for k in ("status", "wall_time_s") if k in returned}
+    outcome: dict[str, Any] = {k: returned[k] for k in ("status", "wall_time_s") if k in returned}
     if returned.get("status") == "ok":
         try:
             store.save_run(point.key, returned["result"])
@@ -515,15 +515,15 @@ def expand(base: ConfigSource, grid: Mapping[str, Sequence[Any]], *, seeds: int 
 
     points = []
     for combo in itertools.product(*(list(grid[k]) for k in keys)):
-        values = dict(zip(keys, combo, strict=True))
+        point_values = dict(zip(keys, combo, strict=True))
         for i in range(seeds):
             seed = first_seed + i
-            point_config = apply_values(config, values)
+            point_config = apply_values(config, point_values)
             point_config["seed"] = seed
-            where = " ".join(f"{k}={_show(v)}" for k, v in values.items()) or "base config"
+            where = " ".join(f"{k}={_show(v)}" for k, v in point_values.items()) or "base config"
             effective = _validate(point_config, f"grid point {where} seed={seed}")
             key = config_key(effective)
-            points.append(Point(values=values, seed=seed, key=key, config=effective))
+            points.append(Point(values=point_values, seed=seed, key=key, config=effective))
     return points
 
 
@@ -584,7 +584,9 @@ def parse_grid_arg(text: str) -> tuple[str, list[Any]]:
 
 
 def _split_top_level(raw: str) -> list[str]:
-    parts, depth, quote, current = [], 0, None, []
+    parts: list[str] = []
+    current: list[str] = []
+    depth, quote = 0, None
     for ch in raw:
         if quote:
             if ch == quote:

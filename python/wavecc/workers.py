@@ -133,7 +133,10 @@ def run_in_workers(
                 worker = idle.pop() if idle else _Worker.start(context, function, max_memory)
                 worker.assign(pending.popleft())
                 busy[worker.connection] = worker
-            watched = {**busy, **{w.errors: w for w in busy.values() if not w.errors.closed}}
+            watched: dict[Any, _Worker] = {
+                **busy,
+                **{w.errors: w for w in busy.values() if not w.errors.closed},
+            }
             for ready in wait(list(watched)):
                 worker = watched[ready]
                 if ready is worker.errors:
@@ -205,7 +208,9 @@ class _Worker:
             while not self.errors.closed:
                 self.read_errors()
             wall_s = time.perf_counter() - self.started
-            return WorkerDied(self.process.exitcode, wall_s, self.stderr.decode(errors="replace"))
+            exitcode = self.process.exitcode
+            assert exitcode is not None  # joined above
+            return WorkerDied(exitcode, wall_s, self.stderr.decode(errors="replace"))
 
     def read_errors(self) -> None:
         """Reads what stderr has (it is readable), keeping the start of it, where the

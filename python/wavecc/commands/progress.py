@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 
 class _Bar:
@@ -15,7 +15,7 @@ class _Bar:
         self.bar: Any = None
         self.task: Any = None
 
-    def __enter__(self) -> _Bar:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

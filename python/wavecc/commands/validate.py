@@ -303,7 +303,7 @@ def handle_ns3mmwave(args: argparse.Namespace) -> int:
 
     def case_done(case: validate_mmwave.Case, rows: list[validate_mmwave.Row]) -> None:
         goodput, srtt, sinr = rows[:3]
-        values = [case.name, f"{len(goodput.ns3mmwave)}/{len(goodput.wavecc)}"]
+        values: list[object] = [case.name, f"{len(goodput.ns3mmwave)}/{len(goodput.wavecc)}"]
         for row in (goodput, srtt, sinr):
             values += [row.ns3mmwave_mean, row.wavecc_mean, row.difference]
         print(_MMWAVE_TABLE.row([finite(v) for v in values]), flush=True)

@@ -83,7 +83,7 @@ class Runs:
     sets: dict[str, ResultSet]
     quick: bool
 
-    def load(self, row: Mapping[str, Any]) -> Result:
+    def load(self, row: Mapping[str, Any] | pd.Series) -> Result:
         """The Result of one row of `summary`."""
         return self.sets[row["case"]].load(row["key"])
 
@@ -114,7 +114,7 @@ class Experiment:
     title: str
     outputs: str
     cases: Callable[[bool], list[Case]]
-    tables: Callable[[Runs], dict[str, list[dict[str, Any]]]]
+    tables: Callable[[Runs], dict[str, pd.DataFrame]]
     figures: Callable[[Runs, Path], list[Path]]
     # The TCP stack (`tcp.stack`) nearest to the simulator the paper ran.
     stack: str
@@ -443,7 +443,7 @@ def attach_published(
     return frame[TABLE_COLUMNS]
 
 
-def _key(row: Mapping[str, Any], match: Sequence[str]) -> tuple:
+def _key(row: Mapping[str, Any] | pd.Series, match: Sequence[str]) -> tuple:
     return tuple(_norm(row.get(c)) for c in match)
 
 

@@ -44,7 +44,7 @@ def agreement(frame: pd.DataFrame) -> dict[str, tuple[int, int, int]]:
         compared.groupby("stack", sort=False) if "stack" in frame.columns else [("-", compared)]
     )
     return {
-        stack: (
+        str(stack): (
             len(g),
             int((g["difference_pct"].abs() <= 10).sum()),
             int((g["difference_pct"].abs() <= 25).sum()),

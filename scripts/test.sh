@@ -25,6 +25,8 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 python3 -m pip install ".[test]"
+# Formatting, lints and the type check fail the run before any test does.
+bash scripts/lint.sh
 cargo test -p wavecc-core --release
 # The emulator behind `wavecc emulate`: its link model's tests, then the binary the
 # Python tests drive (their end-to-end part needs root, as on CI).

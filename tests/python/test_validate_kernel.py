@@ -162,8 +162,17 @@ def test_a_short_comparison_writes_the_table_the_runs_and_a_figure(tmp_path):
         "comparison.csv",
         "comparison.md",
         "reno-100m-0.png",
+        "runs",
         "runs.csv",
     ]
+    saved = out / "runs" / "reno-100m-0"
+    assert sorted(p.name for p in saved.iterdir()) == [
+        "kernel-1",
+        "kernel-2",
+        "wavecc-1",
+        "wavecc-2",
+    ]
+    assert (saved / "kernel-1" / "flows.parquet").is_file()
     with open(out / "runs.csv", encoding="utf-8") as f:
         runs = list(csv.DictReader(f))
     assert [(r["side"], r["run"]) for r in runs] == [

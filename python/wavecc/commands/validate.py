@@ -251,7 +251,7 @@ def handle_kernel(args: argparse.Namespace) -> int:
         f"(Welch p >= {validate.SIGNIFICANCE})"
     )
     print(
-        f"wrote {out}: comparison.csv, comparison.md, runs.csv"
+        f"wrote {out}: comparison.csv, comparison.md, runs.csv, runs/"
         + ("" if args.no_figures else " and one figure per case")
     )
     return 0

@@ -19,6 +19,7 @@ import csv
 import math
 import os
 import statistics
+import warnings
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -147,8 +148,12 @@ class Row:
         return rel_diff(self.mean("wavecc", metric), self.mean("kernel", metric))
 
     def p_value(self, metric: str) -> float:
-        """Welch's two-sided t-test of wavecc's runs against the kernel's."""
-        return welch_p(self.values("wavecc", metric), self.values("kernel", metric))
+        """Welch's two-sided t-test of wavecc's runs against the kernel's. Runs
+        without loss are deterministic in the simulator (no spread), which SciPy warns
+        about; the p-value is still the test's."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            return welch_p(self.values("wavecc", metric), self.values("kernel", metric))
 
     def within(self, metric: str) -> bool:
         return abs(self.diff(metric)) <= TOLERANCE
@@ -230,7 +235,8 @@ def compare(
     on_case: Callable[[Row], None] | None = None,
 ) -> Comparison:
     """Runs each case `runs` times on each side and writes out/comparison.csv (a row
-    per case), out/runs.csv (a row per run), out/comparison.md and out/<case>.png.
+    per case), out/runs.csv (a row per run), out/comparison.md, out/<case>.png and
+    every run's result files in out/runs/<case>/<side>-<run>/.
     Needs root and the emulator (`emulate.EmulationFailed` otherwise, before anything
     runs); `out` follows outdir's rules (`outdir.OutputRefused`)."""
     out = Path(out)
@@ -244,6 +250,7 @@ def compare(
             wavecc = [run_wavecc(case, k, duration_s) for k in range(1, runs + 1)]
             row = Row(case.name, tuple(map(measure, kernel)), tuple(map(measure, wavecc)))
             rows.append(row)
+            _save_runs(staging / "runs" / case.name, {"kernel": kernel, "wavecc": wavecc})
             if figures:
                 from .kernel_plot import overlay
 
@@ -255,6 +262,14 @@ def compare(
         (staging / "comparison.md").write_text(markdown(rows), encoding="utf-8")
         outdir.mark(staging, COMPARISON, os.listdir(staging))
     return Comparison(rows)
+
+
+def _save_runs(directory: Path, runs: dict[str, list[Result]]) -> None:
+    """Every run's result files (as `wavecc run` writes them, without the figure) in
+    directory/<side>-<run>, so that a difference can be traced to its time series."""
+    for side, results in runs.items():
+        for k, result in enumerate(results, start=1):
+            result.save(directory / f"{side}-{k}", figure=False)
 
 
 def check_can_run() -> None:

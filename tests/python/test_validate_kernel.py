@@ -103,7 +103,29 @@ def test_the_table_gives_means_with_their_spread():
     assert set(row.as_dict()) == set(kernel.COLUMNS)
 
 
-def test_without_root_it_refuses_in_one_line(cli, monkeypatch, capsys, tmp_path):
+def test_the_overlay_takes_settings_that_are_not_numbers(tmp_path):
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from wavecc.validate.kernel_plot import overlay
+
+    # A link trace's case names its file: the title must show it, not fail on it.
+    case = kernel.Case("cubic-trace", "cubic", "cubic", (("path.trace", "urban.csv"),))
+    flows = pd.DataFrame(
+        {
+            "t_s": [0.1, 0.2],
+            "goodput_mbps": [10.0, 20.0],
+            "srtt_ms": [20.0, 21.0],
+            "cwnd_segments": [10, 20],
+        }
+    )
+    runs = [SimpleNamespace(flows=flows)]
+    overlay(case, _row([15.0], [15.0]), runs, runs, tmp_path / "cubic-trace.png")
+    assert (tmp_path / "cubic-trace.png").stat().st_size > 10_000
+
+
+def test_without_root_it_refuses_in_one_line(monkeypatch, capsys, tmp_path):
     from wavecc import cli as wavecc_cli
 
     monkeypatch.setattr(os, "geteuid", lambda: 1000)

@@ -47,7 +47,9 @@ def overlay(
         ax.set_ylim(bottom=0)
     axes[-1].set_xlabel("time (s)")
     axes[0].legend(loc="lower center", bbox_to_anchor=(0.5, 1.02), ncols=2, frameon=False)
-    settings = ", ".join(f"{key.rsplit('.', 1)[-1]} {value:g}" for key, value in case.settings)
+    settings = ", ".join(
+        f"{key.rsplit('.', 1)[-1]} {_shown(value)}" for key, value in case.settings
+    )
     fig.suptitle(
         f"{case.name}: kernel {case.kernel_cca} / wavecc {case.cca}\n{settings}\n"
         f"goodput {row.mean('kernel', 'goodput_mbps'):.1f} / "
@@ -58,3 +60,8 @@ def overlay(
         fontsize=10,
     )
     fig.savefig(path, dpi=100)
+
+
+def _shown(value: object) -> str:
+    """A setting for the title: numbers short (5e+08), anything else as it is."""
+    return format(value, "g") if isinstance(value, int | float) else str(value)

@@ -14,6 +14,12 @@ const PREFIX: &str = "wavecc-";
 pub const DEVICE: &str = "wcc0";
 pub const SENDER_ADDR: &str = "10.77.0.1";
 pub const RECEIVER_ADDR: &str = "10.77.0.2";
+/// TCP's socket memory in each namespace (min, default, max bytes; per namespace since
+/// Linux 4.15, copied from the host's at creation). The host's usual send maximum, 4 MB
+/// of buffer memory, caps the kernel's window near 2.7 MB in flight, below two
+/// bandwidth-delay products at 1 Gb/s and 20 ms; 64 MB lets the window, not the
+/// buffer, limit the flow, as in the simulator (whose buffers hold 6.5 MB of data).
+const TCP_MEMORY: &str = "4096 131072 67108864";
 
 /// The namespaces of this run, `wavecc-<pid>-snd` and `wavecc-<pid>-rcv`.
 pub struct Namespaces {
@@ -33,6 +39,9 @@ impl Namespaces {
         for name in [&ns.sender, &ns.receiver] {
             ip(&["netns", "add", name])?;
             ip(&["-n", name, "link", "set", "lo", "up"])?;
+            for key in ["tcp_wmem", "tcp_rmem"] {
+                sysctl(name, &format!("net.ipv4.{key}={TCP_MEMORY}"))?;
+            }
         }
         Ok(ns)
     }
@@ -43,8 +52,7 @@ impl Namespaces {
     /// net.ipv4.tcp_allowed_congestion_control.
     pub fn default_congestion_control(&self, cca: &str) -> Result<(), String> {
         for name in [&self.sender, &self.receiver] {
-            let setting = format!("net.ipv4.tcp_congestion_control={cca}");
-            ip(&["netns", "exec", name, "sysctl", "-q", "-w", &setting])
+            sysctl(name, &format!("net.ipv4.tcp_congestion_control={cca}"))
                 .map_err(|_| refused_default(cca))?;
         }
         Ok(())
@@ -181,6 +189,11 @@ fn open_tun(device: &str) -> Result<OwnedFd, String> {
         ));
     }
     Ok(fd)
+}
+
+/// Sets `key=value` in namespace `ns`.
+fn sysctl(ns: &str, setting: &str) -> Result<(), String> {
+    ip(&["netns", "exec", ns, "sysctl", "-q", "-w", setting])
 }
 
 /// Runs `ip ARGS`; its stderr becomes the error.

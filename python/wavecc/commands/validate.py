@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -10,6 +11,7 @@ from .. import outdir, validate, validate_mmwave
 from .._core import ConfigError
 from ..config import check_minimum, check_stack
 from ..table import Column, Table
+from ..validate import kernel
 from . import case_names, finite
 
 
@@ -86,6 +88,7 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     ns3.add_argument("--duration", type=float, help=argparse.SUPPRESS)
     ns3.set_defaults(handler=handle_ns3)
     _add_ns3mmwave(peers)
+    _add_kernel(peers)
 
 
 def _add_ns3mmwave(peers: argparse._SubParsersAction) -> None:
@@ -140,6 +143,118 @@ def _add_ns3mmwave(peers: argparse._SubParsersAction) -> None:
     )
     mmwave.add_argument("--no-figures", action="store_true", help="do not draw the overlay figures")
     mmwave.set_defaults(handler=handle_ns3mmwave)
+
+
+def _add_kernel(peers: argparse._SubParsersAction) -> None:
+    parser = peers.add_parser(
+        "kernel",
+        help="compare wavecc's Linux stack with the Linux kernel's TCP, emulated (root)",
+        description="Runs the kernel's reno, cubic and bbr across wavecc's link emulator and "
+        "wavecc's linux stack on the same links, several runs each, and compares goodput, "
+        "mean RTT and retransmissions. Needs root and the emulator (see 'wavecc emulate').",
+    )
+    parser.add_argument(
+        "--cases",
+        metavar="NAME,...",
+        help="cases to run, or shell patterns such as 'cubic-*' (default: all "
+        f"{len(kernel.CASES)}: {kernel.CASES[0].name}, ..., {kernel.CASES[-1].name})",
+    )
+    parser.add_argument(
+        "--runs",
+        type=int,
+        default=kernel.RUNS,
+        metavar="N",
+        help=f"runs per case on each side, seeds 1..N (default: {kernel.RUNS})",
+    )
+    parser.add_argument(
+        "--duration",
+        type=float,
+        default=kernel.DURATION_S,
+        metavar="S",
+        help=f"seconds per run (default: {kernel.DURATION_S:g})",
+    )
+    parser.add_argument(
+        "--out",
+        type=Path,
+        metavar="DIR",
+        help="where the comparison goes (default: out/validate-kernel)",
+    )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="replace an earlier comparison in --out (never a directory holding files wavecc "
+        "did not write)",
+    )
+    parser.add_argument("--no-figures", action="store_true", help="do not draw the overlay figures")
+    parser.set_defaults(handler=handle_kernel)
+
+
+_KERNEL_TABLE = Table(
+    [
+        Column("case", 16),
+        Column("runs", 4),
+        Column("kernel Mb/s", 11, ".1f"),
+        Column("wavecc", 7, ".1f"),
+        Column("diff", 7, "+.1%"),
+        Column("srtt ms", 7, ".2f"),
+        Column("wavecc", 7, ".2f"),
+        Column("diff", 7, "+.1%"),
+        Column("retrans", 7, ".0f"),
+        Column("wavecc", 7, ".0f"),
+        Column("within", 6),
+        Column("load", 5, ".2f"),
+    ]
+)
+
+
+def handle_kernel(args: argparse.Namespace) -> int:
+    cases = kernel.select(case_names(args.cases))
+    check_minimum("--runs", args.runs, 1)
+    check_minimum("--duration", args.duration, kernel.INTERVAL_S, note=" s")
+    kernel.check_can_run()
+    out = args.out if args.out is not None else Path("out") / "validate-kernel"
+    outdir.check(out, kernel.COMPARISON, force=args.force)  # before anything is said
+    print(
+        f"the kernel ({os.uname().release}) against wavecc's linux stack: means over "
+        f"{args.runs} run(s) of {args.duration:g} s; srtt is the mean of the 100 ms readings",
+        flush=True,
+    )
+    print(_KERNEL_TABLE.header(), flush=True)
+
+    def case_done(row: kernel.Row) -> None:
+        values: list[object] = [row.case, len(row.kernel)]
+        for metric in ("goodput_mbps", "mean_srtt_ms"):
+            values += [row.mean("kernel", metric), row.mean("wavecc", metric), row.diff(metric)]
+        values += [
+            row.mean("kernel", "retransmitted"),
+            row.mean("wavecc", "retransmitted"),
+            "yes" if row.agrees else "no",
+            row.mean("kernel", "load_average"),
+        ]
+        print(_KERNEL_TABLE.row([finite(v) for v in values]), flush=True)
+
+    comparison = kernel.compare(
+        cases,
+        out,
+        runs=args.runs,
+        duration_s=args.duration,
+        figures=not args.no_figures,
+        force=args.force,
+        on_case=case_done,
+    )
+    rows = comparison.rows
+    agree = sum(row.agrees for row in rows)
+    noise = sum(row.beyond_spread is False for row in rows)
+    print(
+        f"{agree} of {len(rows)} cases within 10% on goodput and mean RTT; of the others, "
+        f"{noise} differ by no more than the spread over runs explains "
+        f"(Welch p >= {validate.SIGNIFICANCE})"
+    )
+    print(
+        f"wrote {out}: comparison.csv, comparison.md, runs.csv, runs/"
+        + ("" if args.no_figures else " and one figure per case")
+    )
+    return 0
 
 
 _REGENERATED_TABLE = Table(

@@ -1,0 +1,216 @@
+"""`wavecc validate kernel`: the grid, the same link on both sides, the statistics, the
+refusals, and (as root, with the emulator) a short comparison end to end."""
+
+from __future__ import annotations
+
+import csv
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from wavecc._core import ConfigError
+
+from wavecc import emulate
+from wavecc.config import resolve
+from wavecc.validate import kernel
+from wavecc.validate.kernel import Row, Run
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _emulation_unavailable() -> str | None:
+    """Why the end-to-end test cannot run here, None if it can."""
+    if os.geteuid() != 0:
+        return "needs root (the emulator creates network namespaces and TUN devices)"
+    if shutil.which("ip") is None or not Path("/dev/net/tun").exists():
+        return "needs iproute2 and /dev/net/tun"
+    binary = os.environ.get("WAVECC_EMU") or str(REPO / "target" / "release" / "wavecc-emu")
+    if not Path(binary).is_file():
+        return "needs the emulator: cargo build --release -p wavecc-emu (or set WAVECC_EMU)"
+    return None
+
+
+UNAVAILABLE = _emulation_unavailable()
+
+
+def test_the_grid_is_three_algorithms_on_two_rates_with_and_without_loss():
+    assert len(kernel.CASES) == 12
+    assert {(c.kernel_cca, c.cca) for c in kernel.CASES} == {
+        ("reno", "newreno"),
+        ("cubic", "cubic"),
+        ("bbr", "bbr"),
+    }
+    assert [c.name for c in kernel.select(["cubic-500m-*"])] == [
+        "cubic-500m-0",
+        "cubic-500m-1e-4",
+    ]
+    with pytest.raises(ConfigError, match="unknown kernel case 'vegas-1g'"):
+        kernel.select(["vegas-1g"])
+
+
+def test_both_sides_get_the_same_link_with_a_buffer_of_one_bdp():
+    case = next(c for c in kernel.CASES if c.name == "bbr-500m-1e-4")
+    emulated = emulate.link_spec(
+        emulate.effective_config(case.scenario, overrides=case.overrides())
+    )
+    assert emulated["forward"] == {
+        "rate_bps": 5e8,
+        "delay_s": 0.01,
+        "buffer_bytes": 1_250_000,  # 500 Mb/s x 20 ms
+        "loss_per_packet": 1e-4,
+        "loss_per_byte": 0.0,
+    }
+    assert emulated["reverse"]["loss_per_packet"] == 0.0, "the data is lost, not the ACKs"
+    simulated = resolve(case.scenario, cca=case.cca, overrides=case.overrides())
+    assert simulated["path"]["rate_bps"] == 5e8
+    assert simulated["path"]["buffer_bytes"] == 1_250_000
+    assert simulated["path"]["loss"]["per_packet"] == 1e-4
+    # Aligned to the kernel: its MSS over a 1500-byte MTU, its minimum RTO.
+    assert simulated["tcp"]["mss_bytes"] == 1448 and simulated["tcp"]["min_rto_s"] == 0.2
+
+
+def _row(kernel_goodputs: list[float], wavecc_goodputs: list[float], rtt: float = 25.0) -> Row:
+    return Row(
+        "cubic-100m-0",
+        tuple(Run(g, rtt, 3, load_average=2.0) for g in kernel_goodputs),
+        tuple(Run(g, rtt, 5) for g in wavecc_goodputs),
+    )
+
+
+def test_a_case_compares_the_means_and_tells_noise_from_a_difference():
+    close = _row([90.0, 92.0, 94.0], [95.0, 97.0, 99.0])
+    assert close.mean("kernel", "goodput_mbps") == 92.0
+    assert close.diff("goodput_mbps") == pytest.approx(5 / 92)
+    assert close.spread("wavecc", "goodput_mbps") == pytest.approx(2.0)
+    assert close.agrees and close.beyond_spread is None
+    # 20 % apart with runs spread over 40 Mb/s: not shown to differ.
+    noisy = _row([60.0, 100.0, 140.0], [80.0, 120.0, 160.0])
+    assert not noisy.agrees and noisy.beyond_spread is False
+    # 20 % apart with tight runs: a real difference.
+    tight = _row([80.0, 80.5, 81.0], [96.0, 96.5, 97.0])
+    assert not tight.agrees and tight.beyond_spread is True
+    assert _row([80.0], [96.0]).beyond_spread is None, "one run a side cannot say"
+
+
+def test_the_table_gives_means_with_their_spread():
+    row = _row([90.0, 92.0, 94.0], [95.0, 97.0, 99.0])
+    table = kernel.markdown([row])
+    assert "| `cubic-100m-0` | 3 | 92.0 ± 2.0 | 97.0 ± 2.0 | +5.4% |" in table
+    assert row.as_dict()["load_average"] == 2.0
+    assert set(row.as_dict()) == set(kernel.COLUMNS)
+
+
+def test_the_overlay_takes_settings_that_are_not_numbers(tmp_path):
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from wavecc.validate.kernel_plot import overlay
+
+    # A link trace's case names its file: the title must show it, not fail on it.
+    case = kernel.Case("cubic-trace", "cubic", "cubic", (("path.trace", "urban.csv"),))
+    flows = pd.DataFrame(
+        {
+            "t_s": [0.1, 0.2],
+            "goodput_mbps": [10.0, 20.0],
+            "srtt_ms": [20.0, 21.0],
+            "cwnd_segments": [10, 20],
+        }
+    )
+    runs = [SimpleNamespace(flows=flows)]
+    overlay(case, _row([15.0], [15.0]), runs, runs, tmp_path / "cubic-trace.png")
+    assert (tmp_path / "cubic-trace.png").stat().st_size > 10_000
+
+
+def test_without_root_it_refuses_in_one_line(monkeypatch, capsys, tmp_path):
+    from wavecc import cli as wavecc_cli
+
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    out = tmp_path / "unused"
+    assert wavecc_cli.main(["validate", "kernel", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("wavecc: error: wavecc emulate needs root")
+    assert not out.exists()
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the emulator is looked for only as root")
+def test_without_the_emulator_it_refuses_in_one_line(tmp_path):
+    out = tmp_path / "unused"
+    done = subprocess.run(
+        [sys.executable, "-m", "wavecc", "validate", "kernel", "--out", str(out)],
+        env={**os.environ, "WAVECC_EMU": str(tmp_path / "missing")},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr == f"wavecc: error: WAVECC_EMU={tmp_path / 'missing'} is not a file\n"
+    assert not out.exists()
+
+
+@pytest.mark.skipif(UNAVAILABLE is not None, reason=str(UNAVAILABLE))
+def test_a_short_comparison_writes_the_table_the_runs_and_a_figure(tmp_path):
+    binary = os.environ.get("WAVECC_EMU") or str(REPO / "target" / "release" / "wavecc-emu")
+    out = tmp_path / "cmp"
+    before = _namespaces()
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "wavecc",
+            "validate",
+            "kernel",
+            "--cases",
+            "reno-100m-0",
+            "--runs",
+            "2",
+            "--duration",
+            "1.5",
+            "--out",
+            str(out),
+        ],
+        env={**os.environ, "WAVECC_EMU": binary},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.name for p in out.iterdir()) == [
+        ".wavecc-output.json",
+        "comparison.csv",
+        "comparison.md",
+        "reno-100m-0.png",
+        "runs",
+        "runs.csv",
+    ]
+    saved = out / "runs" / "reno-100m-0"
+    assert sorted(p.name for p in saved.iterdir()) == [
+        "kernel-1",
+        "kernel-2",
+        "wavecc-1",
+        "wavecc-2",
+    ]
+    assert (saved / "kernel-1" / "flows.parquet").is_file()
+    with open(out / "runs.csv", encoding="utf-8") as f:
+        runs = list(csv.DictReader(f))
+    assert [(r["side"], r["run"]) for r in runs] == [
+        ("kernel", "1"),
+        ("kernel", "2"),
+        ("wavecc", "1"),
+        ("wavecc", "2"),
+    ]
+    for r in runs:
+        # 100 Mb/s of 1500-byte packets carry at most 1448/1500 of it as payload.
+        assert 10 < float(r["goodput_mbps"]) <= 96.6, r
+        assert 20 <= float(r["mean_rtt_ms"]) < 45, r
+    assert "reno-100m-0" in (out / "comparison.md").read_text()
+    assert _namespaces() == before, "the emulator left a namespace behind"
+
+
+def _namespaces() -> set[str]:
+    listing = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True)
+    return {line.split()[0] for line in listing.stdout.splitlines() if line.startswith("wavecc-")}

@@ -15,7 +15,7 @@ from __future__ import annotations
 import copy
 import math
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -201,7 +201,9 @@ def run_experiment(
     runs = {}
     for stack in stacks:
         frames, sets = [], {}
-        for case in experiment.cases(quick):
+        for case, run_stack in (
+            part for whole in experiment.cases(quick) for part in stack_parts(whole, stack)
+        ):
             name = store_name(stack, case.name)
             report = (lambda p, name=name: progress(name, p)) if progress else None
             rs = sweep(
@@ -212,13 +214,37 @@ def run_experiment(
                 out=out / "runs" / name,
                 progress=report,
                 cluster=cluster,
-                stack=stack,
+                stack=run_stack,
             )
             frames.append(_labelled(rs.summary, case, stack))
             sets[case.name] = rs
         summary = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
         runs[stack] = Runs(summary=summary, sets=sets, quick=quick)
     return runs
+
+
+# Algorithms a stack does not have, and the stack their cells run in instead. ns-3 3.29
+# had no BBR (`TcpBbr` came to ns-3 later), so a paper that ran ns3-mmwave on 3.29 ran
+# a later ns-3's BBR: its BBR cells run in `ns3-3.37`, ns-3's `TcpBbr` on its own
+# socket (docs/reproduction.md, "BBR in the `ns3-3.29` experiments").
+BORROWED = {"ns3-3.29": {"bbr": "ns3-3.37"}}
+
+
+def stack_parts(case: Case, stack: str) -> list[tuple[Case, str]]:
+    """`case` split by the stack its algorithms run in when the reproduction's stack is
+    `stack` (see BORROWED): each part with that stack, a borrowed part named
+    `<case>@<stack>` so that its runs are stored apart."""
+    borrowed = BORROWED.get(stack, {})
+    algorithms = list(case.grid.get("cca", []))
+    homes = {cca: borrowed.get(cca, stack) for cca in algorithms}
+    if all(home == stack for home in homes.values()):
+        return [(case, stack)]
+    parts = []
+    for home in dict.fromkeys(homes.values()):
+        grid = {**case.grid, "cca": [cca for cca in algorithms if homes[cca] == home]}
+        name = case.name if home == stack else f"{case.name}@{home}"
+        parts.append((replace(case, name=name, grid=grid), home))
+    return parts
 
 
 def store_name(stack: str, case: str) -> str:

@@ -36,8 +36,20 @@ IDS = {
 }
 
 
-def test_every_reproduction_is_registered():
+def test_every_experiment_is_registered_once():
     assert set(reproduce.EXPERIMENTS) == IDS
+    declared = [e.id for subject in reproduce.SUBJECTS for e in subject.EXPERIMENTS]
+    assert sorted(declared) == sorted(IDS), "an experiment id is declared twice"
+
+
+def test_each_finding_is_declared_by_one_of_its_own_experiments():
+    """A finding lives beside an experiment whose tables it reads, once."""
+    ids = [f.id for f in findings.FINDINGS]
+    assert len(ids) == len(set(ids)) == 9
+    for experiment in reproduce.EXPERIMENTS.values():
+        for finding in experiment.findings:
+            assert experiment.id in finding.experiments, finding.id
+            assert set(finding.experiments) <= IDS, finding.id
 
 
 def test_every_experiment_builds_valid_cases_quick_and_full():
@@ -197,7 +209,7 @@ def test_the_committed_quick_outputs_are_what_the_model_gives(fresh_quick):
     )
 
 
-def test_the_seeds_findings_over_fresh_quick_outputs(fresh_quick):
+def test_the_papers_findings_over_fresh_quick_outputs(fresh_quick):
     """Every finding whose experiments were regenerated gets a verdict from the fresh
     tables, and it is the one docs/reproduction.md discusses (findings.json): a change
     that flips one must update both."""

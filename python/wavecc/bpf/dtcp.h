@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * D-TCP / NexGen D-TCP (seed 003, Kanagarathinam et al., IEEE Access 2020): the
+ * D-TCP / NexGen D-TCP (the D-TCP paper: Kanagarathinam et al., IEEE Access 2020): the
  * logic of crates/wavecc-core/src/cc/dtcp.rs with its default parameters (Tustin
  * filter, Eq. 12 in its N_i form, BW_C = the epoch's B_i, epoch = one smoothed RTT, N <= W), in
  * integer arithmetic, as pure functions on `struct dtcp_state`.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * FB-TCP (seed 000, Poorzare and Calveras Auge, IEEE Access 2021): the logic of
+ * FB-TCP (the FB-TCP paper: Poorzare and Calveras Auge, IEEE Access 2021): the logic of
  * crates/wavecc-core/src/cc/fbtcp.rs with its default parameters, in integer
  * arithmetic, as pure functions on `struct fbtcp_state`.
  *

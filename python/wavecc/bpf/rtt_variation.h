@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR MIT */
 /*
- * RTTV-CCA, MSS-CCA and MRVHS-CCA (seed 001, Abdulmajid, PhD thesis UPM 2025,
+ * RTTV-CCA, MSS-CCA and MRVHS-CCA (the thesis: Abdulmajid, PhD thesis UPM 2025,
  * Algorithms 4.1, 5.1, 6.1): the logic of crates/wavecc-core/src/cc/rtt_variation.rs
  * in integer arithmetic, as pure functions on `struct rttv_state`.
  *

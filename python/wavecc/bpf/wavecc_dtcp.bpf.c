@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * wavecc_dtcp: D-TCP (seed 003) as a BPF tcp_congestion_ops; the simulator's `dtcp`
+ * wavecc_dtcp: D-TCP (the D-TCP paper) as a BPF tcp_congestion_ops; the simulator's `dtcp`
  * (crates/wavecc-core/src/cc/dtcp.rs) with its default parameters. The logic is
  * dtcp.h; these are the hooks:
  * - init: twice the initial window, N = 1;

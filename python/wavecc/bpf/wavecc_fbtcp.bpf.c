@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * wavecc_fbtcp: FB-TCP (seed 000) as a BPF tcp_congestion_ops; the simulator's
+ * wavecc_fbtcp: FB-TCP (the FB-TCP paper) as a BPF tcp_congestion_ops; the simulator's
  * `fbtcp` (crates/wavecc-core/src/cc/fbtcp.rs) with its default parameters and the
  * sender-side rate. The logic is fbtcp.h; these are the hooks:
  * - init: state cleared, the first cycle starts at snd_nxt;

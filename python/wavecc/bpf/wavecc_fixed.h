@@ -14,7 +14,7 @@
  *   compared with a constant (FB-TCP's CSI and CAD), it is compared exactly by
  *   cross-multiplication instead.
  * - per-mille (`_PM`): a constant of the paper written as an integer in thousandths
- *   (0.75 -> 750). All the seeds' defaults are exact in this unit.
+ *   (0.75 -> 750). All the papers' defaults are exact in this unit.
  * - Times are microseconds (the kernel's RTT samples and tcp_mstamp), windows
  *   and ssthresh whole segments (snd_cwnd, snd_ssthresh).
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * wavecc_mrvhs: MRVHS-CCA (seed 001, chapter 6, Algorithm 6.1) as a BPF
+ * wavecc_mrvhs: MRVHS-CCA (the thesis, chapter 6, Algorithm 6.1) as a BPF
  * tcp_congestion_ops; the simulator's `mrvhs` (crates/wavecc-core/src/cc/mrvhs.rs) with its
  * default parameters. The logic is rtt_variation.h, the hooks rtt_variation_ops.h.
  */

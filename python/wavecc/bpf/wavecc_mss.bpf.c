@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * wavecc_mss: MSS-CCA (seed 001, chapter 5, Algorithm 5.1) as a BPF
+ * wavecc_mss: MSS-CCA (the thesis, chapter 5, Algorithm 5.1) as a BPF
  * tcp_congestion_ops; the simulator's `mss` (crates/wavecc-core/src/cc/mss.rs) with its
  * default parameters. The logic is rtt_variation.h, the hooks rtt_variation_ops.h.
  */

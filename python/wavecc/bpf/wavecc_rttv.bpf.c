@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * wavecc_rttv: RTTV-CCA (seed 001, chapter 4, Algorithm 4.1) as a BPF
+ * wavecc_rttv: RTTV-CCA (the thesis, chapter 4, Algorithm 4.1) as a BPF
  * tcp_congestion_ops; the simulator's `rttv` (crates/wavecc-core/src/cc/rttv.rs) with its
  * default parameters. The logic is rtt_variation.h, the hooks rtt_variation_ops.h.
  */

@@ -1,13 +1,18 @@
 """Reproductions of the source papers' experiments: `wavecc reproduce ID [--quick] --out DIR`.
 
 Each experiment runs its grid through the sweep machinery (resumable, local pool or
-Dask), writes its tables in the seed's layout as `DIR/tables/NAME.csv` (long form, one
+Dask), writes its tables in the paper's layout as `DIR/tables/NAME.csv` (long form, one
 row per cell, the published value next to ours and the difference) and draws the
-seed's figures into `DIR/figures/`. `--quick` uses one seed and shorter runs, for a
+paper's figures into `DIR/figures/`. `--quick` uses one seed and shorter runs, for a
 smoke test; the full run uses the papers' durations and 3 repetitions. Every case runs
-in the TCP stack nearest to the seed's simulator and in Linux's (`stack` column of the
+in the TCP stack nearest to the paper's simulator and in Linux's (`stack` column of the
 tables; figures of the first stack in `DIR/figures/`, of the others in
 `DIR/figures/<stack>/`), or in the one stack asked for.
+
+One module per source paper (`fbtcp`, `urban`, `thesis`, `mateo`, `dtcp`) declares
+each of its experiments in one place: an `Experiment` with its cases, tables,
+figures and findings, listed in the module's `EXPERIMENTS`; `SUBJECTS` below is the
+registry of those modules.
 
     wavecc.reproduce.run("fbtcp", "out/fbtcp", quick=True)
     wavecc.reproduce.EXPERIMENTS["urban"].title
@@ -28,26 +33,12 @@ import pandas as pd
 from .. import __version__, outdir
 from ..atomic import atomic_file
 from ..config import ConfigError, check_stack
-from . import seed000, seed001, seed002, seed003, seed004
+from . import dtcp, fbtcp, mateo, thesis, urban
 from .core import Experiment, Runs, run_experiment, stack_tables, write_tables
 
-EXPERIMENTS: dict[str, Experiment] = {
-    e.id: e
-    for e in [
-        seed000.EXPERIMENT,
-        seed002.EXPERIMENT,
-        seed001.BENCHMARK,
-        seed001.RTTV,
-        seed001.MSS,
-        seed001.MRVHS,
-        seed004.BLOCKAGE,
-        seed004.HANDOVER,
-        seed004.MULTIUSER,
-        seed003.MMWAVE_EXPERIMENT,
-        seed003.BOTTLENECK,
-        seed003.FAIRNESS,
-    ]
-}
+# The source papers' modules, in the order `wavecc reproduce --list` shows them.
+SUBJECTS = (fbtcp, urban, thesis, mateo, dtcp)
+EXPERIMENTS: dict[str, Experiment] = {e.id: e for s in SUBJECTS for e in s.EXPERIMENTS}
 
 
 MANIFEST = "reproduction.json"

@@ -102,14 +102,32 @@ class Runs:
         return None if rows.empty else self.load(rows.sort_values("seed").iloc[0])
 
 
+# Every experiment's tables by experiment id, then by table name: what findings read.
+Tables = Mapping[str, Mapping[str, pd.DataFrame]]
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A qualitative finding of a source paper: `check(tables)` reads the tables of
+    `experiments` and says whether it holds, with the numbers that decide it."""
+
+    id: str
+    text: str
+    experiments: tuple[str, ...]
+    check: Callable[[Tables], tuple[bool, str]]
+
+
 @dataclass(frozen=True)
 class Experiment:
     """A reproduction: `cases(quick)` gives the sweeps, `tables(runs)` the long-form
     table rows by table name (without the published columns, which are attached
     here), `figures(runs, directory)` draws the paper's figures; both read the runs of
-    one stack at a time."""
+    one stack at a time. `findings` are the paper's findings checked once this
+    experiment (and every other one each names) has run."""
 
     id: str
+    # The paper's number under which it was first filed (000 to 004): its rows of
+    # published.csv (that file's `seed` column) and the `seed` of reproduction.json.
     seed: str
     title: str
     outputs: str
@@ -122,6 +140,7 @@ class Experiment:
     notes: str = ""
     # Published rows of these (seed, table) pairs are matched into the tables.
     published_tables: Sequence[str] = field(default_factory=tuple)
+    findings: Sequence[Finding] = ()
 
     def seeds(self, quick: bool) -> int:
         return 1 if quick else self.repetitions
@@ -149,6 +168,8 @@ class Experiment:
 QUICK_S = 10.0
 LINUX = "linux"
 TABLE_KEYS = ["scenario", "setting", "per_byte", "cca"]
+# The loss-based algorithms the findings compare with BBR and the papers' proposals.
+LOSS_BASED = ["newreno", "cubic", "highspeed"]
 
 
 def quick_cut(quick: bool, seconds: float = QUICK_S) -> float | None:
@@ -357,19 +378,19 @@ def _grouped_cells(
     return rows
 
 
-def goodput_rtt_tables(runs: Runs, seed: str, by: Sequence[str]) -> dict[str, pd.DataFrame]:
+def goodput_rtt_tables(runs: Runs, paper: str, by: Sequence[str]) -> dict[str, pd.DataFrame]:
     """The usual pair: average throughput and average RTT per group of `by`, with any
-    values the seed published for them."""
+    values the paper published for them."""
     return {
         "throughput": attach_published(
             metric_cells(runs, "throughput", "avg_throughput", "goodput_mbps", "Mb/s", by=by),
-            seed,
+            paper,
             (),
             by,
         ),
         "rtt": attach_published(
             metric_cells(runs, "rtt", "avg_rtt", "mean_rtt_ms", "ms", by=by),
-            seed,
+            paper,
             (),
             by,
         ),
@@ -419,12 +440,12 @@ def published() -> pd.DataFrame:
 
 
 def attach_published(
-    rows: list[dict[str, Any]], seed: str, tables: Sequence[str], match: Sequence[str]
+    rows: list[dict[str, Any]], paper: str, tables: Sequence[str], match: Sequence[str]
 ) -> pd.DataFrame:
     """The rows as a long-form DataFrame with the published value of each cell found
     by `match` columns among the paper's `tables`, and the difference where both are
     numbers. Published cells we have no run for are kept (ours NaN), so a table always
-    shows everything the seed published."""
+    shows everything the paper published."""
     frame = pd.DataFrame(rows)
     if "published" not in frame.columns:
         frame["published"] = None
@@ -436,7 +457,7 @@ def attach_published(
                 else ""
             )
     pub = published()
-    pub = pub[(pub["seed"] == seed) & pub["table"].isin(tables)]
+    pub = pub[(pub["seed"] == paper) & pub["table"].isin(tables)]
     if not pub.empty and not frame.empty:
         lookup = {_key(r, match): r["value"] for _, r in pub.iterrows()}
         metrics = set(frame["metric"])
@@ -484,6 +505,17 @@ def _norm(value: Any) -> Any:
 def _plain(value: Any) -> Any:
     """numpy scalars as Python values, for clean CSVs and comparisons."""
     return value.item() if hasattr(value, "item") else value
+
+
+def ours(table: pd.DataFrame, **where: object) -> float:
+    """Our value in the first row of a written table whose columns equal `where`
+    (for findings)."""
+    rows = table
+    for column, value in where.items():
+        rows = rows[rows[column] == value]
+    if rows.empty:
+        raise KeyError(f"no row with {where}")
+    return float(rows["ours"].iloc[0])
 
 
 def write_tables(tables: Mapping[str, pd.DataFrame], directory: Path) -> list[Path]:

@@ -1,4 +1,4 @@
-"""Seed 002 (Poorzare and Calveras Auge, urban deployment): the urban scenario with
+"""The urban study (Poorzare and Calveras Auge, urban deployment): the urban scenario with
 RLC buffers of 20 MiB ("unlimited"), 2.5 MiB (100% BDP) and 0.25 MiB (10% BDP), MSS
 14000 and a remote server; NewReno, CUBIC, HighSpeed and BBR with the UDP-saturated
 reference; throughput and RTT bars, HighSpeed vs BBR over time with the NLoS
@@ -10,12 +10,16 @@ from pathlib import Path
 
 from .. import figures
 from .core import (
+    LOSS_BASED,
     Case,
     Experiment,
+    Finding,
     Runs,
+    Tables,
     attach_published,
     goodput_rtt_bars,
     metric_cells,
+    ours,
     overlay,
     quick_cut,
     scenario,
@@ -27,14 +31,14 @@ SETTINGS = {
     "rlc 20 MiB": {"radio.rlc_buffer_bytes": 20_971_520},
     "rlc 2.5 MiB (100% BDP)": {"radio.rlc_buffer_bytes": 2_621_440},
     "rlc 0.25 MiB (10% BDP)": {"radio.rlc_buffer_bytes": 262_144},
-    # Seed 002: MSS 14000 with MTU 15000 and 14000-byte writes ("datagrams").
+    # The urban study: MSS 14000 with MTU 15000 and 14000-byte writes ("datagrams").
     "mss 14000, rlc 2.5 MiB": {
         "radio.rlc_buffer_bytes": 2_621_440,
         "tcp.mss_bytes": 14_000,
         "path.mtu_bytes": 15_000,
         "flows.0.write_bytes": 14_000,
     },
-    # Seed 002: a server 40 ms away with an 8 MiB RLC buffer.
+    # The urban study: a server 40 ms away with an 8 MiB RLC buffer.
     "remote server": {"radio.rlc_buffer_bytes": 8_388_608, "path.one_way_delay_s": 0.040},
 }
 SLUGS = {
@@ -100,6 +104,40 @@ def draw(runs: Runs, directory: Path) -> list[Path]:
     return paths
 
 
+def _bbr_wins_small_buffer(tables: Tables) -> tuple[bool, str]:
+    t = tables["urban"]["throughput"].query("setting == 'rlc 0.25 MiB (10% BDP)'")
+    goodput = {c: ours(t, cca=c) for c in [*LOSS_BASED, "bbr"]}
+    holds = all(goodput["bbr"] > goodput[c] for c in LOSS_BASED)
+    return holds, ", ".join(
+        f"{c} {v:.0f}" for c, v in goodput.items()
+    ) + " Mb/s with the 0.25 MiB RLC buffer"
+
+
+def _remote_server_costs(tables: Tables) -> tuple[bool, str]:
+    t = tables["urban"]["throughput"]
+    change = {
+        c: ours(t, cca=c, setting="remote server") / ours(t, cca=c, setting="rlc 20 MiB") - 1
+        for c in [*LOSS_BASED, "bbr"]
+    }
+    return all(v < 0 for v in change.values()), ", ".join(
+        f"{c} {v:+.0%}" for c, v in change.items()
+    ) + (" remote (40 ms, 8 MiB) vs edge (20 MiB)")
+
+
+def _mss_helps_loss_based_only(tables: Tables) -> tuple[bool, str]:
+    t = tables["urban"]["throughput"]
+    change = {
+        c: ours(t, cca=c, setting="mss 14000, rlc 2.5 MiB")
+        / ours(t, cca=c, setting="rlc 2.5 MiB (100% BDP)")
+        - 1
+        for c in [*LOSS_BASED, "bbr"]
+    }
+    holds = all(change[c] > 0 for c in LOSS_BASED) and change["bbr"] <= 0.02
+    return holds, ", ".join(
+        f"{c} {v:+.0%}" for c, v in change.items()
+    ) + " with MSS 14000 (2.5 MiB)"
+
+
 # The urban study ran ns3-mmwave (the FB-TCP paper's authors, the same era): ns3-3.29.
 STACK = "ns3-3.29"
 
@@ -112,4 +150,26 @@ EXPERIMENT = Experiment(
     cases=cases,
     tables=tables,
     figures=draw,
+    findings=(
+        Finding(
+            "bbr-small-buffer",
+            "With the 10% BDP buffer BBR beats every loss-based algorithm",
+            ("urban",),
+            _bbr_wins_small_buffer,
+        ),
+        Finding(
+            "remote-server",
+            "Every algorithm loses goodput with the remote server",
+            ("urban",),
+            _remote_server_costs,
+        ),
+        Finding(
+            "mss-14000",
+            "Loss-based algorithms gain from MSS 14000 and BBR does not",
+            ("urban",),
+            _mss_helps_loss_based_only,
+        ),
+    ),
 )
+
+EXPERIMENTS = [EXPERIMENT]

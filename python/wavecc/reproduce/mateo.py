@@ -1,10 +1,10 @@
-"""Seed 004 (Jimenez Mateo, Fiandrino and Widmer): a single flow behind three kinds of
+"""The Mateo study (Jimenez Mateo, Fiandrino and Widmer): a single flow behind three kinds of
 blockage (one 13 s building, two 4 s buildings, six 0.25 s obstacles) with the default
 settings, an RLC buffer of 7 MB, and 7 MB with a 200 ms minimum RTO; the
 throughput-RTT 2-sigma ellipses of NewReno, Scalable, CUBIC, Vegas, Westwood+ and YeAH;
 the handover street (three APs, lampposts, a truck) for CUBIC and YeAH; and the ten-UE,
-four-AP application mix with and without UE0. The seed publishes figures only, so the
-tables carry ours alone."""
+four-AP application mix with and without UE0. The study publishes figures only, so
+the tables carry ours alone."""
 
 from __future__ import annotations
 
@@ -200,7 +200,7 @@ def multiuser_cases(quick: bool) -> list[Case]:
 
 
 def multiuser_tables(runs: Runs) -> dict:
-    """Seed 004's Figs. 5 and 6: transport blocks each AP sent (retransmissions
+    """The Mateo study's Figs. 5 and 6: transport blocks each AP sent (retransmissions
     included) and packets each UE received (application bytes / 1400-byte writes)."""
     per_ap, per_ue = [], []
     for (setting, cca), group in runs.rows().groupby(["setting", "cca"], sort=False):
@@ -270,3 +270,5 @@ MULTIUSER = Experiment(
     tables=multiuser_tables,
     figures=multiuser_figures,
 )
+
+EXPERIMENTS = [BLOCKAGE, HANDOVER, MULTIUSER]

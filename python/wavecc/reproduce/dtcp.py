@@ -1,7 +1,7 @@
-"""Seed 003 (D-TCP, Khan et al.): the small-building, large-building and high-speed
+"""The D-TCP paper (Kanagarathinam et al.): the small-building, large-building and high-speed
 mmWave walks with D-TCP, BBR, BIC, CUBIC and NewReno; the LTE-A-like wired bottleneck
 (1 and 5 Mb/s, 40 ms RTT, packet loss 0.01 / 1e-4 / 1e-6) with D-TCP, CUBIC and Reno
-(the seed's CLTCP is not modelled); five staggered D-TCP flows (intra-fairness) and
+(the paper's CLTCP is not modelled); five staggered D-TCP flows (intra-fairness) and
 D-TCP, CUBIC, Reno, Westwood+ and Tahoe sharing 5 Mb/s (inter-fairness), with Jain's
 index."""
 
@@ -14,10 +14,13 @@ from .core import (
     TABLE_KEYS,
     Case,
     Experiment,
+    Finding,
     Runs,
+    Tables,
     attach_published,
     cell,
     goodput_rtt_tables,
+    ours,
     overlay,
     quick_cut,
     scenario,
@@ -168,6 +171,16 @@ def bottleneck_figures(runs: Runs, directory: Path) -> list[Path]:
     return paths
 
 
+def _dtcp_beats_reno(tables: Tables) -> tuple[bool, str]:
+    t = tables["dtcp-bottleneck"]["goodput"]
+    setting = "5 Mb/s, packet loss 0.01"
+    dtcp, reno = (
+        ours(t, setting=setting, cca="dtcp"),
+        ours(t, setting=setting, cca="reno"),
+    )
+    return dtcp > reno, f"D-TCP {dtcp:.0f} kb/s, Reno {reno:.0f} kb/s ({setting})"
+
+
 BOTTLENECK = Experiment(
     stack=STACK,
     id="dtcp-bottleneck",
@@ -177,6 +190,14 @@ BOTTLENECK = Experiment(
     cases=bottleneck_cases,
     tables=bottleneck_tables,
     figures=bottleneck_figures,
+    findings=(
+        Finding(
+            "dtcp-lossy",
+            "D-TCP beats Reno on the lossy bottleneck",
+            ("dtcp-bottleneck",),
+            _dtcp_beats_reno,
+        ),
+    ),
 )
 
 
@@ -245,6 +266,15 @@ def fairness_figures(runs: Runs, directory: Path) -> list[Path]:
     return paths
 
 
+def _dtcp_fair(tables: Tables) -> tuple[bool, str]:
+    t = tables["dtcp-fairness"]["fairness"].query("metric == 'jain_index' and cca == 'dtcp'")
+    jain = float(t["ours"].iloc[0])
+    return (
+        jain > 0.95,
+        f"Jain's index of five D-TCP flows over the last 20 s: {jain:.2f}",
+    )
+
+
 FAIRNESS = Experiment(
     stack=STACK,
     id="dtcp-fairness",
@@ -254,4 +284,14 @@ FAIRNESS = Experiment(
     cases=fairness_cases,
     tables=fairness_tables,
     figures=fairness_figures,
+    findings=(
+        Finding(
+            "dtcp-fairness",
+            "Jain's index of five D-TCP flows exceeds 0.95",
+            ("dtcp-fairness",),
+            _dtcp_fair,
+        ),
+    ),
 )
+
+EXPERIMENTS = [MMWAVE_EXPERIMENT, BOTTLENECK, FAIRNESS]

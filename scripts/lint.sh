@@ -11,3 +11,4 @@ cargo fmt --all --check
 cargo clippy --workspace --all-targets --release -- -D warnings
 python3 -m ruff check python tests scripts
 python3 -m ruff format --check python tests scripts
+python3 -m mypy

@@ -532,6 +532,12 @@ def write_tables(tables: Mapping[str, pd.DataFrame], directory: Path) -> list[Pa
 # --- figures ------------------------------------------------------------------------------
 
 
+def every_run(results: Sequence[Result | None]) -> list[Result] | None:
+    """The runs a figure needs, or None when any of them is missing (not yet run)."""
+    found = [r for r in results if r is not None]
+    return found if len(found) == len(results) else None
+
+
 def overlay(results: Sequence[Result]) -> Result:
     """One Result whose flows are the flows of `results` side by side (renumbered), for
     time series of several algorithms on one figure; the first run's radio summary

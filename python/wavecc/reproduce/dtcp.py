@@ -8,6 +8,7 @@ index."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 from .. import analysis, figures
 from .core import (
@@ -19,6 +20,7 @@ from .core import (
     Tables,
     attach_published,
     cell,
+    every_run,
     goodput_rtt_tables,
     ours,
     overlay,
@@ -63,8 +65,8 @@ def mmwave_tables(runs: Runs) -> dict:
 def mmwave_figures(runs: Runs, directory: Path) -> list[Path]:
     paths = []
     for sc, words in MMWAVE.items():
-        results = [runs.first(scenario=sc, cca=c) for c in MMWAVE_ALGORITHMS]
-        if all(results):
+        results = every_run([runs.first(scenario=sc, cca=c) for c in MMWAVE_ALGORITHMS])
+        if results:
             paths += figures.save(
                 figures.time_series(overlay(results), title=f"D-TCP, {words}"),
                 directory / sc,
@@ -127,7 +129,7 @@ def bottleneck_tables(runs: Runs) -> dict:
                 "kb/s",
                 list(group["goodput_mbps"] * 1e3),
                 scenario="dtcp-bottleneck",
-                setting=f"{rate / 1e6:g} Mb/s, packet loss {loss:g}",
+                setting=f"{cast(float, rate) / 1e6:g} Mb/s, packet loss {loss:g}",
                 per_byte=0.0,
                 cca=cca,
             )

@@ -16,6 +16,7 @@ from .core import (
     Tables,
     attach_published,
     cell,
+    every_run,
     goodput_rtt_bars,
     metric_cells,
     ours,
@@ -154,11 +155,13 @@ def draw(runs: Runs, directory: Path) -> list[Path]:
         if tcp.empty:
             continue
         paths += goodput_rtt_bars(tcp, directory / sc)
-        pair = [
-            runs.first(scenario=sc, setting=SETTING, cca=c, per_byte=0.0)
-            for c in ("fbtcp", "highspeed")
-        ]
-        if all(pair):
+        pair = every_run(
+            [
+                runs.first(scenario=sc, setting=SETTING, cca=c, per_byte=0.0)
+                for c in ("fbtcp", "highspeed")
+            ]
+        )
+        if pair:
             fig = figures.time_series(
                 overlay(pair),
                 udp=runs.first(scenario=sc, cca="udp"),

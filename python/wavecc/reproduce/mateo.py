@@ -9,6 +9,7 @@ the tables carry ours alone."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from .. import analysis, figures
 from .core import (
@@ -18,6 +19,7 @@ from .core import (
     Runs,
     attach_published,
     cell,
+    every_run,
     goodput_rtt_tables,
     metric_cells,
     overlay,
@@ -33,7 +35,7 @@ BLOCKAGES = {
     "mateo-obstacles": "six 0.25 s obstacles",
 }
 RLC_7MB = 7_340_032
-CONFIGS = {
+CONFIGS: dict[str, dict[str, Any]] = {
     "default": {},
     "rlc 7 MB": {"radio.rlc_buffer_bytes": RLC_7MB},
     "rlc 7 MB + rto 200 ms": {"radio.rlc_buffer_bytes": RLC_7MB, "tcp.min_rto_s": 0.2},
@@ -89,8 +91,10 @@ def blockage_figures(runs: Runs, directory: Path) -> list[Path]:
             directory / f"ellipses-{slug}",
         )
     for sc, words in BLOCKAGES.items():
-        results = [runs.first(scenario=sc, setting=name, cca="cubic") for name in CONFIGS]
-        if all(results):
+        results = every_run(
+            [runs.first(scenario=sc, setting=name, cca="cubic") for name in CONFIGS]
+        )
+        if results:
             fig = figures.time_series(
                 overlay(results),
                 title=f"{words}: CUBIC, default / 7 MB / 7 MB + 200 ms RTO",
@@ -151,8 +155,8 @@ def handover_tables(runs: Runs) -> dict:
 
 def handover_figures(runs: Runs, directory: Path) -> list[Path]:
     paths = []
-    results = [runs.first(cca=c) for c in ("cubic", "yeah")]
-    if all(results):
+    results = every_run([runs.first(cca=c) for c in ("cubic", "yeah")])
+    if results:
         paths += figures.save(
             figures.time_series(overlay(results), title="handover street: CUBIC and YeAH"),
             directory / "handover-throughput",

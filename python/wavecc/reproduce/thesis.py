@@ -6,6 +6,7 @@ proposals' percentage improvements over the benchmarks, and their CDF figures.""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 
@@ -31,7 +32,7 @@ RATES = [0.0, 1e-9, 1e-8, 1e-7]
 SCENARIO = "thesis urban"
 # The thesis' settings (its table headings) as config values; MB read as MiB like the
 # source papers' ns-3 code, the remote server 40 ms away with a 10 MB RLC buffer.
-SETTINGS = {
+SETTINGS: dict[str, dict[str, Any]] = {
     "small (0.25 MB)": {"radio.rlc_buffer_bytes": 262_144},
     "bdp (2.5 MB)": {"radio.rlc_buffer_bytes": 2_621_440},
     "large (20 MB)": {"radio.rlc_buffer_bytes": 20_971_520},

@@ -7,6 +7,7 @@ stretches shaded."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from .. import figures
 from .core import (
@@ -17,6 +18,7 @@ from .core import (
     Runs,
     Tables,
     attach_published,
+    every_run,
     goodput_rtt_bars,
     metric_cells,
     ours,
@@ -27,7 +29,7 @@ from .core import (
 )
 
 ALGORITHMS = ["newreno", "cubic", "highspeed", "bbr"]
-SETTINGS = {
+SETTINGS: dict[str, dict[str, Any]] = {
     "rlc 20 MiB": {"radio.rlc_buffer_bytes": 20_971_520},
     "rlc 2.5 MiB (100% BDP)": {"radio.rlc_buffer_bytes": 2_621_440},
     "rlc 0.25 MiB (10% BDP)": {"radio.rlc_buffer_bytes": 262_144},
@@ -93,8 +95,8 @@ def draw(runs: Runs, directory: Path) -> list[Path]:
     if not tcp.empty:
         paths += goodput_rtt_bars(tcp, directory / "urban", x="setting", xlabel="setting")
     for name, slug in SLUGS.items():
-        pair = [runs.first(setting=name, cca=c) for c in ("highspeed", "bbr")]
-        if all(pair):
+        pair = every_run([runs.first(setting=name, cca=c) for c in ("highspeed", "bbr")])
+        if pair:
             fig = figures.time_series(
                 overlay(pair),
                 udp=runs.first(setting=name, cca="udp"),

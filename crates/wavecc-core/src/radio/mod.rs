@@ -5,6 +5,7 @@
 //! TCP can see it (every SDU is queued, segmented, retransmitted and reordered),
 //! slot-level below (a transport block's size comes from the symbols and MCS).
 
+mod config;
 mod geometry;
 mod mcs;
 mod miesm;
@@ -15,10 +16,11 @@ mod ran;
 mod rlc;
 mod scheduler;
 
+pub use config::{los_test, obstacle, point, profile, trajectory};
 pub use geometry::{LosTest, Obstacle, ObstacleClass, Point, blockers};
 pub use mcs::{McsTable, Numerology, ir_effective_sinr_db, thermal_noise_dbm};
 pub use mobility::{Leg, Trajectory, Waypoint, blocked_intervals};
-pub use propagation::{Channel, Ns3Channel, Ns3MmwaveParams, Profile, ThreeGppParams};
+pub use propagation::{Channel, Profile};
 pub use ran::{RadioEvent, Ran, UeSnapshot};
 pub use rlc::{MAX_HARQ_ATTEMPTS, RlcConfig, RlcEntity, RlcStats, SlotChannel};
 pub use scheduler::{Demand, SchedulerKind};

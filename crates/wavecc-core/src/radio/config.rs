@@ -1,12 +1,12 @@
 //! The radio's parts built from the scenario's plain config types (`scenario::RadioConfig`):
-//! points, obstacle boxes, UE trajectories, the LoS test and the profile. The
+//! points, obstacle boxes, UE trajectories and the LoS test. The
 //! scenario has validated the config, so building cannot fail for a valid one.
 
 use super::geometry::{LosTest, Obstacle, Point};
 use super::mobility::{Leg, Trajectory, Waypoint};
-use super::propagation::Profile;
+use super::profile;
 use super::rlc::MAX_HARQ_ATTEMPTS;
-use crate::scenario::{MAX_HARQ_RETX, ObstacleConfig, ProfileName, RadioConfig, UeConfig};
+use crate::scenario::{MAX_HARQ_RETX, ObstacleConfig, RadioConfig, UeConfig};
 
 // The config's limit on retransmissions fits the attempts HARQ keeps.
 const _: () = assert!(MAX_HARQ_RETX as usize + 1 == MAX_HARQ_ATTEMPTS);
@@ -53,16 +53,8 @@ pub fn trajectory(ue: &UeConfig) -> Result<Trajectory, String> {
     )
 }
 
-/// The profile `radio.profile` names, with its parameters.
-pub fn profile(cfg: &RadioConfig) -> Profile {
-    match cfg.profile {
-        ProfileName::Ns3Mmwave => Profile::Ns3Mmwave(cfg.ns3_mmwave.clone()),
-        ProfileName::ThreeGpp => Profile::ThreeGpp(cfg.threegpp.clone()),
-    }
-}
-
 /// The LoS test: `radio.los_test`, else the profile's own.
 pub fn los_test(cfg: &RadioConfig) -> LosTest {
     cfg.los_test
-        .unwrap_or_else(|| profile(cfg).default_los_test())
+        .unwrap_or_else(|| profile::of(cfg).default_los_test())
 }

@@ -10,6 +10,7 @@ use super::geometry::{LosTest, Obstacle, ObstacleClass, Point, blockers};
 use super::mcs::McsTable;
 use super::miesm::{EffectiveSinr, effective_sinr_db, flat};
 use super::mobility::Trajectory;
+use super::profile;
 use super::propagation::Channel;
 use super::rlc::{RlcConfig, RlcEntity, SlotChannel};
 use super::scheduler::{Demand, SchedulerKind, pf_average, share};
@@ -119,7 +120,7 @@ pub struct Ran {
 
 impl Ran {
     pub fn new(cfg: &RadioConfig, rng: &RngStreams) -> Self {
-        let profile = config::profile(cfg);
+        let profile = profile::of(cfg);
         let numerology = profile.numerology();
         let entity = |buffer_bytes, grant_delay, name: String| {
             let c = RlcConfig {
@@ -155,7 +156,7 @@ impl Ran {
                     channels: (0..gnbs.len())
                         .map(|g| {
                             Channel::new(
-                                &profile,
+                                profile,
                                 rng.stream(&format!("radio/channel/gnb{g}/ue{u}")),
                             )
                         })

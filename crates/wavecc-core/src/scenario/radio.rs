@@ -410,7 +410,7 @@ fn check_point(path: &str, p: [f64; 3]) -> Check {
 // ---------------------------------------------------------------------------------------
 
 /// What an obstacle is made of; the `3gpp` profile gives each class its own loss
-/// (see `propagation::ThreeGppParams`), the `ns3-mmwave` profile treats every class as
+/// (see `ThreeGppParams`), the `ns3-mmwave` profile treats every class as
 /// an ns-3 `Building` (the source papers modelled trees as buildings too).
 #[derive(
     Clone,

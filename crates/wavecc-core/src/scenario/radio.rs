@@ -507,7 +507,7 @@ pub enum NrMcsTable {
 }
 
 // ---------------------------------------------------------------------------------------
-// ns-3 mmWave profile
+// The `ns3-mmwave` profile's parameters (its model: radio/profile/ns3_mmwave.rs)
 // ---------------------------------------------------------------------------------------
 
 /// The `ns3-mmwave` profile; defaults = docs/model.md's "`ns3-mmwave` profile's numbers".
@@ -672,7 +672,7 @@ impl Ns3MmwaveParams {
 }
 
 // ---------------------------------------------------------------------------------------
-// 3GPP profile
+// The `3gpp` profile's parameters (its model: radio/profile/threegpp.rs)
 // ---------------------------------------------------------------------------------------
 
 /// 38.901 scenario of Table 7.4.1-1.
@@ -861,6 +861,10 @@ impl ThreeGppParams {
         Ok(())
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// The checks the profiles' `validate` share
+// ---------------------------------------------------------------------------------------
 
 fn finite(key: &str, v: f64) -> Result<(), String> {
     if v.is_finite() {

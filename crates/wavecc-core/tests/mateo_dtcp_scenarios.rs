@@ -5,7 +5,7 @@
 //! runs with every UE receiving data, and that the wired bottleneck and fairness scenarios
 //! are what the D-TCP paper describes.
 
-use wavecc_core::radio::{LosTest, Obstacle, Point, blocked_intervals};
+use wavecc_core::radio::{self, LosTest, Obstacle, Point, blocked_intervals};
 use wavecc_core::scenario::{AppKind, builtin};
 use wavecc_core::{Config, RunOutput};
 
@@ -17,11 +17,11 @@ fn builtin_config(id: &str) -> Config {
 /// (None: the scenario's own LoS test), edges to 0.1 ms.
 fn blocked_with(cfg: &Config, ue: usize, gnb: usize, test: Option<LosTest>) -> Vec<(f64, f64)> {
     let r = cfg.radio.as_ref().expect("a radio scenario");
-    let obstacles: Vec<Obstacle> = r.obstacles.iter().map(|o| o.obstacle()).collect();
+    let obstacles: Vec<Obstacle> = r.obstacles.iter().map(radio::obstacle).collect();
     let [x, y, z] = r.gnbs[gnb].position;
-    let traj = r.ues[ue].trajectory().unwrap();
+    let traj = radio::trajectory(&r.ues[ue]).unwrap();
     blocked_intervals(
-        test.unwrap_or_else(|| r.los_test()),
+        test.unwrap_or_else(|| radio::los_test(r)),
         Point::new(x, y, z),
         &traj,
         &obstacles,
@@ -105,7 +105,7 @@ fn seed_004_single_flow_blockages_last_13_s_4_s_and_a_quarter_second() {
             "{id}"
         );
         // 150 m from the AP, static for 2 s, 21 s at 1.5 m/s, static for 2 s.
-        let t = r.ues[0].trajectory().unwrap();
+        let t = radio::trajectory(&r.ues[0]).unwrap();
         let g = Point::new(r.gnbs[0].position[0], r.gnbs[0].position[1], 0.0);
         let d = |s: f64| Point::new(t.position(s).x, t.position(s).y, 0.0).distance(g);
         assert!(
@@ -229,7 +229,7 @@ fn seed_004_multiuser_runs_and_every_ue_receives_data() {
     }
     // UEs 0-5 move, UEs 6-9 stand still.
     for (i, u) in r.ues.iter().enumerate() {
-        let t = u.trajectory().unwrap();
+        let t = radio::trajectory(u).unwrap();
         let moved = t.position(0.0).distance(t.position(cfg.duration_s));
         assert!(
             if i < 6 { moved > 20.0 } else { moved == 0.0 },
@@ -327,7 +327,7 @@ fn seed_003_walks_are_blocked_3_s_three_times_or_12_s_then_half_a_second() {
 fn seed_003_high_speed_road_hands_over_between_three_gnbs() {
     let cfg = builtin_config("dtcp-highspeed");
     let r = cfg.radio.as_ref().unwrap();
-    let t = r.ues[0].trajectory().unwrap();
+    let t = radio::trajectory(&r.ues[0]).unwrap();
     assert!(
         (t.position(11.0).distance(t.position(10.0)) - 30.0).abs() < 1e-9,
         "108 km/h"

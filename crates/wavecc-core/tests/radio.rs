@@ -166,7 +166,7 @@ fn the_handover_filter_damps_ping_pong_from_beamforming_draws() {
         let r = cfg.radio.as_mut().unwrap();
         // The wideband channel's independent 100 ms draws (10-90% 6 dB apart) are what
         // makes a raw measurement ping-pong; fbtcp-1 itself uses the multipath channel.
-        r.ns3_mmwave.channel = wavecc_core::radio::Ns3Channel::Wideband;
+        r.ns3_mmwave.channel = wavecc_core::scenario::Ns3Channel::Wideband;
         r.obstacles.clear();
         r.handover.filter_s = filter_s;
         r.ues[0].position = [5.0, 10.0, 1.5];
@@ -386,7 +386,8 @@ fn udp_saturated_goodput_is_within_10_percent_of_the_seeds() {
 /// at low SINR; the `wideband` channel chooses from the wideband SINR.
 #[test]
 fn multipath_link_adaptation_uses_the_effective_sinr() {
-    use wavecc_core::radio::{McsTable, Ns3Channel};
+    use wavecc_core::radio::McsTable;
+    use wavecc_core::scenario::Ns3Channel;
     let table = McsTable::ns3_mmwave();
     // Mean of (MCS the wideband SINR allows - MCS chosen) over blocked samples.
     let shortfall = |channel: Ns3Channel| {

@@ -5,20 +5,24 @@
 //! TCP can see it (every SDU is queued, segmented, retransmitted and reordered),
 //! slot-level below (a transport block's size comes from the symbols and MCS).
 
+mod config;
 mod geometry;
 mod mcs;
 mod miesm;
 mod mobility;
 mod multipath;
+mod profile;
 mod propagation;
 mod ran;
 mod rlc;
 mod scheduler;
 
+pub use config::{los_test, obstacle, point, trajectory};
 pub use geometry::{LosTest, Obstacle, ObstacleClass, Point, blockers};
 pub use mcs::{McsTable, Numerology, ir_effective_sinr_db, thermal_noise_dbm};
 pub use mobility::{Leg, Trajectory, Waypoint, blocked_intervals};
-pub use propagation::{Channel, Ns3Channel, Ns3MmwaveParams, Profile, ThreeGppParams};
+pub use profile::{ChannelModel, Entry, Gain, PROFILES, Profile, Update};
+pub use propagation::Channel;
 pub use ran::{RadioEvent, Ran, UeSnapshot};
 pub use rlc::{MAX_HARQ_ATTEMPTS, RlcConfig, RlcEntity, RlcStats, SlotChannel};
 pub use scheduler::{Demand, SchedulerKind};

@@ -5,10 +5,12 @@
 //! delivery, then the uplink's and downlink's transmissions). Packets enter through
 //! `enqueue_*` and leave through the slot's output lists.
 
+use super::config;
 use super::geometry::{LosTest, Obstacle, ObstacleClass, Point, blockers};
 use super::mcs::McsTable;
 use super::miesm::{EffectiveSinr, effective_sinr_db, flat};
 use super::mobility::Trajectory;
+use super::profile;
 use super::propagation::Channel;
 use super::rlc::{RlcConfig, RlcEntity, SlotChannel};
 use super::scheduler::{Demand, SchedulerKind, pf_average, share};
@@ -118,7 +120,7 @@ pub struct Ran {
 
 impl Ran {
     pub fn new(cfg: &RadioConfig, rng: &RngStreams) -> Self {
-        let profile = cfg.profile();
+        let profile = profile::of(cfg);
         let numerology = profile.numerology();
         let entity = |buffer_bytes, grant_delay, name: String| {
             let c = RlcConfig {
@@ -135,7 +137,7 @@ impl Ran {
             .gnbs
             .iter()
             .map(|g| Gnb {
-                position: crate::scenario::point(g.position),
+                position: config::point(g.position),
                 transmitting: false,
                 was_transmitting: false,
                 tbs: 0,
@@ -147,14 +149,14 @@ impl Ran {
             .iter()
             .enumerate()
             .map(|(u, c)| {
-                let trajectory = c.trajectory().expect("validated");
+                let trajectory = config::trajectory(c).expect("validated");
                 Ue {
                     position: trajectory.position(0.0),
                     trajectory,
                     channels: (0..gnbs.len())
                         .map(|g| {
                             Channel::new(
-                                &profile,
+                                profile,
                                 rng.stream(&format!("radio/channel/gnb{g}/ue{u}")),
                             )
                         })
@@ -194,7 +196,7 @@ impl Ran {
             slot: numerology.slot,
             data_symbols: numerology.data_symbols,
             update_every: from_secs(cfg.channel_update_s),
-            los_test: cfg.los_test(),
+            los_test: config::los_test(cfg),
             target_bler: cfg.target_bler,
             dl_power_dbm: profile.tx_power_dbm(true),
             ul_power_dbm: profile.tx_power_dbm(false),
@@ -206,7 +208,7 @@ impl Ran {
             interruption: from_secs(cfg.handover.interruption_s),
             forwarding: cfg.handover.forwarding,
             scheduler: cfg.scheduler,
-            obstacles: cfg.obstacles.iter().map(|o| o.obstacle()).collect(),
+            obstacles: cfg.obstacles.iter().map(config::obstacle).collect(),
             gnbs,
             ues,
             slot_number: 0,

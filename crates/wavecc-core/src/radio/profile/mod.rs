@@ -1,0 +1,147 @@
+//! Radio profiles: how the radio turns geometry into capacity. A profile is a
+//! parameter table in the config (`[radio.<name>]`, a plain type in
+//! `scenario/radio.rs`) and one file here implementing [`Profile`] for it: the link
+//! budget (transmit powers, noise), the slot grid and MCS table, the LoS test it
+//! defaults to, and the [`ChannelModel`] of each (gNB, UE) pair (path loss, blockage
+//! loss, shadowing, beamforming and fading gain). [`PROFILES`] maps `radio.profile`
+//! to the parameters. The shared channel bookkeeping is `propagation::Channel`.
+//!
+//! * `ns3-mmwave` (`ns3_mmwave.rs`): the source papers' ns-3 mmWave module.
+//! * `3gpp` (`threegpp.rs`): 3GPP TR 38.901 path loss and shadowing, NR numerology.
+//!
+//! Adding a profile: its parameters in `scenario/radio.rs`, a file here, and its
+//! line in [`PROFILES`] (docs/architecture.md, "Where a change goes").
+
+mod ns3_mmwave;
+mod threegpp;
+
+use super::geometry::{LosTest, ObstacleClass, Point};
+use super::mcs::{McsTable, Numerology};
+use crate::engine::Rng;
+use crate::scenario::{ProfileName, RadioConfig};
+
+/// What a profile gives the radio: the cells' link budget and slot grid, and a
+/// channel model per (gNB, UE) pair. Implemented on the profile's parameters, which
+/// the scenario has validated.
+pub trait Profile {
+    /// The LoS test used unless `radio.los_test` names one.
+    fn default_los_test(&self) -> LosTest;
+
+    /// Thermal noise over the band the profile counts plus the noise figure (dBm).
+    fn noise_dbm(&self) -> f64;
+
+    /// Transmit power (dBm) of the gNB (`downlink`) or of the UE (its ACKs).
+    fn tx_power_dbm(&self, downlink: bool) -> f64;
+
+    /// Slot duration and data symbols per slot.
+    fn numerology(&self) -> Numerology;
+
+    /// The MCS table link adaptation chooses from.
+    fn mcs_table(&self) -> McsTable;
+
+    /// A fresh channel model for one pair. Its initial state may draw from `rng`, the
+    /// pair's own stream, which the channel keeps for every later update.
+    fn channel(&self, rng: &mut Rng) -> Box<dyn ChannelModel>;
+}
+
+/// What one channel update sees.
+#[derive(Clone, Copy, Debug)]
+pub struct Update<'a> {
+    pub t_s: f64,
+    /// Seconds since the previous update (0 at the first).
+    pub dt_s: f64,
+    /// This is the channel's first update.
+    pub first: bool,
+    pub gnb: Point,
+    pub ue: Point,
+    /// Classes of the obstacles on the path ([`super::geometry::blockers`]); empty = LoS.
+    pub blockers: &'a [ObstacleClass],
+    /// Obstacles were on the path at the previous update.
+    pub prev_blocked: bool,
+}
+
+/// One update's channel gain and its parts (dB).
+#[derive(Clone, Copy, Debug)]
+pub struct Gain {
+    /// Antenna/beamforming gain minus path loss, shadowing and blockage loss.
+    pub gain_db: f64,
+    pub path_loss_db: f64,
+    pub shadowing_db: f64,
+    /// Blockage loss.
+    pub excess_db: f64,
+    /// The channel counts as NLoS (blocked, or recovering from a blockage).
+    pub nlos: bool,
+}
+
+/// The state of one (gNB, UE) channel under a profile.
+pub trait ChannelModel: std::fmt::Debug + Send {
+    /// Advances the model's processes (blockage ramps, beamforming redraws,
+    /// correlated shadowing) to `at.t_s`, drawing from `rng`, and returns the gain.
+    fn update(&mut self, rng: &mut Rng, at: &Update) -> Gain;
+
+    /// Current beamforming (array) gain, dB.
+    fn beamforming_gain_db(&self) -> f64;
+
+    /// Per-chunk gain over the wideband gain of a frequency-selective channel; none
+    /// for a flat one.
+    fn chunk_gain_ratios(&self) -> Option<&[f64]> {
+        None
+    }
+}
+
+/// A registered profile: its name in the config and where its parameters are.
+pub struct Entry {
+    pub name: ProfileName,
+    pub params: fn(&RadioConfig) -> &dyn Profile,
+}
+
+/// The registry: every profile `radio.profile` can name.
+pub const PROFILES: &[Entry] = &[
+    Entry {
+        name: ProfileName::Ns3Mmwave,
+        params: |c| &c.ns3_mmwave,
+    },
+    Entry {
+        name: ProfileName::ThreeGpp,
+        params: |c| &c.threegpp,
+    },
+];
+
+/// The profile `radio.profile` names, with its parameters.
+pub fn of(cfg: &RadioConfig) -> &dyn Profile {
+    let entry = PROFILES
+        .iter()
+        .find(|e| e.name == cfg.profile)
+        .expect("every profile name has an entry in PROFILES");
+    (entry.params)(cfg)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_profile_name_has_one_entry() {
+        for name in ProfileName::ALL {
+            assert_eq!(
+                PROFILES.iter().filter(|e| e.name == name).count(),
+                1,
+                "{name:?}"
+            );
+        }
+        assert_eq!(PROFILES.len(), ProfileName::ALL.len());
+    }
+
+    #[test]
+    fn the_entry_hands_out_the_named_profiles_parameters() {
+        let mut cfg = RadioConfig::default();
+        cfg.ns3_mmwave.gnb_tx_power_dbm = 21.0;
+        cfg.threegpp.gnb_tx_power_dbm = 22.0;
+        cfg.profile = ProfileName::Ns3Mmwave;
+        assert_eq!(of(&cfg).tx_power_dbm(true), 21.0);
+        assert_eq!(of(&cfg).default_los_test(), LosTest::Ns32d);
+        cfg.profile = ProfileName::ThreeGpp;
+        assert_eq!(of(&cfg).tx_power_dbm(true), 22.0);
+        assert_eq!(of(&cfg).default_los_test(), LosTest::Exact3d);
+    }
+}

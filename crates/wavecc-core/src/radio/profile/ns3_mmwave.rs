@@ -1,0 +1,600 @@
+//! The `ns3-mmwave` profile ([`Ns3MmwaveParams`]): the source papers' ns-3 mmWave
+//! module as docs/model.md ("The `ns3-mmwave` profile's numbers") summarises it: LoS
+//! path loss 61.4 + 20 log10(d) at 28 GHz
+//! (`BuildingsObstaclePropagationLossModel::mmWaveLosLoss`, ns3-mmwave
+//! `src/mmwave/model/buildings-obstacle-propagation-loss-model.cc`), blocked links get
+//! the measured blockage ramp of the same file (`g_blockage_down` / `g_blockage_up`,
+//! driven by `MmWaveLosTracker`), and a beamforming + fading gain redrawn every
+//! 100 ms, either wideband with the distribution of that table (`channel =
+//! "wideband"`) or the module's frequency-selective 20-path gain (`channel =
+//! "multipath"`, `multipath.rs`). Noise is counted over the whole band; the slot grid
+//! and MCS table are the module's.
+
+use super::{ChannelModel, Gain, Profile, Update};
+use crate::engine::{Rng, RngExt};
+use crate::radio::geometry::{LosTest, Point};
+use crate::radio::mcs::{McsTable, Numerology, thermal_noise_dbm};
+use crate::radio::multipath::{Multipath, draw_amplitudes, relative_speed};
+use crate::radio::propagation::std_normal;
+use crate::scenario::{NS3_TRACE_STEADY_DB, Ns3Channel, Ns3MmwaveParams};
+
+/// Trace samples per ramp (`g_nlosSamplesTrace` in `mmwave-los-tracker.cc`).
+const NS3_TRACE_SAMPLES: f64 = 340.0;
+
+/// Excess loss (dB, positive) during the drop phase versus trace sample n (0..340):
+/// a piecewise-linear fit through samples of the module's `g_blockage_down` trace
+/// (negated). The first ~170 samples fluctuate within +-1.4 dB around 0 and are set to
+/// 0; then a roughly linear fall to 30.7 dB at sample 307, an oscillation with peaks of
+/// 40.8 and 44.2 dB, ending at the steady 35.96 dB at sample 340.
+const NS3_DOWN_KNOTS: [(f64, f64); 19] = [
+    (0.0, 0.0),
+    (170.0, 0.0),
+    (180.0, 1.80),
+    (200.0, 5.35),
+    (220.0, 9.94),
+    (240.0, 12.53),
+    (260.0, 16.35),
+    (280.0, 19.98),
+    (290.0, 22.37),
+    (300.0, 25.35),
+    (307.0, 30.72),
+    (310.0, 29.05),
+    (315.0, 40.79),
+    (319.0, 31.59),
+    (324.0, 44.18),
+    (328.0, 31.62),
+    (332.0, 42.50),
+    (337.0, 29.03),
+    (340.0, NS3_TRACE_STEADY_DB),
+];
+
+/// Excess loss (dB) during the recovery ("raise") phase versus trace position u:
+/// piecewise-linear fit through samples of `g_blockage_up` (negated): starts at 44.6 dB,
+/// oscillates 28-44 dB for ~35 samples, falls to ~25 dB by sample 48, then to 0 by
+/// sample 141; 0 afterwards (the remaining samples fluctuate within +-1.4 dB).
+const NS3_UP_KNOTS: [(f64, f64); 23] = [
+    (0.0, 44.63),
+    (2.0, 41.48),
+    (5.0, 32.19),
+    (9.0, 43.80),
+    (14.0, 30.04),
+    (19.0, 42.31),
+    (23.0, 33.44),
+    (26.0, 38.01),
+    (31.0, 28.53),
+    (35.0, 30.00),
+    (40.0, 26.25),
+    (43.0, 27.09),
+    (48.0, 24.95),
+    (58.0, 25.71),
+    (60.0, 24.70),
+    (70.0, 19.38),
+    (80.0, 16.58),
+    (90.0, 15.57),
+    (100.0, 13.34),
+    (110.0, 9.47),
+    (120.0, 5.53),
+    (130.0, 2.40),
+    (141.0, 0.0),
+];
+
+/// Piecewise-linear interpolation; constant beyond the ends.
+fn interp(knots: &[(f64, f64)], x: f64) -> f64 {
+    let n = knots.partition_point(|k| k.0 <= x);
+    if n == 0 {
+        return knots[0].1;
+    }
+    if n == knots.len() {
+        return knots[n - 1].1;
+    }
+    let (x0, y0) = knots[n - 1];
+    let (x1, y1) = knots[n];
+    y0 + (y1 - y0) * (x - x0) / (x1 - x0)
+}
+
+/// The quantile function of the beamforming + fading gain: (0, min), (0.1, p10),
+/// (0.5, median), (0.9, p90), (1, max), linear in between.
+fn bf_quantile_knots(p: &Ns3MmwaveParams) -> [(f64, f64); 5] {
+    [
+        (0.0, p.bf_gain_min_db),
+        (0.1, p.bf_gain_p10_db),
+        (0.5, p.bf_gain_median_db()),
+        (0.9, p.bf_gain_p90_db),
+        (1.0, p.bf_gain_max_db),
+    ]
+}
+
+impl Profile for Ns3MmwaveParams {
+    /// The module's 2D test.
+    fn default_los_test(&self) -> LosTest {
+        LosTest::Ns32d
+    }
+
+    /// Over the whole 1 GHz: -79 dBm, the reference network's.
+    fn noise_dbm(&self) -> f64 {
+        thermal_noise_dbm(self.bandwidth_hz, self.noise_figure_db)
+    }
+
+    fn tx_power_dbm(&self, downlink: bool) -> f64 {
+        if downlink {
+            self.gnb_tx_power_dbm
+        } else {
+            self.ue_tx_power_dbm
+        }
+    }
+
+    fn numerology(&self) -> Numerology {
+        Numerology::NS3_MMWAVE
+    }
+
+    fn mcs_table(&self) -> McsTable {
+        McsTable::ns3_mmwave()
+    }
+
+    /// Nothing is drawn up front: the beamforming gain is drawn at the first update.
+    fn channel(&self, _rng: &mut Rng) -> Box<dyn ChannelModel> {
+        Box::new(Ns3Model::new(self))
+    }
+}
+
+/// ns-3 profile state: the `MmWaveLosTracker` counters in trace samples (continuous:
+/// advanced by elapsed time x 340 / ramp) and the current beamforming gain.
+#[derive(Debug)]
+struct Ns3Model {
+    los_intercept_db: f64,
+    /// blockage_loss_db / 35.964785: scales the measured trace to the configured steady
+    /// value.
+    ramp_scale: f64,
+    /// Trace samples per second (340 / ramp_s); infinite for an instant step.
+    samples_per_s: f64,
+    steady_db: f64,
+    bf_knots: [(f64, f64); 5],
+    bf_redraw_s: f64,
+    bf_gain_db: f64,
+    /// Index of the redraw period the current draw belongs to.
+    bf_epoch: f64,
+    /// The frequency-selective gain (`channel = "multipath"`) and the UE's position at
+    /// the last update (for its velocity).
+    multipath: Option<Box<Multipath>>,
+    last_ue: Point,
+    /// `nlosSamples`: progress of the drop phase (0..=340).
+    n_down: f64,
+    /// `losSamples`: progress of the recovery phase (0..340).
+    n_up: f64,
+}
+
+impl Ns3Model {
+    fn new(p: &Ns3MmwaveParams) -> Self {
+        Ns3Model {
+            los_intercept_db: p.los_intercept_db().unwrap_or(61.4),
+            ramp_scale: p.blockage_loss_db / NS3_TRACE_STEADY_DB,
+            samples_per_s: if p.blockage_ramp_s > 0.0 {
+                NS3_TRACE_SAMPLES / p.blockage_ramp_s
+            } else {
+                f64::INFINITY
+            },
+            steady_db: p.blockage_loss_db,
+            bf_knots: bf_quantile_knots(p),
+            bf_redraw_s: p.bf_redraw_s,
+            bf_gain_db: p.bf_gain_mean_db,
+            bf_epoch: f64::NEG_INFINITY,
+            multipath: match p.channel {
+                Ns3Channel::Wideband => None,
+                Ns3Channel::Multipath => Some(Box::new(Multipath::new(p.carrier_hz))),
+            },
+            last_ue: Point::default(),
+            n_down: 0.0,
+            n_up: 0.0,
+        }
+    }
+}
+
+impl ChannelModel for Ns3Model {
+    fn update(&mut self, rng: &mut Rng, at: &Update) -> Gain {
+        let Update {
+            t_s,
+            dt_s: dt,
+            first,
+            gnb,
+            ue,
+            blockers,
+            prev_blocked,
+        } = *at;
+        let blocked = !blockers.is_empty();
+        let s = self;
+        // Beamforming + fading gain: i.i.d. draws on the grid k x bf_redraw_s,
+        // inverse-CDF of the piecewise-linear quantile function (reference network: mean
+        // 28.2 dB, 10-90% 24.6-30.7 dB, 20-32 dB, every 100 ms, independent of
+        // position).
+        // The epoch index gets a 1e-9 relative tolerance so that t = k x period
+        // computed from integer nanoseconds lands in epoch k.
+        let epoch = (t_s / s.bf_redraw_s + 1e-9).floor();
+        let redraw = first || epoch > s.bf_epoch;
+        if redraw {
+            s.bf_epoch = epoch;
+        }
+        if let Some(mp) = s.multipath.as_deref_mut() {
+            // The module's instance redraw, then its gain formula at this time
+            // and the UE's velocity (the gNB does not move).
+            if redraw {
+                let mut spare = None;
+                mp.set_instance(draw_amplitudes(rng, &mut |r| std_normal(r, &mut spare)));
+            }
+            let speed = if first {
+                0.0
+            } else {
+                relative_speed(s.last_ue, ue, dt)
+            };
+            mp.evaluate(t_s, speed);
+            s.bf_gain_db = mp.wideband_gain_db();
+            s.last_ue = ue;
+        } else if redraw {
+            let u: f64 = rng.random::<f64>();
+            s.bf_gain_db = interp(&s.bf_knots, u);
+        }
+        // LoS path loss: 61.4 + 20 log10(d), d = 3D distance (docs/model.md's table;
+        // `mmWaveLosLoss`), d floored at 1 m.
+        let d = gnb.distance(ue).max(1.0);
+        let pl = s.los_intercept_db + 20.0 * d.log10();
+        // Blockage: the `MmWaveLosTracker` state machine (see `ns3_excess`).
+        let ds = dt * s.samples_per_s;
+        let excess = if s.samples_per_s.is_infinite() {
+            s.n_up = 0.0;
+            s.n_down = if blocked { NS3_TRACE_SAMPLES } else { 0.0 };
+            if blocked { s.steady_db } else { 0.0 }
+        } else {
+            ns3_excess(s, blocked, prev_blocked, first && t_s <= 0.0, ds)
+        };
+        Gain {
+            gain_db: s.bf_gain_db - pl - excess,
+            path_loss_db: pl,
+            shadowing_db: 0.0,
+            excess_db: excess,
+            nlos: blocked || s.n_down > 0.0,
+        }
+    }
+
+    /// The current draw (multipath: its wideband mean).
+    fn beamforming_gain_db(&self) -> f64 {
+        self.bf_gain_db
+    }
+
+    fn chunk_gain_ratios(&self) -> Option<&[f64]> {
+        self.multipath.as_deref().map(|m| &m.chunk_ratios()[..])
+    }
+}
+
+/// The `MmWaveLosTracker::UpdateLosNlosState` + `GetLoss` state machine with counters in
+/// (fractional) trace samples. Returns the excess loss (dB).
+/// * blocked, drop not finished: `n_down` advances (a link blocked at its first update at
+///   t = 0 starts in the steady phase, as the module does at simulation time 0);
+///   excess = down-trace(n_down);
+/// * blocked, drop finished: steady `blockage_loss_db`;
+/// * LoS after a blockage (`n_down > 0`): recovery; `n_up` advances; excess =
+///   up-trace(u) with u = n_up after a full drop, u = 340 - n_down + n_up after a partial
+///   one (the module skips the part of the recovery matching the missing drop); when
+///   `n_up` reaches 340 both counters reset. A blockage during the recovery resumes the
+///   drop where `n_down` stands (steady if it had finished) and keeps `n_up`, as the
+///   module does.
+///
+/// A phase entered at this update starts at its current counter (no advance), so the
+/// first recovery value is the trace's 44.6 dB.
+fn ns3_excess(s: &mut Ns3Model, blocked: bool, prev_blocked: bool, at_start: bool, ds: f64) -> f64 {
+    let full = NS3_TRACE_SAMPLES;
+    if blocked {
+        if s.n_down < full {
+            if at_start {
+                s.n_down = full;
+            } else if prev_blocked {
+                s.n_down = (s.n_down + ds).min(full);
+            }
+        }
+        if s.n_down >= full {
+            s.steady_db
+        } else {
+            s.ramp_scale * interp(&NS3_DOWN_KNOTS, s.n_down)
+        }
+    } else if s.n_down > 0.0 {
+        if !prev_blocked {
+            s.n_up += ds;
+        }
+        if s.n_up >= full {
+            s.n_up = 0.0;
+            s.n_down = 0.0;
+            return 0.0;
+        }
+        let u = if s.n_down < full {
+            full - s.n_down + s.n_up
+        } else {
+            s.n_up
+        };
+        if u >= NS3_UP_KNOTS[NS3_UP_KNOTS.len() - 1].0 {
+            0.0
+        } else {
+            s.ramp_scale * interp(&NS3_UP_KNOTS, u)
+        }
+    } else {
+        0.0
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::radio::geometry::ObstacleClass;
+    use crate::radio::propagation::Channel;
+    use rand::SeedableRng;
+
+    fn rng(seed: u64) -> Rng {
+        Rng::seed_from_u64(seed)
+    }
+
+    const GNB: Point = Point::new(0.0, 0.0, 15.0);
+    const B: [ObstacleClass; 1] = [ObstacleClass::Building];
+
+    fn ns3() -> Ns3MmwaveParams {
+        Ns3MmwaveParams::default()
+    }
+
+    #[test]
+    fn ns3_profile_basics() {
+        let p = ns3();
+        p.validate().unwrap();
+        assert!((p.noise_dbm() - (-79.0)).abs() < 1e-12); // -174 + 90 + 5
+        assert_eq!(p.tx_power_dbm(true), 30.0);
+        assert_eq!(p.default_los_test(), LosTest::Ns32d);
+        assert_eq!(p.numerology(), Numerology::NS3_MMWAVE);
+        assert_eq!(p.mcs_table().highest_mcs(), 28);
+        let mut bad = Ns3MmwaveParams {
+            carrier_hz: 60e9,
+            ..Default::default()
+        };
+        assert!(bad.validate().unwrap_err().starts_with("carrier_hz = "));
+        bad.carrier_hz = 28e9;
+        bad.bf_gain_mean_db = 31.5;
+        assert!(
+            bad.validate()
+                .unwrap_err()
+                .starts_with("bf_gain_mean_db = 31.5")
+        );
+        // serde: defaults fill in, unknown keys rejected.
+        let q: Ns3MmwaveParams = serde_json::from_str(r#"{"blockage_ramp_s": 0.02}"#).unwrap();
+        assert_eq!(q.blockage_ramp_s, 0.02);
+        assert_eq!(q.blockage_loss_db, 35.964785);
+        assert!(serde_json::from_str::<Ns3MmwaveParams>(r#"{"nope": 1}"#).is_err());
+    }
+
+    #[test]
+    fn ns3_los_path_loss_and_snr() {
+        let mut ch = Channel::new(&ns3(), rng(1));
+        // UE at 100 m horizontal, 13.5 m lower: d = sqrt(10000 + 182.25) = 100.907 m,
+        // PL = 61.4 + 20 log10(100.907) = 61.4 + 40.0784 = 101.4784 dB.
+        let ue = Point::new(100.0, 0.0, 1.5);
+        let g = ch.update(0.0, GNB, ue, &[]);
+        assert!((ch.path_loss_db() - 101.4784).abs() < 1e-3);
+        assert!((g - (ch.beamforming_gain_db() - 101.4784)).abs() < 1e-3);
+        assert!(!ch.is_nlos());
+        // Pure formula check at d = 10 m: 61.4 + 20 = 81.4 dB.
+        ch.update(0.001, GNB, Point::new(0.0, 0.0, 5.0), &[]);
+        assert!((ch.path_loss_db() - 81.4).abs() < 1e-12);
+    }
+
+    #[test]
+    fn beamforming_gain_distribution_and_redraw_period() {
+        let mut ch = Channel::new(&ns3(), rng(7));
+        let ue = Point::new(50.0, 0.0, 1.5);
+        let mut draws = Vec::new();
+        let mut last = f64::NAN;
+        let mut changes_off_grid = 0;
+        // 2000 s at 1 ms: 20,000 redraw periods.
+        for k in 0..2_000_000u64 {
+            let t = k as f64 * 1e-3;
+            ch.update(t, GNB, ue, &[]);
+            let g = ch.beamforming_gain_db();
+            if g != last {
+                if k % 100 != 0 {
+                    changes_off_grid += 1;
+                }
+                last = g;
+            }
+            if k % 100 == 0 {
+                draws.push(g);
+            }
+        }
+        // Constant within each 100 ms, redrawn on the 100 ms grid.
+        assert_eq!(changes_off_grid, 0);
+        let n = draws.len() as f64;
+        let mean = draws.iter().sum::<f64>() / n;
+        draws.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        let q = |p: f64| draws[(p * (n - 1.0)) as usize];
+        assert!((mean - 28.2).abs() < 0.05, "mean {mean}");
+        assert!((q(0.1) - 24.6).abs() < 0.15, "p10 {}", q(0.1));
+        assert!((q(0.9) - 30.7).abs() < 0.1, "p90 {}", q(0.9));
+        assert!(draws[0] >= 20.0 && draws[draws.len() - 1] <= 32.0);
+        // Consecutive draws change (it is redrawn, not frozen): > 99% differ.
+        assert!(draws.windows(2).filter(|w| w[0] != w[1]).count() as f64 > 0.99 * (n - 1.0));
+    }
+
+    /// Excess loss over time with 1 ms updates: blocked from `on` to `off` seconds.
+    fn excess_trace(p: &Ns3MmwaveParams, on: f64, off: f64, until: f64) -> Vec<(f64, f64, bool)> {
+        let mut ch = Channel::new(p, rng(3));
+        let ue = Point::new(0.0, 68.0, 1.5);
+        let mut out = Vec::new();
+        let mut k = 0u64;
+        loop {
+            let t = k as f64 * 1e-3;
+            if t > until + 1e-9 {
+                break;
+            }
+            let blk: &[ObstacleClass] = if t >= on - 1e-9 && t < off - 1e-9 {
+                &B
+            } else {
+                &[]
+            };
+            ch.update(t, GNB, ue, blk);
+            out.push((t, ch.excess_loss_db(), ch.is_nlos()));
+            k += 1;
+        }
+        out
+    }
+
+    fn at(tr: &[(f64, f64, bool)], t: f64) -> (f64, bool) {
+        let i = (t * 1000.0).round() as usize;
+        (tr[i].1, tr[i].2)
+    }
+
+    #[test]
+    fn blockage_ramp_shape() {
+        // Blocked from 1.0 s to 2.0 s, 0.04 s ramps (340 samples = 40 ms, 8.5 per ms).
+        let tr = excess_trace(&ns3(), 1.0, 2.0, 2.2);
+        assert_eq!(at(&tr, 0.999), (0.0, false));
+        // First 20 ms of the drop: the measured trace is still ~0 (sample 170 at 20 ms).
+        assert!(at(&tr, 1.0).1 && at(&tr, 1.0).0 == 0.0);
+        assert!(at(&tr, 1.015).0 < 0.5);
+        // Sample 255 at 30 ms: between 12.53 (240) and 16.35 (260) -> 15.40 dB.
+        assert!(
+            (at(&tr, 1.030).0 - 15.395).abs() < 0.01,
+            "{:?}",
+            at(&tr, 1.030)
+        );
+        // Overshoot: the fitted curve peaks at 44.18 dB (sample 324, 38.1 ms); 1 ms
+        // updates see sample 323 (31.59 + 0.8 x 12.59 = 41.66 dB).
+        let curve_peak = (0..=3400)
+            .map(|i| interp(&NS3_DOWN_KNOTS, i as f64 * 0.1))
+            .fold(0.0, f64::max);
+        assert!((curve_peak - 44.18).abs() < 1e-9);
+        let peak = tr
+            .iter()
+            .filter(|x| x.0 > 1.0 && x.0 < 1.05)
+            .map(|x| x.1)
+            .fold(0.0, f64::max);
+        assert!((peak - 41.662).abs() < 1e-6, "peak {peak}");
+        // Steady 35.96 from 40 ms on.
+        for t in [1.040, 1.1, 1.5, 1.999] {
+            assert!(
+                (at(&tr, t).0 - 35.964785).abs() < 1e-9,
+                "{t}: {:?}",
+                at(&tr, t)
+            );
+        }
+        // Recovery: first LoS update at 44.63 dB, still NLoS; ~0 after 141 samples
+        // (16.6 ms); the recovery phase ends after 40 ms.
+        assert!((at(&tr, 2.0).0 - 44.63).abs() < 1e-9 && at(&tr, 2.0).1);
+        let (e10, _) = at(&tr, 2.010); // sample 85: between 16.58 (80) and 15.57 (90)
+        assert!((e10 - 16.075).abs() < 0.01, "{e10}");
+        assert_eq!(at(&tr, 2.017).0, 0.0);
+        assert!(at(&tr, 2.039).1);
+        assert_eq!(at(&tr, 2.041), (0.0, false));
+        // Over the whole recovery the loss never exceeds 44.63 dB.
+        assert!(tr.iter().filter(|x| x.0 >= 2.0).all(|x| x.1 <= 44.63));
+    }
+
+    #[test]
+    fn short_blockage_skips_part_of_the_recovery() {
+        // Blocked for 10 ms (85 samples, excess still 0): recovery starts at
+        // u = 340 - 85 = 255 > 141, i.e. no extra loss, yet the recovery phase runs 40 ms.
+        let tr = excess_trace(&ns3(), 1.0, 1.010, 1.1);
+        assert!(tr.iter().all(|x| x.1 == 0.0));
+        assert!(at(&tr, 1.030).1 && !at(&tr, 1.060).1);
+        // Blocked for 35 ms: the drop advances on the 34 updates after the first,
+        // n = 289 samples -> 19.98 + 0.9 x (22.37 - 19.98) = 22.131 dB; the recovery
+        // starts at u = 340 - 289 = 51 -> 24.95 + 0.3 x (25.71 - 24.95) = 25.178 dB.
+        let tr = excess_trace(&ns3(), 1.0, 1.035, 1.1);
+        let before = at(&tr, 1.034).0;
+        let after = at(&tr, 1.035).0;
+        assert!(
+            (before - 22.131).abs() < 0.01 && (after - 25.178).abs() < 0.01,
+            "{before} {after}"
+        );
+    }
+
+    #[test]
+    fn blocked_at_start_is_steady_and_ramp_zero_is_a_step() {
+        let tr = excess_trace(&ns3(), 0.0, 0.5, 0.6);
+        assert!((at(&tr, 0.0).0 - 35.964785).abs() < 1e-9);
+        let p = Ns3MmwaveParams {
+            blockage_ramp_s: 0.0,
+            blockage_loss_db: 30.0,
+            ..Default::default()
+        };
+        let tr = excess_trace(&p, 1.0, 1.5, 1.6);
+        assert_eq!(at(&tr, 1.0).0, 30.0);
+        assert_eq!(at(&tr, 1.5), (0.0, false));
+        // A scaled steady value scales the whole ramp: overshoot 44.18 x 40/35.96.
+        let p = Ns3MmwaveParams {
+            blockage_loss_db: 40.0,
+            ..Default::default()
+        };
+        let tr = excess_trace(&p, 1.0, 2.0, 2.1);
+        assert!((at(&tr, 1.5).0 - 40.0).abs() < 1e-9);
+        assert!((at(&tr, 2.0).0 - 44.63 * 40.0 / 35.964785).abs() < 1e-9);
+    }
+
+    fn multipath() -> Ns3MmwaveParams {
+        Ns3MmwaveParams {
+            channel: Ns3Channel::Multipath,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn multipath_instances_are_redrawn_every_100_ms() {
+        // A motionless UE: the chunk gains change exactly on the 100 ms grid.
+        let mut ch = Channel::new(&multipath(), rng(21));
+        let ue = Point::new(0.0, 68.0, 1.5);
+        let mut last: Vec<f64> = Vec::new();
+        let mut changes = Vec::new();
+        for k in 0..1000u64 {
+            ch.update(k as f64 * 1e-3, GNB, ue, &[]);
+            let r = ch.chunk_gain_ratios().unwrap().to_vec();
+            assert_eq!(r.len(), 72);
+            if r != last {
+                changes.push(k);
+                last = r;
+            }
+        }
+        assert_eq!(changes, (0..10).map(|i| i * 100).collect::<Vec<_>>());
+        // The reported gain is the chunks' mean: beamforming gain minus path loss.
+        let d = GNB.distance(ue);
+        assert!((ch.gain_db() - (ch.beamforming_gain_db() - 61.4 - 20.0 * d.log10())).abs() < 1e-9);
+        let mean = last.iter().sum::<f64>() / 72.0;
+        assert!((mean - 1.0).abs() < 1e-12);
+        // The wideband channel has no chunks.
+        let mut flat = Channel::new(&ns3(), rng(21));
+        flat.update(0.0, GNB, ue, &[]);
+        assert!(flat.chunk_gain_ratios().is_none());
+    }
+
+    #[test]
+    fn multipath_gain_moves_with_the_ue_between_redraws() {
+        // Walking at 1.5 m/s along x (relative speed +1.5): the gains change from one
+        // 1 ms update to the next inside a redraw period; the same walk along -x gives
+        // another pattern (the module's speed is a signed component sum).
+        let walk = |vx: f64| {
+            let mut ch = Channel::new(&multipath(), rng(22));
+            let mut out = Vec::new();
+            for k in 0..50u64 {
+                let t = 1.0 + k as f64 * 1e-3;
+                ch.update(t, GNB, Point::new(vx * t, 68.0, 1.5), &[]);
+                out.push(ch.gain_db());
+            }
+            out
+        };
+        let east = walk(1.5);
+        assert!(east.windows(2).skip(1).all(|w| w[0] != w[1]));
+        assert_ne!(east[10..], walk(-1.5)[10..]);
+        // Blockage adds the same steady loss to every chunk (ratios unchanged).
+        let mut a = Channel::new(&multipath(), rng(23));
+        let mut b = Channel::new(&multipath(), rng(23));
+        let ue = Point::new(0.0, 68.0, 1.5);
+        let ga = a.update(0.0, GNB, ue, &[]);
+        let gb = b.update(0.0, GNB, ue, &B);
+        assert!((ga - gb - NS3_TRACE_STEADY_DB).abs() < 1e-9);
+        assert_eq!(a.chunk_gain_ratios(), b.chunk_gain_ratios());
+        // serde: "multipath" / "wideband", anything else refused.
+        let q: Ns3MmwaveParams = serde_json::from_str(r#"{"channel": "multipath"}"#).unwrap();
+        assert_eq!(q.channel, Ns3Channel::Multipath);
+        assert_eq!(Ns3MmwaveParams::default().channel, Ns3Channel::Wideband);
+        assert!(serde_json::from_str::<Ns3MmwaveParams>(r#"{"channel": "flat"}"#).is_err());
+    }
+}

@@ -19,6 +19,6 @@ pub use geometry::{LosTest, Obstacle, ObstacleClass, Point, blockers};
 pub use mcs::{McsTable, Numerology, ir_effective_sinr_db, thermal_noise_dbm};
 pub use mobility::{Leg, Trajectory, Waypoint, blocked_intervals};
 pub use propagation::{Channel, Ns3Channel, Ns3MmwaveParams, Profile, ThreeGppParams};
-pub use ran::{RadioEvent, Ran, UeSnapshot};
+pub use ran::{Deliveries, RadioEvent, Ran, UeSnapshot};
 pub use rlc::{MAX_HARQ_ATTEMPTS, RlcConfig, RlcEntity, RlcStats, SlotChannel};
 pub use scheduler::{Demand, SchedulerKind};

@@ -1,6 +1,6 @@
 """The `wavecc` command line: a dispatcher over one module per command
 (`wavecc.commands.run`, `scenarios`, `bench`, `validate`, `sweep`, `reproduce`,
-`report`, `kernel`, `emulate`).
+`report`, `kernel`, `emulate`, `trace`).
 
 Every failure the user can cause (a bad scenario, a missing file, a bad override or
 argument, an unwritable output directory) is reported as one line,
@@ -26,7 +26,7 @@ from ._core import ConfigError
 from .commands import EXIT_ERROR
 from .commands import bench as bench_command
 from .commands import emulate as emulate_command
-from .commands import kernel, report, reproduce, run, scenarios, sweep
+from .commands import kernel, report, reproduce, run, scenarios, sweep, trace
 from .commands import validate as validate_command
 from .workers import RunFailed
 
@@ -41,6 +41,7 @@ COMMANDS = (
     report,
     kernel,
     emulate_command,
+    trace,
 )
 
 

@@ -65,7 +65,9 @@ def _anchor_trace(config: Config, directory: Path) -> None:
     trace from the file's directory, any other (`--set`, a dict) from the working
     directory, so the core and the saved config.json hold a path that works anywhere."""
     path = config.get("path")
-    trace = path.get("trace") if isinstance(path, dict) else None
+    if not isinstance(path, dict):
+        return  # the core reports a malformed [path]
+    trace = path.get("trace")
     if isinstance(trace, str) and trace and not os.path.isabs(trace):
         path["trace"] = os.path.abspath(os.path.join(directory, trace))
 

@@ -147,7 +147,10 @@ pub fn run_recording_deliveries(
     world.run_watched(watch)?;
     let ran = world.ran.as_mut().expect("a radio scenario");
     let deliveries = ran.take_deliveries().expect("recording was started");
-    Ok((world.finish(config, wall.elapsed().as_secs_f64()), deliveries))
+    Ok((
+        world.finish(config, wall.elapsed().as_secs_f64()),
+        deliveries,
+    ))
 }
 
 /// Follows a run from outside: [`Watch::poll`] is called every [`POLL_EVENTS`] events

@@ -590,10 +590,17 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("wavecc-path-trace-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let good = dir.join("good.csv");
-        std::fs::write(&good, "# wavecc link trace 1\n# slot_s = 0.001\nt_s,bytes\n0,1500\n")
-            .unwrap();
+        std::fs::write(
+            &good,
+            "# wavecc link trace 1\n# slot_s = 0.001\nt_s,bytes\n0,1500\n",
+        )
+        .unwrap();
         let tiny = dir.join("tiny.csv");
-        std::fs::write(&tiny, "# wavecc link trace 1\n# slot_s = 1e-9\nt_s,bytes\n0,1\n").unwrap();
+        std::fs::write(
+            &tiny,
+            "# wavecc link trace 1\n# slot_s = 1e-9\nt_s,bytes\n0,1\n",
+        )
+        .unwrap();
         let loaded = Config::from_toml(&with(&format!("trace = {:?}", good.display())));
         let refused_tiny = err(&with(&format!("trace = {:?}", tiny.display())));
         std::fs::remove_dir_all(&dir).unwrap();

@@ -30,6 +30,10 @@ impl LinkTrace {
     /// malformed trace, the line at fault.
     pub fn load(path: &Path) -> Result<LinkTrace, String> {
         let shown = path.display();
+        // A device or a pipe (`/dev/zero`) could be read forever.
+        if path.exists() && !path.is_file() {
+            return Err(format!("{shown}: not a regular file"));
+        }
         let text = std::fs::read_to_string(path).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => format!("{shown}: no such file"),
             std::io::ErrorKind::InvalidData => format!("{shown}: not UTF-8 text"),
@@ -256,8 +260,17 @@ t_s,bytes
             LinkTrace::load(missing).unwrap_err(),
             "/nonexistent/wavecc-trace.csv: no such file"
         );
+        assert_eq!(
+            LinkTrace::load(Path::new("/dev/zero")).unwrap_err(),
+            "/dev/zero: not a regular file"
+        );
         let dir = std::env::temp_dir().join(format!("wavecc-trace-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
+        assert!(
+            LinkTrace::load(&dir)
+                .unwrap_err()
+                .ends_with(": not a regular file")
+        );
         let file = dir.join("bad.csv");
         std::fs::write(&file, "# wavecc link trace 1\n# slot_s = x\n").unwrap();
         let error = LinkTrace::load(&file).unwrap_err();

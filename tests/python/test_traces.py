@@ -76,6 +76,18 @@ def test_a_relative_trace_from_set_is_taken_from_the_working_directory(cli, tmp_
     assert str(tmp_path / "work" / "here.csv") in saved
 
 
+def test_the_emulator_takes_a_scenarios_path_trace(monkeypatch, tmp_path):
+    from wavecc import emulate
+
+    monkeypatch.setattr(emulate, "_check_can_emulate", lambda: None)
+    trace = write_trace(tmp_path / "t.csv", "0,1500\n")
+    config, spec = emulate._prepare(
+        "trace-bottleneck", "cubic", 1.0, None, [f"path.trace={trace}"], None
+    )
+    assert spec["trace"] == str(trace) and "forward" not in spec
+    assert config["emulated"]["trace"] == str(trace)
+
+
 # ---- export ------------------------------------------------------------------------
 
 

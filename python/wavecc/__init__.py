@@ -39,7 +39,7 @@ _LAZY = {
 }
 
 # Submodules reachable as attributes without an explicit import (`wavecc.analysis`).
-_SUBMODULES = ("analysis", "figures", "report")
+_SUBMODULES = ("analysis", "figures", "report", "traces")
 
 __all__ = [
     "ConfigError",

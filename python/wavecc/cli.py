@@ -1,6 +1,6 @@
 """The `wavecc` command line: a dispatcher over one module per command
 (`wavecc.commands.run`, `scenarios`, `bench`, `validate`, `sweep`, `reproduce`,
-`report`, `kernel`, `emulate`).
+`report`, `kernel`, `emulate`, `trace`).
 
 Every failure the user can cause (a bad scenario, a missing file, a bad override or
 argument, an unwritable output directory) is reported as one line,
@@ -23,7 +23,7 @@ import wavecc
 
 from . import bench, emulate, validate
 from ._core import ConfigError
-from .commands import EXIT_ERROR, kernel, report, reproduce, run, scenarios, sweep
+from .commands import EXIT_ERROR, kernel, report, reproduce, run, scenarios, sweep, trace
 from .commands import bench as bench_command
 from .commands import emulate as emulate_command
 from .commands import validate as validate_command
@@ -40,6 +40,7 @@ COMMANDS = (
     report,
     kernel,
     emulate_command,
+    trace,
 )
 
 

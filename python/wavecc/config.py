@@ -52,10 +52,24 @@ def _load_file(path: Path) -> Config:
     except OSError as e:
         raise ConfigError(f"{path}: cannot read: {e.strerror}") from None
     try:
-        return tomllib.loads(text)
+        config = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:
         # The message already ends with "(at line L, column C)".
         raise ConfigError(f"{path}: invalid TOML: {e}") from None
+    _anchor_trace(config, path.parent)
+    return config
+
+
+def _anchor_trace(config: Config, directory: Path) -> None:
+    """Makes a relative `path.trace` absolute, taken from `directory`: a scenario file's
+    trace from the file's directory, any other (`--set`, a dict) from the working
+    directory, so the core and the saved config.json hold a path that works anywhere."""
+    path = config.get("path")
+    if not isinstance(path, dict):
+        return  # the core reports a malformed [path]
+    trace = path.get("trace")
+    if isinstance(trace, str) and trace and not os.path.isabs(trace):
+        path["trace"] = os.path.abspath(os.path.join(directory, trace))
 
 
 def _load_builtin(scenario_id: str) -> Config:
@@ -166,6 +180,7 @@ def resolve(
             tcp["stack"] = stack
     if transport is not None:
         result = with_transport(result, transport)
+    _anchor_trace(result, Path.cwd())
     return result
 
 

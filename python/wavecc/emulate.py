@@ -136,6 +136,8 @@ def _prepare(
     """The effective config, with what is emulated under `emulated` (which goes to the
     summary, so that config.json stays a scenario `wavecc run` takes), and the spec."""
     config = effective_config(scenario, seed=seed, overrides=overrides)
+    # A scenario whose path is a link trace (`path.trace`) emulates that trace.
+    trace = trace if trace is not None else config["path"].get("trace")
     if trace is None:
         path = link_spec(config)
     else:
@@ -171,8 +173,8 @@ def link_spec(config: dict[str, Any]) -> dict[str, Any]:
     if config.get("radio") is not None:
         raise ConfigError(
             f"scenario {config.get('name')!r} has a radio path: emulating it needs its link "
-            "trace (--trace FILE), which 'wavecc trace export' will write (not yet "
-            "available); wired scenarios (path.rate_bps) can be emulated now"
+            "trace (--trace FILE), which 'wavecc trace export' writes; wired scenarios "
+            "(path.rate_bps) can be emulated as they are"
         )
     _check_flows(config["flows"])
     path = config["path"]

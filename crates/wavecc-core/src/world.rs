@@ -5,8 +5,8 @@
 use crate::app::Source;
 use crate::cc::Socket;
 use crate::engine::{EventQueue, RngExt as _, RngStreams, Time, Timer, from_secs, to_secs};
-use crate::net::{Body, Link, LossModel, Packet, QueueLimit, UDP_HEADER_BYTES, Verdict};
-use crate::radio::{RadioEvent, Ran};
+use crate::net::{Body, Link, LinkTrace, LossModel, Packet, QueueLimit, UDP_HEADER_BYTES, Verdict};
+use crate::radio::{Deliveries, RadioEvent, Ran};
 use crate::scenario::{AppKind, Config, FlowConfig, LossDirection};
 use crate::tcp::{
     AckPolicy, AppSink, Io, Outbox, Receiver, ReceiverConfig, RttEstimator, Sender, SenderConfig,
@@ -132,6 +132,27 @@ pub fn run_watched(config: &Config, watch: &mut impl Watch) -> Result<RunOutput,
     Ok(world.finish(config, wall.elapsed().as_secs_f64()))
 }
 
+/// Runs a validated radio config like [`run_watched`], recording what UE `ue`'s
+/// downlink hands up in each slot ([`Ran::record_deliveries`]): the radio's delivery
+/// opportunities, for `wavecc trace export`.
+pub fn run_recording_deliveries(
+    config: &Config,
+    ue: u32,
+    watch: &mut impl Watch,
+) -> Result<(RunOutput, Deliveries), Stopped> {
+    let wall = Instant::now();
+    let mut world = World::new(config);
+    let ran = world.ran.as_mut().expect("a radio scenario");
+    ran.record_deliveries(ue);
+    world.run_watched(watch)?;
+    let ran = world.ran.as_mut().expect("a radio scenario");
+    let deliveries = ran.take_deliveries().expect("recording was started");
+    Ok((
+        world.finish(config, wall.elapsed().as_secs_f64()),
+        deliveries,
+    ))
+}
+
 /// Follows a run from outside: [`Watch::poll`] is called every [`POLL_EVENTS`] events
 /// (packet arrivals and timers), which at the engine's speed is well under a
 /// millisecond of wall time, so an implementation can keep its own pace (read a
@@ -168,6 +189,30 @@ fn acks_only(p: &Packet) -> bool {
     !p.is_forward()
 }
 
+/// The path's two links from a link trace (`path.trace`): the data direction served
+/// by its slots, with its random loss; the ACK direction at its reverse rate.
+fn trace_links(name: &str, trace: &LinkTrace, loss_rng: crate::engine::Rng) -> Vec<Link> {
+    let limit = trace
+        .buffer_bytes
+        .map_or(QueueLimit::Unlimited, QueueLimit::Bytes);
+    let loss = LossModel::new(trace.loss_per_byte, trace.loss_per_packet, None, loss_rng);
+    let forward = Link::with_slots(
+        name,
+        from_secs(trace.slot_s),
+        trace.bytes.as_slice().into(),
+        from_secs(trace.forward_delay_s),
+        limit,
+    )
+    .with_loss(loss, data_only);
+    let reverse = Link::new(
+        format!("{name}-reverse"),
+        trace.reverse_rate_bps.unwrap_or(f64::INFINITY),
+        from_secs(trace.reverse_delay_s),
+        limit,
+    );
+    vec![forward, reverse]
+}
+
 impl World {
     pub fn new(cfg: &Config) -> Self {
         let rng = RngStreams::new(cfg.seed);
@@ -197,15 +242,19 @@ impl World {
         } else {
             "bottleneck"
         };
-        let mut forward = Link::new(name, p.rate_bps, delay, limit);
-        let mut reverse = Link::new(format!("{name}-reverse"), reverse_rate, delay, limit);
-        if matches!(p.loss.direction, LossDirection::Data | LossDirection::Both) {
-            forward = forward.with_loss(loss(&format!("loss/{name}")), data_only);
-        }
-        if matches!(p.loss.direction, LossDirection::Ack | LossDirection::Both) {
-            reverse = reverse.with_loss(loss(&format!("loss/{name}-reverse")), acks_only);
-        }
-        let mut links = vec![forward, reverse];
+        let mut links = if let Some(trace) = &p.trace_link {
+            trace_links(name, trace, rng.stream(&format!("loss/{name}")))
+        } else {
+            let mut forward = Link::new(name, p.rate_bps, delay, limit);
+            let mut reverse = Link::new(format!("{name}-reverse"), reverse_rate, delay, limit);
+            if matches!(p.loss.direction, LossDirection::Data | LossDirection::Both) {
+                forward = forward.with_loss(loss(&format!("loss/{name}")), data_only);
+            }
+            if matches!(p.loss.direction, LossDirection::Ack | LossDirection::Both) {
+                reverse = reverse.with_loss(loss(&format!("loss/{name}-reverse")), acks_only);
+            }
+            vec![forward, reverse]
+        };
         if let Some(r) = &cfg.radio {
             let s1u_delay = from_secs(r.s1u_delay_s);
             links.push(Link::new(

@@ -7,6 +7,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
+use wavecc_core::net::LinkTrace;
 use wavecc_core::{Config, Stopped, Watch, scenario};
 
 create_exception!(
@@ -40,6 +41,44 @@ fn run(py: Python<'_>, config_json: &str, progress: Option<Py<PyAny>>) -> PyResu
             .take()
             .expect("a run stops only on a Python error")),
     }
+}
+
+/// The link trace of a config's path (`wavecc trace export`, docs/traces.md) as JSON
+/// text: {"slot_s", "bytes": [per slot], "forward_delay_s", "reverse_delay_s",
+/// "buffer_bytes" (null: unbounded), "loss_per_packet", "loss_per_byte",
+/// "reverse_rate_bps" (null: unlimited)}. A radio path is measured by a run, which
+/// Ctrl-C and `progress` can stop as in [`run`].
+#[pyfunction]
+#[pyo3(signature = (config_json, progress = None))]
+fn export_trace(
+    py: Python<'_>,
+    config_json: &str,
+    progress: Option<Py<PyAny>>,
+) -> PyResult<String> {
+    let config = parse(config_json)?;
+    let mut watch = PythonWatch::new(progress);
+    match py.detach(|| wavecc_core::export::link_trace(&config, &mut watch)) {
+        Ok(Ok(trace)) => Ok(trace_json(&trace)),
+        Ok(Err(e)) => Err(ConfigError::new_err(e.to_string())),
+        Err(Stopped) => Err(watch
+            .error
+            .take()
+            .expect("a run stops only on a Python error")),
+    }
+}
+
+/// Parses a link trace's text with the core's parser (the one `path.trace` uses);
+/// returns it as JSON text like [`export_trace`], or raises ConfigError naming the
+/// line at fault.
+#[pyfunction]
+fn parse_trace(text: &str) -> PyResult<String> {
+    LinkTrace::parse(text)
+        .map(|trace| trace_json(&trace))
+        .map_err(ConfigError::new_err)
+}
+
+fn trace_json(trace: &LinkTrace) -> String {
+    serde_json::to_string(trace).expect("a trace always serialises")
 }
 
 /// How often a run lets Python handle signals: well under the one second within which
@@ -172,5 +211,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(algorithms, m)?)?;
     m.add_function(wrap_pyfunction!(stacks, m)?)?;
     m.add_function(wrap_pyfunction!(config_schema, m)?)?;
+    m.add_function(wrap_pyfunction!(export_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(parse_trace, m)?)?;
     Ok(())
 }

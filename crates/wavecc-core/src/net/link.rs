@@ -1,13 +1,15 @@
-//! A unidirectional link: a drop-tail FIFO queue feeding a serialiser of fixed rate,
-//! then a propagation delay, then (optionally) random loss at the receiving end.
+//! A unidirectional link: a drop-tail FIFO queue feeding a serialiser of fixed rate
+//! (or the slots of a link trace), then a propagation delay, then (optionally) random
+//! loss at the receiving end.
 //!
 //! No event is spent inside the link: a FIFO's departure time is known when a packet
-//! arrives (`max(now, busy_until) + size / rate`), so the link keeps its packets in
-//! one deque ordered by far-end arrival time and the world wakes it only for its
-//! head packet.
+//! arrives (`max(now, busy_until) + size / rate`, or the end of the slot that serves
+//! its last byte), so the link keeps its packets in one deque ordered by far-end
+//! arrival time and the world wakes it only for its head packet.
 
 use super::{LossModel, Packet};
 use crate::engine::{Ring, Serialiser, Time, fs_per_byte};
+use std::sync::Arc;
 
 /// Drop-tail limit on packets waiting for the serialiser (the packet being
 /// serialised does not count, as in ns-3's queues).
@@ -40,9 +42,73 @@ pub enum Verdict {
     Overflow,
 }
 
+/// How the link serves its queue.
+enum Service {
+    /// A constant rate.
+    Rate(Serialiser),
+    /// The delivery opportunities of a link trace.
+    Slots(Slots),
+}
+
+/// Delivery opportunities: `bytes[i]` may leave in slot i (of `slot` ns), looping over
+/// the list, as the emulator serves a trace (`wavecc-emu`'s link). A packet leaves at
+/// the end of the slot that serves its last byte, and may span slots; bytes of a
+/// slot that no packet uses are lost (an idle radio wastes its opportunities). A
+/// packet that finds the link idle may use its arrival slot's bytes in full.
+struct Slots {
+    slot: Time,
+    bytes: Arc<[u64]>,
+    /// The absolute slot serving the queue's tail (None before the first packet),
+    /// and the bytes it has left.
+    tail: Option<u64>,
+    left: u64,
+}
+
+impl Slots {
+    /// When `size` bytes arriving at `now`, behind the packets already queued, leave.
+    fn departure(&mut self, now: Time, size: u64) -> Time {
+        let now_slot = now / self.slot;
+        let mut slot = match self.tail {
+            Some(tail) if tail >= now_slot => tail,
+            _ => {
+                self.left = self.bytes_of(now_slot);
+                now_slot
+            }
+        };
+        let mut remaining = size;
+        loop {
+            let take = remaining.min(self.left);
+            remaining -= take;
+            self.left -= take;
+            if remaining == 0 {
+                break;
+            }
+            slot += 1;
+            self.left = self.bytes_of(slot);
+        }
+        self.tail = Some(slot);
+        (slot + 1) * self.slot
+    }
+
+    fn bytes_of(&self, slot: u64) -> u64 {
+        self.bytes[(slot % self.bytes.len() as u64) as usize]
+    }
+}
+
+impl Service {
+    /// When a packet of `size` bytes arriving at `now` finishes service, given that
+    /// it starts at `start` (when the link is free).
+    fn departure(&mut self, now: Time, start: Time, size: u64) -> Time {
+        match self {
+            Service::Rate(serialiser) => start + serialiser.time(size),
+            Service::Slots(slots) => slots.departure(now, size),
+        }
+    }
+}
+
 pub struct Link {
     pub name: String,
-    serialiser: Serialiser,
+    service: Service,
     delay: Time,
     limit: QueueLimit,
     /// When the serialiser finishes the last accepted packet.
@@ -61,9 +127,45 @@ pub struct Link {
 
 impl Link {
     pub fn new(name: impl Into<String>, rate_bps: f64, delay: Time, limit: QueueLimit) -> Self {
+        Self::with_service(
+            name,
+            Service::Rate(Serialiser::new(fs_per_byte(rate_bps))),
+            delay,
+            limit,
+        )
+    }
+
+    /// A link served by a trace's slots: `bytes[i]` bytes may leave in slot i of
+    /// `slot` ns, looping (see [`Slots`]). At least one slot must offer bytes.
+    pub fn with_slots(
+        name: impl Into<String>,
+        slot: Time,
+        bytes: Arc<[u64]>,
+        delay: Time,
+        limit: QueueLimit,
+    ) -> Self {
+        assert!(
+            slot > 0 && bytes.iter().any(|&b| b > 0),
+            "a trace offers bytes"
+        );
+        let slots = Slots {
+            slot,
+            bytes,
+            tail: None,
+            left: 0,
+        };
+        Self::with_service(name, Service::Slots(slots), delay, limit)
+    }
+
+    fn with_service(
+        name: impl Into<String>,
+        service: Service,
+        delay: Time,
+        limit: QueueLimit,
+    ) -> Self {
         Self {
             name: name.into(),
-            serialiser: Serialiser::new(fs_per_byte(rate_bps)),
+            service,
             delay,
             limit,
             busy_until: 0,
@@ -125,7 +227,7 @@ impl Link {
             self.stats.dropped_overflow += 1;
             return Verdict::Overflow;
         }
-        self.busy_until = start + self.serialiser.time(pkt.size as u64);
+        self.busy_until = self.service.departure(now, start, pkt.size as u64);
         let was_idle = self.pipe.is_empty();
         self.pipe.push_back((self.busy_until + self.delay, pkt));
         if start > now {
@@ -285,6 +387,86 @@ mod tests {
         // the second (started at 8 ms) and the third (at 12 ms) no longer wait.
         assert!(l.pop_arrived(13_000_000).is_some());
         assert_eq!(l.occupancy(13_000_000), (0, 0));
+    }
+
+    /// A trace link of 1 ms slots offering `bytes` in turn, with `delay`.
+    fn slots(bytes: &[u64], delay: Time, limit: QueueLimit) -> Link {
+        Link::with_slots("t", 1_000_000, bytes.into(), delay, limit)
+    }
+
+    fn arrivals(l: &mut Link, now: Time) -> Vec<Time> {
+        let mut times = Vec::new();
+        while let Some(t) = l.head_time() {
+            l.pop_arrived(t.max(now)).unwrap();
+            times.push(t);
+        }
+        times
+    }
+
+    #[test]
+    fn a_slot_serves_its_bytes_at_its_end_and_the_rest_spills_over() {
+        // 3000 bytes per slot: two 1500-byte packets leave at the end of slot 0, the
+        // third at the end of slot 1; the delay comes on top.
+        let mut l = slots(&[3000, 3000], 5_000_000, QueueLimit::Unlimited);
+        for _ in 0..3 {
+            l.enqueue(200_000, pkt(1500));
+        }
+        assert_eq!(arrivals(&mut l, 0), vec![6_000_000, 6_000_000, 7_000_000]);
+    }
+
+    #[test]
+    fn a_packet_spans_slots_and_empty_slots_serve_nothing() {
+        // 1000 + 0 + 1000 bytes: a 1500-byte packet needs slots 0 and 2.
+        let mut l = slots(&[1000, 0, 1000], 0, QueueLimit::Unlimited);
+        l.enqueue(0, pkt(1500));
+        l.enqueue(0, pkt(500));
+        assert_eq!(arrivals(&mut l, 0), vec![3_000_000, 3_000_000]);
+    }
+
+    #[test]
+    fn the_slots_loop_after_the_last() {
+        // Slots 0, 1, 2 offer 1500, 0, 0 bytes: the trace repeats every 3 ms, so the
+        // packets leave at the end of slots 0, 3 and 6.
+        let mut l = slots(&[1500, 0, 0], 0, QueueLimit::Unlimited);
+        for _ in 0..3 {
+            l.enqueue(0, pkt(1500));
+        }
+        assert_eq!(arrivals(&mut l, 0), vec![1_000_000, 4_000_000, 7_000_000]);
+        // Slot 9 (9 ms into the run) is slot 0 of the fourth period.
+        l.enqueue(9_500_000, pkt(1500));
+        assert_eq!(l.head_time(), Some(10_000_000));
+    }
+
+    #[test]
+    fn an_idle_link_loses_its_slots_and_serves_from_the_arrival_slot() {
+        let mut l = slots(&[3000], 0, QueueLimit::Unlimited);
+        l.enqueue(0, pkt(1000));
+        assert_eq!(arrivals(&mut l, 0), vec![1_000_000]);
+        // Slots 1 to 4 went unused; a packet at 5.9 ms gets slot 5's bytes in full.
+        l.enqueue(5_900_000, pkt(1500));
+        l.enqueue(5_900_000, pkt(1500));
+        assert_eq!(arrivals(&mut l, 0), vec![6_000_000, 6_000_000]);
+    }
+
+    #[test]
+    fn a_trace_link_drops_the_tail_of_a_full_buffer() {
+        // 1500 bytes per slot and room for 3000 waiting bytes: the first packet is in
+        // service, two wait, the fourth is refused until the first leaves.
+        let mut l = slots(&[1500], 0, QueueLimit::Bytes(3000));
+        for _ in 0..3 {
+            assert!(matches!(l.enqueue(0, pkt(1500)), Verdict::Accepted { .. }));
+        }
+        assert_eq!(l.enqueue(0, pkt(1500)), Verdict::Overflow);
+        assert_eq!(l.occupancy(999_999), (3000, 2));
+        assert_eq!(l.occupancy(1_000_000), (1500, 1));
+        assert!(matches!(
+            l.enqueue(1_000_000, pkt(1500)),
+            Verdict::Accepted { .. }
+        ));
+        assert_eq!(
+            arrivals(&mut l, 0),
+            vec![1_000_000, 2_000_000, 3_000_000, 4_000_000]
+        );
     }
 
     #[test]

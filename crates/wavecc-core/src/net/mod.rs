@@ -1,12 +1,14 @@
-//! Moving packets: the packet format, links (rate, delay, drop-tail queue) and the
-//! random loss models.
+//! Moving packets: the packet format, links (rate or trace slots, delay, drop-tail
+//! queue), the random loss models and the link trace file.
 
 mod link;
 mod loss;
 mod packet;
+mod trace_file;
 
 pub use link::{Link, LinkStats, QueueLimit, Verdict};
 pub use loss::LossModel;
 pub use packet::{
     Ack, Body, HEADER_BYTES, MAX_SACK_BLOCKS, Packet, SackBlock, Segment, UDP_HEADER_BYTES,
 };
+pub use trace_file::{LinkTrace, MAGIC as TRACE_MAGIC};

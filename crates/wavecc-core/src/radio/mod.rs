@@ -23,6 +23,6 @@ pub use mcs::{McsTable, Numerology, ir_effective_sinr_db, thermal_noise_dbm};
 pub use mobility::{Leg, Trajectory, Waypoint, blocked_intervals};
 pub use profile::{ChannelModel, Entry, Gain, PROFILES, Profile, Update};
 pub use propagation::Channel;
-pub use ran::{RadioEvent, Ran, UeSnapshot};
+pub use ran::{Deliveries, RadioEvent, Ran, UeSnapshot};
 pub use rlc::{MAX_HARQ_ATTEMPTS, RlcConfig, RlcEntity, RlcStats, SlotChannel};
 pub use scheduler::{Demand, SchedulerKind};

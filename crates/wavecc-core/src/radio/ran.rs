@@ -116,6 +116,28 @@ pub struct Ran {
     scratch_members: Vec<usize>,
     scratch_demands: Vec<Demand>,
     scratch_shares: Vec<u32>,
+    /// What one UE's downlink hands up, slot by slot, when recorded.
+    deliveries: Option<Deliveries>,
+}
+
+/// The bytes handed up to one UE's downlink in each slot (index: the slot's number
+/// since time 0): the radio's delivery opportunities when the UE is saturated, which
+/// `wavecc trace export` writes as a link trace.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Deliveries {
+    pub ue: usize,
+    pub slot_bytes: Vec<u64>,
+}
+
+impl Deliveries {
+    /// Adds `bytes` to `slot`.
+    fn add(&mut self, slot: u64, bytes: u64) {
+        let slot = slot as usize;
+        if self.slot_bytes.len() <= slot {
+            self.slot_bytes.resize(slot + 1, 0);
+        }
+        self.slot_bytes[slot] += bytes;
+    }
 }
 
 impl Ran {
@@ -218,6 +240,7 @@ impl Ran {
             scratch_members: Vec::new(),
             scratch_demands: Vec::new(),
             scratch_shares: Vec::new(),
+            deliveries: None,
         };
         for u in 0..ran.ues.len() {
             ran.measure(u, 0);
@@ -226,6 +249,26 @@ impl Ran {
             ue.serving = best_cell(&ran.gnbs, &ue.gain_db);
         }
         ran
+    }
+
+    /// Starts recording what UE `ue`'s downlink hands up in each slot (see [`Deliveries`]).
+    pub fn record_deliveries(&mut self, ue: u32) {
+        self.deliveries = Some(Deliveries {
+            ue: ue as usize,
+            slot_bytes: Vec::new(),
+        });
+    }
+
+    /// The recorded deliveries, if recording was started.
+    pub fn take_deliveries(&mut self) -> Option<Deliveries> {
+        self.deliveries.take()
+    }
+
+    /// The most a UE's downlink could carry: every data symbol of every slot at the
+    /// highest MCS, bits per second.
+    pub fn peak_rate_bps(&self) -> f64 {
+        let bits = self.data_symbols * self.table.bits_per_symbol(self.table.highest_mcs());
+        f64::from(bits) / to_secs(self.slot)
     }
 
     pub fn update_interval(&self) -> Time {
@@ -442,8 +485,15 @@ impl Ran {
     /// uplink (ACKs, small: served first) and shares the rest of the data symbols
     /// among its UEs' downlinks. Returns whether another slot is needed.
     pub fn run_slot(&mut self, now: Time, out: &mut Vec<Packet>) -> bool {
-        for ue in &mut self.ues {
+        // What is handed up now was decoded in the slot that ends now.
+        let decoded_in = (now / self.slot).saturating_sub(1);
+        for (u, ue) in self.ues.iter_mut().enumerate() {
+            let before = out.len();
             ue.dl.deliver(out);
+            if let Some(log) = self.deliveries.as_mut().filter(|log| log.ue == u) {
+                let bytes = out[before..].iter().map(|p| u64::from(p.size)).sum();
+                log.add(decoded_in, bytes);
+            }
             ue.ul.deliver(out);
         }
         for g in 0..self.gnbs.len() {

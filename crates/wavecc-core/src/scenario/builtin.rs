@@ -61,6 +61,10 @@ const BUILTINS: &[(&str, &str)] = &[
         "dtcp-fairness",
         include_str!("../../scenarios/dtcp-fairness.toml"),
     ),
+    (
+        "trace-bottleneck",
+        include_str!("../../scenarios/trace-bottleneck.toml"),
+    ),
 ];
 
 /// (id, description) of every built-in scenario; the description is the first

@@ -160,9 +160,10 @@ impl Config {
         let mut raw: serde_json::Value =
             serde_json::from_str(text).map_err(|e| ConfigError::syntax(json_message(&e)))?;
         stack::apply(&mut raw)?;
-        let config: Config =
+        let mut config: Config =
             serde_path_to_error::deserialize(raw).map_err(|e| from_serde(e, json_message))?;
         config.validate()?;
+        config.load_trace()?;
         Ok(config)
     }
 
@@ -174,10 +175,30 @@ impl Config {
         let mut raw: toml::Value = serde::Deserialize::deserialize(de)
             .map_err(|e: toml::de::Error| ConfigError::syntax(toml_message(&e, text)))?;
         stack::apply(&mut raw)?;
-        let config: Config = serde_path_to_error::deserialize(raw)
+        let mut config: Config = serde_path_to_error::deserialize(raw)
             .map_err(|e| from_serde(e, |e| e.message().to_string()))?;
         config.validate()?;
+        config.load_trace()?;
         Ok(config)
+    }
+
+    /// Reads `path.trace`, if set, into `path.trace_link`: a file that is missing or
+    /// malformed is a config error naming `path.trace`, the file and the line.
+    fn load_trace(&mut self) -> Result<(), ConfigError> {
+        let Some(file) = &self.path.trace else {
+            return Ok(());
+        };
+        if file.is_empty() {
+            return Err(ConfigError::invalid(
+                "path.trace",
+                "must name a link trace file (docs/traces.md), got an empty string",
+            ));
+        }
+        let trace = crate::net::LinkTrace::load(std::path::Path::new(file))
+            .map_err(|e| ConfigError::invalid("path.trace", e))?;
+        validate::check_link_trace(file, &trace)?;
+        self.path.trace_link = Some(std::sync::Arc::new(trace));
+        Ok(())
     }
 
     /// The effective config, every default filled in, as JSON.

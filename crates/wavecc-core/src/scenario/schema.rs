@@ -1,7 +1,9 @@
 //! The config schema. Units are in the key names and SI inside (`_s`, `_bps`,
 //! `_bytes`); every key has a default except the list of flows.
 
+use crate::net::LinkTrace;
 use serde::{Deserialize, Serialize};
+use std::sync::Arc;
 
 fn default_name() -> String {
     "unnamed".into()
@@ -67,6 +69,16 @@ pub struct PathConfig {
     /// Largest IP packet: at least `tcp.mss_bytes` plus 52 header bytes, at most 65535.
     pub mtu_bytes: u32,
     pub loss: LossConfig,
+    /// A link trace file (docs/traces.md) that replaces the bottleneck's rate, delays,
+    /// buffer and random loss (the other path keys but `mtu_bytes` are then ignored):
+    /// its slots serve the data direction, looping. A relative path is taken from the
+    /// scenario file's directory, or from the working directory when it comes from
+    /// `--set` or a Python dict. Absent: the path keys describe the link.
+    pub trace: Option<String>,
+    /// The parsed `trace`, read once when the config is loaded.
+    #[serde(skip)]
+    #[schemars(skip)]
+    pub trace_link: Option<Arc<LinkTrace>>,
 }
 
 impl Default for PathConfig {
@@ -79,6 +91,8 @@ impl Default for PathConfig {
             buffer_packets: 0,
             mtu_bytes: 1500,
             loss: LossConfig::default(),
+            trace: None,
+            trace_link: None,
         }
     }
 }

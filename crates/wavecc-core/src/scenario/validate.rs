@@ -2,7 +2,7 @@
 //! path and the valid range.
 
 use super::{AppKind, Config, ConfigError};
-use crate::net::HEADER_BYTES;
+use crate::net::{HEADER_BYTES, LinkTrace};
 use crate::trace::TraceRows;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -243,6 +243,33 @@ fn key_pattern(path: &str) -> String {
         }
     }
     out
+}
+
+/// The values of a parsed `path.trace` the engine needs in range (the parser checks
+/// only the format); the message names `path.trace`, the file and the key at fault.
+pub(super) fn check_link_trace(file: &str, trace: &LinkTrace) -> Check {
+    let buffer = trace.buffer_bytes.map_or(0.0, |b| b as f64);
+    let reverse_rate = trace.reverse_rate_bps.unwrap_or(MIN_RATE_BPS);
+    let values = [
+        ("slot_s", trace.slot_s, PERIOD),
+        ("forward_delay_s", trace.forward_delay_s, TIME),
+        ("reverse_delay_s", trace.reverse_delay_s, TIME),
+        (
+            "buffer_bytes",
+            buffer,
+            Range::closed(0.0, MAX_BYTES, "bytes"),
+        ),
+        ("reverse_rate_bps", reverse_rate, RATE),
+    ];
+    for (key, value, range) in values {
+        if !range.contains(value) {
+            return Err(ConfigError::invalid(
+                "path.trace",
+                format!("{file}: {key} must be in {range}, got {}", Number(value)),
+            ));
+        }
+    }
+    Ok(())
 }
 
 impl Config {
@@ -557,6 +584,39 @@ mod tests {
 
     fn err(toml: &str) -> String {
         Config::from_toml(toml).unwrap_err().to_string()
+    }
+
+    #[test]
+    fn a_path_trace_is_loaded_or_refused_naming_the_key_and_the_file() {
+        let dir = std::env::temp_dir().join(format!("wavecc-path-trace-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let good = dir.join("good.csv");
+        std::fs::write(
+            &good,
+            "# wavecc link trace 1\n# slot_s = 0.001\nt_s,bytes\n0,1500\n",
+        )
+        .unwrap();
+        let tiny = dir.join("tiny.csv");
+        std::fs::write(
+            &tiny,
+            "# wavecc link trace 1\n# slot_s = 1e-9\nt_s,bytes\n0,1\n",
+        )
+        .unwrap();
+        let loaded = Config::from_toml(&with(&format!("trace = {:?}", good.display())));
+        let refused_tiny = err(&with(&format!("trace = {:?}", tiny.display())));
+        std::fs::remove_dir_all(&dir).unwrap();
+        let link = loaded.unwrap().path.trace_link.expect("loaded");
+        assert_eq!(link.bytes, vec![1500]);
+        assert_eq!(
+            err(&with("trace = \"/nonexistent/t.csv\"")),
+            "path.trace: /nonexistent/t.csv: no such file"
+        );
+        assert!(err(&with("trace = \"\"")).starts_with("path.trace: must name"));
+        assert!(
+            refused_tiny.starts_with("path.trace: ")
+                && refused_tiny.ends_with("tiny.csv: slot_s must be in [1e-6, 1e6] s, got 1e-9"),
+            "{refused_tiny}"
+        );
     }
 
     #[test]

@@ -1,0 +1,2 @@
+"""Examples of the Python interfaces: an algorithm written in Python
+(`wavecc.examples.newreno`)."""

@@ -44,7 +44,7 @@ _LAZY = {
 }
 
 # Submodules reachable as attributes without an explicit import (`wavecc.analysis`).
-_SUBMODULES = ("analysis", "figures", "report")
+_SUBMODULES = ("analysis", "figures", "report", "gym")
 
 __all__ = [
     "AckSample",

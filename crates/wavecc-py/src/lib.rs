@@ -3,6 +3,7 @@
 //! the core (`wavecc_core::scenario`), and Python never re-implements it.
 
 mod hosted;
+mod stepping;
 
 use pyo3::create_exception;
 use pyo3::exceptions::{PyRuntimeError, PyValueError};
@@ -194,9 +195,13 @@ pub static WAVECC_NEEDS_X86_64_V3: u8 =
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
     m.add("AlgorithmError", m.py().get_type::<AlgorithmError>())?;
+    m.add("AGENT_ALGORITHM", stepping::HELD)?;
     m.add("HOOKS", hosted::HOOKS.to_vec())?;
+    stepping::host_held().map_err(PyValueError::new_err)?;
     m.add_class::<hosted::SocketView>()?;
     m.add_class::<hosted::AckView>()?;
+    m.add_class::<stepping::Simulation>()?;
+    m.add_class::<stepping::FlowStats>()?;
     m.add_function(wrap_pyfunction!(hosted::host_algorithm, m)?)?;
     m.add_function(wrap_pyfunction!(hosted::hosted_algorithms, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

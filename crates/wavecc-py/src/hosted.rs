@@ -154,7 +154,7 @@ impl SocketView {
                 "sock.cwnd = {cwnd}: must be a finite number of segments > 0"
             ));
         }
-        if !(ssthresh > 0.0) {
+        if ssthresh.is_nan() || ssthresh <= 0.0 {
             return Err(format!(
                 "sock.ssthresh = {ssthresh}: must be a number of segments > 0 (inf allowed)"
             ));

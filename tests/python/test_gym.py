@@ -133,3 +133,34 @@ def test_the_training_example_runs_at_a_tiny_size(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "iteration 2:" in done.stdout and "bbr:" in done.stdout
     assert figure.stat().st_size > 10_000
+
+
+def test_a_loss_leaves_the_agents_window_where_it_put_it() -> None:
+    e = CongestionControlEnv(
+        "dumbbell-1g", overrides=["duration_s=1", "path.loss.per_byte=1e-6"], max_cwnd=40
+    )
+    e.reset(seed=2)
+    windows, losses = [], []
+    for _ in range(100):
+        _, _, _, _, info = e.step(np.array([1.0], np.float32))
+        windows.append(info["cwnd"])
+        losses.append(info["loss_rate"])
+    assert sum(rate > 0 for rate in losses) >= 2  # segments were lost and retransmitted
+    assert windows[2:] == [40.0] * 98  # and the window stayed at the agent's 40
+
+
+class Crashing(wavecc.CongestionControl):
+    def ssthresh(self, sock: wavecc.Socket) -> float:
+        return 2.0
+
+    def cong_avoid(self, sock: wavecc.Socket, acked: int) -> None:
+        raise RuntimeError("crash in a step")
+
+
+def test_a_python_algorithm_failing_in_a_step_raises_from_step() -> None:
+    wavecc.register_cc("crashing", Crashing)
+    e = env(baseline="crashing")
+    e.reset(seed=1)
+    with pytest.raises(wavecc.AlgorithmError, match="crashing .*crash in a step"):
+        for _ in range(50):
+            e.step(np.zeros(1, np.float32))

@@ -19,9 +19,10 @@ from . import _cpu
 
 _cpu.check()
 
-from ._core import ConfigError, __version__  # noqa: E402 (only after the CPU check)
+from ._core import AlgorithmError, ConfigError, __version__  # noqa: E402 (only after the CPU check)
 
 if TYPE_CHECKING:
+    from .algorithms import AckSample, CongestionControl, Socket, register_cc
     from .config import apply_overrides, load_scenario, stacks
     from .result import Result
     from .runner import run
@@ -29,6 +30,10 @@ if TYPE_CHECKING:
 
 # Public name -> the submodule that defines it.
 _LAZY = {
+    "CongestionControl": "algorithms",
+    "register_cc": "algorithms",
+    "Socket": "algorithms",
+    "AckSample": "algorithms",
     "load_scenario": "config",
     "apply_overrides": "config",
     "stacks": "config",
@@ -39,15 +44,20 @@ _LAZY = {
 }
 
 # Submodules reachable as attributes without an explicit import (`wavecc.analysis`).
-_SUBMODULES = ("analysis", "figures", "report", "traces")
+_SUBMODULES = ("analysis", "figures", "report", "traces", "gym")
 
 __all__ = [
+    "AckSample",
+    "AlgorithmError",
+    "CongestionControl",
     "ConfigError",
     "Result",
     "ResultSet",
+    "Socket",
     "__version__",
     "apply_overrides",
     "load_scenario",
+    "register_cc",
     "run",
     "stacks",
     "sweep",

@@ -4,7 +4,9 @@
 
 Every failure the user can cause (a bad scenario, a missing file, a bad override or
 argument, an unwritable output directory) is reported as one line,
-`wavecc: error: <message>`, on stderr with exit code 2, and nothing is written.
+`wavecc: error: <message>`, on stderr with exit code 2, and nothing is written. A
+Python algorithm that fails in a run (`wavecc.AlgorithmError`) prints its own
+traceback first, then that line.
 
 Ctrl-C (SIGINT) and SIGTERM stop any command within a second: the code in progress
 unwinds (output directories are written whole or not at all, a sweep kills its workers
@@ -17,12 +19,13 @@ from __future__ import annotations
 import argparse
 import signal
 import sys
+import traceback
 from collections.abc import Sequence
 
 import wavecc
 
 from . import bench, emulate, validate
-from ._core import ConfigError
+from ._core import AlgorithmError, ConfigError
 from .commands import EXIT_ERROR, kernel, report, reproduce, run, scenarios, sweep, trace
 from .commands import bench as bench_command
 from .commands import emulate as emulate_command
@@ -90,6 +93,12 @@ def _dispatch(argv: Sequence[str] | None) -> int:
         args.run_command = tail
     try:
         return args.handler(args)
+    except AlgorithmError as e:
+        # The traceback of the algorithm's own code, then the one error line.
+        if e.__cause__ is not None:
+            sys.stderr.write("".join(traceback.format_exception(e.__cause__)))
+        sys.stderr.write(_error_line(str(e)))
+        return EXIT_ERROR
     except (
         ConfigError,
         OSError,

@@ -256,7 +256,12 @@ def with_transport(config: Config, transport: str) -> Config:
 
 def to_json(config: Config) -> str:
     """The JSON text the core reads. JSON has no inf or NaN, and TOML dates have no
-    JSON form; such a value is reported by its key path instead of failing in json."""
+    JSON form; such a value is reported by its key path instead of failing in json.
+    A Python algorithm named by module path (`cca = "module:Class"`) is imported and
+    registered here, so that the core knows every algorithm the config names."""
+    from .algorithms import used
+
+    used(config)
     bad = _first_unrepresentable(config, "")
     if bad is not None:
         path, value = bad

@@ -6,6 +6,7 @@ import json
 from collections.abc import Callable, Iterable
 
 from . import _core
+from .algorithms import check_importable, ensure_registered, used
 from .config import ConfigError, ConfigSource, resolve, to_json
 from .result import Result
 
@@ -44,16 +45,17 @@ def run(
     capped at that much (see `wavecc.workers`; no progress is reported from it); a run
     that still exceeds it raises `RunFailed`.
     """
-    config_json = to_json(
-        resolve(config, cca=cca, seed=seed, overrides=overrides, transport=transport, stack=stack)
+    resolved = resolve(
+        config, cca=cca, seed=seed, overrides=overrides, transport=transport, stack=stack
     )
+    config_json = to_json(resolved)
     effective = json.loads(_core.validate(config_json))
     if max_memory is None:
         return Result.from_core(_core.run(config_json, progress=progress), effective)
-    return Result.from_core(_run_capped(config_json, max_memory), effective)
+    return Result.from_core(_run_capped(config_json, used(resolved), max_memory), effective)
 
 
-def _run_capped(config_json: str, max_memory: int | str) -> str:
+def _run_capped(config_json: str, algorithms: dict[str, str], max_memory: int | str) -> str:
     from .workers import (
         RunFailed,
         WorkerDied,
@@ -64,6 +66,7 @@ def _run_capped(config_json: str, max_memory: int | str) -> str:
     )
 
     cap = parse_size(max_memory, "max_memory")
+    check_importable(algorithms)
     needed = _core.estimate_memory(config_json)
     if needed > cap:
         raise ConfigError(
@@ -72,13 +75,20 @@ def _run_capped(config_json: str, max_memory: int | str) -> str:
         )
     answers = []
     run_in_workers(
-        _core_run, [config_json], 1, lambda _, answer: answers.append(answer), max_memory=cap
+        _core_run,
+        [(config_json, algorithms)],
+        1,
+        lambda _, answer: answers.append(answer),
+        max_memory=cap,
     )
     if isinstance(answers[0], (WorkerRaised, WorkerDied)):
         raise RunFailed(f"the run failed within max_memory {format_size(cap)}: {answers[0].error}")
     return answers[0]
 
 
-def _core_run(config_json: str) -> str:
-    """The core's run, by a name a worker process can be sent."""
+def _core_run(task: tuple[str, dict[str, str]]) -> str:
+    """The core's run, by a name a worker process can be sent, with the Python
+    algorithms it uses (name -> module path) registered there first."""
+    config_json, algorithms = task
+    ensure_registered(algorithms)
     return _core.run(config_json)

@@ -38,6 +38,7 @@ from typing import Any
 import pandas as pd
 
 from . import _core
+from .algorithms import check_importable, ensure_registered, used
 from .config import (
     ConfigError,
     ConfigSource,
@@ -178,6 +179,9 @@ def sweep(
     if stack is not None:
         base = resolve(base, stack=stack)
     points = expand(base, grid, seeds=seeds)
+    if jobs != 0:
+        for point in points:
+            check_importable(used(point.config))
     if cluster is not None and jobs is not None:
         raise ConfigError(
             "give either jobs (a local process pool) or cluster (a Dask scheduler), not both"
@@ -395,6 +399,7 @@ def execute_remote(task: dict[str, Any]) -> dict[str, Any]:
     the error); never raises for a failed run."""
     start = time.perf_counter()
     try:
+        ensure_registered(task.get("algorithms", {}))
         output = _core_run(json.dumps(task["config"], allow_nan=False))
         result = Result.from_core(output, task["config"])
     except Exception as e:
@@ -434,7 +439,15 @@ def _store_remote(store: Store, point: Point, returned: dict[str, Any]) -> dict[
 
 
 def _task(point: Point) -> dict[str, Any]:
-    return {"key": point.key, "seed": point.seed, "values": point.values, "config": point.config}
+    """What a worker needs for a point, with the Python algorithms its config names
+    (name -> module path), which the worker imports."""
+    return {
+        "key": point.key,
+        "seed": point.seed,
+        "values": point.values,
+        "config": point.config,
+        "algorithms": used(point.config),
+    }
 
 
 def _core_run(config_json: str) -> str:
@@ -450,6 +463,7 @@ def execute(directory: str, task: dict[str, Any]) -> dict[str, Any]:
     try:
         # The effective config is a fixed point of the core's validation (its nulls are
         # unset options), so it goes to the core as it is.
+        ensure_registered(task.get("algorithms", {}))
         output = _core_run(json.dumps(task["config"], allow_nan=False))
         result = Result.from_core(output, task["config"])
         store.save_run(task["key"], result)

@@ -823,13 +823,49 @@ impl World {
 
     /// Runs until simulated time `t` (or the end), for tests that look inside a run.
     pub fn run_until(&mut self, t: Time) {
-        let end = self.duration;
-        self.duration = t.min(end);
-        self.run();
-        self.duration = end;
+        self.advance(t, &mut Unwatched)
+            .expect("an unwatched run never stops early");
     }
 
-    fn finish(mut self, cfg: &Config, wall_time_s: f64) -> RunOutput {
+    /// Runs the events up to simulated time `until` (at most the end), polling
+    /// `watch` as [`run_watched`] does: the stepping entry point for a caller that
+    /// acts between steps (a learning agent). Steps of any lengths give the same
+    /// events as one run to the end, since only where the loop pauses differs.
+    pub fn advance(&mut self, until: Time, watch: &mut impl Watch) -> Result<(), Stopped> {
+        let end = self.duration;
+        self.duration = until.min(end);
+        let out = self.run_watched(watch);
+        self.duration = end;
+        out
+    }
+
+    /// The simulated time reached.
+    pub fn now(&self) -> Time {
+        self.now
+    }
+
+    /// The simulated time the run ends at.
+    pub fn duration(&self) -> Time {
+        self.duration
+    }
+
+    /// Flow `flow`'s TCP sender (None for a UDP flow or an index out of range), for a
+    /// caller that reads or sets its socket between steps.
+    pub fn sender_mut(&mut self, flow: usize) -> Option<&mut Sender> {
+        match &mut self.flows.get_mut(flow)?.endpoints {
+            Endpoints::Tcp { sender, .. } => Some(sender),
+            Endpoints::Udp { .. } => None,
+        }
+    }
+
+    /// Bytes flow `flow`'s receiving application has received so far.
+    pub fn delivered_bytes(&self, flow: usize) -> Option<u64> {
+        self.flows.get(flow).map(Flow::delivered_bytes)
+    }
+
+    /// The traces and summary of the run so far (the whole run once [`World::advance`]
+    /// has reached the end); `wall_time_s` goes into the summary.
+    pub fn finish(mut self, cfg: &Config, wall_time_s: f64) -> RunOutput {
         if self.last_sample < self.now {
             // The last stretch, when the duration is not a multiple of the interval.
             self.record_sample();

@@ -70,3 +70,33 @@ fn a_watch_stops_the_run_at_its_next_poll() {
     assert!((2.0..2.05).contains(&last), "stopped at {last} s");
     assert!(watch.polls.iter().rev().skip(1).all(|&(now, _)| now < 2.0));
 }
+
+#[test]
+fn a_run_advanced_in_steps_gives_the_output_of_one_run() {
+    let cfg = dumbbell(1.0);
+    let mut world = wavecc_core::world::World::new(&cfg);
+    let mut watch = Recorder {
+        polls: Vec::new(),
+        stop_at_s: f64::INFINITY,
+    };
+    // 10 ms steps, the Gymnasium environment's default, past the end.
+    for step in 1..=110 {
+        let until = wavecc_core::engine::from_secs(0.01 * step as f64);
+        world.advance(until, &mut watch).expect("not stopped");
+        assert_eq!(world.now(), until.min(world.duration()));
+    }
+    assert_eq!(comparable(world.finish(&cfg, 0.0)), comparable(run(&cfg)));
+}
+
+#[test]
+fn a_step_can_be_stopped_by_its_watch() {
+    let cfg = dumbbell(1.0);
+    let mut world = wavecc_core::world::World::new(&cfg);
+    let mut watch = Recorder {
+        polls: Vec::new(),
+        stop_at_s: 0.2,
+    };
+    let until = wavecc_core::engine::from_secs(0.5);
+    assert_eq!(world.advance(until, &mut watch), Err(Stopped));
+    assert!(world.now() < until);
+}

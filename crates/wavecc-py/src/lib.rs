@@ -2,8 +2,11 @@
 //! Configs come in and results go out as JSON text, so the schema lives once, in
 //! the core (`wavecc_core::scenario`), and Python never re-implements it.
 
+mod hosted;
+mod stepping;
+
 use pyo3::create_exception;
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
@@ -16,6 +19,30 @@ create_exception!(
     PyValueError,
     "A scenario that cannot run: the message names the key."
 );
+
+create_exception!(
+    _core,
+    AlgorithmError,
+    PyRuntimeError,
+    "A Python congestion-control algorithm raised, or set a value the socket cannot \
+     take: the message names the algorithm, the hook and the simulated time, and the \
+     original exception (with its traceback) is the cause."
+);
+
+/// The error a run stops with when a Python algorithm fails.
+fn algorithm_error(py: Python<'_>, failure: hosted::HookFailure) -> PyErr {
+    let err = AlgorithmError::new_err(failure.message(py));
+    err.set_cause(py, Some(failure.error));
+    err
+}
+
+/// The error a watch stopped a run for (a signal or the progress callback).
+fn stopped_error(watch: &mut PythonWatch) -> PyErr {
+    watch
+        .error
+        .take()
+        .expect("a run stops only on a Python error")
+}
 
 fn parse(config_json: &str) -> PyResult<Config> {
     Config::from_json(config_json).map_err(|e| ConfigError::new_err(e.to_string()))
@@ -33,13 +60,14 @@ fn parse(config_json: &str) -> PyResult<Config> {
 fn run(py: Python<'_>, config_json: &str, progress: Option<Py<PyAny>>) -> PyResult<String> {
     let config = parse(config_json)?;
     let mut watch = PythonWatch::new(progress);
+    hosted::take_failure();
     let out = py.detach(|| wavecc_core::run_watched(&config, &mut watch));
+    if let Some(failure) = hosted::take_failure() {
+        return Err(algorithm_error(py, failure));
+    }
     match out {
         Ok(out) => serde_json::to_string(&out).map_err(|e| PyValueError::new_err(e.to_string())),
-        Err(Stopped) => Err(watch
-            .error
-            .take()
-            .expect("a run stops only on a Python error")),
+        Err(Stopped) => Err(stopped_error(&mut watch)),
     }
 }
 
@@ -123,6 +151,9 @@ impl PythonWatch {
 
 impl Watch for PythonWatch {
     fn poll(&mut self, now_s: f64, duration_s: f64) -> ControlFlow<()> {
+        if hosted::failed() {
+            return ControlFlow::Break(());
+        }
         if self.last_check.elapsed() < SIGNAL_CHECK {
             return ControlFlow::Continue(());
         }
@@ -202,6 +233,16 @@ pub static WAVECC_NEEDS_X86_64_V3: u8 =
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ConfigError", m.py().get_type::<ConfigError>())?;
+    m.add("AlgorithmError", m.py().get_type::<AlgorithmError>())?;
+    m.add("AGENT_ALGORITHM", stepping::HELD)?;
+    m.add("HOOKS", hosted::HOOKS.to_vec())?;
+    stepping::host_held().map_err(PyValueError::new_err)?;
+    m.add_class::<hosted::SocketView>()?;
+    m.add_class::<hosted::AckView>()?;
+    m.add_class::<stepping::Simulation>()?;
+    m.add_class::<stepping::FlowStats>()?;
+    m.add_function(wrap_pyfunction!(hosted::host_algorithm, m)?)?;
+    m.add_function(wrap_pyfunction!(hosted::hosted_algorithms, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(validate, m)?)?;

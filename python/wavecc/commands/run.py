@@ -23,7 +23,10 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "scenario", nargs="?", metavar="SCENARIO", help="a TOML file or a built-in scenario id"
     )
     run.add_argument(
-        "--cca", metavar="NAME", help="congestion control for every flow ('list' to list them)"
+        "--cca",
+        metavar="NAME",
+        help="congestion control for every flow: a name, or a Python class as module:Class "
+        "('list' to list the built-ins)",
     )
     run.add_argument(
         "--set",

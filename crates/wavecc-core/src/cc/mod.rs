@@ -16,6 +16,7 @@ mod dtcp;
 mod fbtcp;
 pub mod fixed;
 mod highspeed;
+pub mod hosted;
 mod mrvhs;
 mod mss;
 mod newreno;
@@ -531,13 +532,19 @@ pub fn names() -> Vec<&'static str> {
     ALGORITHMS.iter().map(|a| a.name).collect()
 }
 
-/// Builds the algorithm `name` with `params`; errors name what would be valid.
+/// Builds the algorithm `name` with `params`, a built-in or else one the embedding
+/// program registered ([`hosted`]); errors name what would be valid.
 pub fn build(name: &str, params: &serde_json::Value) -> Result<Box<dyn CongestionControl>, String> {
-    let alg = ALGORITHMS
-        .iter()
-        .find(|a| a.name == name)
-        .ok_or_else(|| format!("unknown algorithm '{name}'; valid: {}", names().join(", ")))?;
-    (alg.build)(params)
+    if let Some(alg) = ALGORITHMS.iter().find(|a| a.name == name) {
+        return (alg.build)(params);
+    }
+    hosted::build(name, params).unwrap_or_else(|| {
+        let valid = [names(), hosted::names()].concat();
+        Err(format!(
+            "unknown algorithm '{name}'; valid: {}",
+            valid.join(", ")
+        ))
+    })
 }
 
 /// Deserialises an algorithm's parameter table, rejecting unknown keys with the

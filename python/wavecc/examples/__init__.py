@@ -1,0 +1,3 @@
+"""Examples of the Python interfaces: algorithms written in Python
+(`wavecc.examples.newreno`) and learning with the Gymnasium environment
+(`wavecc.examples.learn_cwnd`)."""

@@ -628,7 +628,10 @@ impl Profile {
 
     pub fn mcs_table(&self) -> McsTable {
         match self {
-            Profile::Ns3Mmwave(_) => McsTable::ns3_mmwave(),
+            Profile::Ns3Mmwave(p) => match p.channel {
+                Ns3Channel::Wideband => McsTable::ns3_mmwave(),
+                Ns3Channel::Multipath => McsTable::ns3_mmwave_mi(),
+            },
             Profile::ThreeGpp(p) => McsTable::nr(p.mcs_table, p.bandwidth_hz, p.mu),
         }
     }

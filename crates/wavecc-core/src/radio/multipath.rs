@@ -89,13 +89,10 @@ fn chunk_phasors() -> &'static ChunkPhasors {
             re: [[0.0; CHUNKS]; TAPS],
             im: [[0.0; CHUNKS]; TAPS],
         };
-        for n in 0..TAPS {
+        for (n, &delay_ns) in TAP_DELAY_NS.iter().enumerate() {
             for k in 0..CHUNKS {
-                let phase = -std::f64::consts::TAU
-                    * k as f64
-                    * CHUNK_WIDTH_HZ
-                    * f64::from(TAP_DELAY_NS[n])
-                    * 1e-9;
+                let phase =
+                    -std::f64::consts::TAU * k as f64 * CHUNK_WIDTH_HZ * f64::from(delay_ns) * 1e-9;
                 t.re[n][k] = phase.cos();
                 t.im[n][k] = phase.sin();
             }
@@ -308,11 +305,8 @@ mod tests {
             let want = direct(&amp, fc, t, speed);
             let mean = want.iter().sum::<f64>() / CHUNKS as f64;
             assert!((mp.wideband_gain_db() - 10.0 * mean.log10()).abs() < 1e-9);
-            for k in 0..CHUNKS {
-                assert!(
-                    (mp.chunk_ratios()[k] - want[k] / mean).abs() < 1e-6,
-                    "chunk {k}"
-                );
+            for (k, (&got, &w)) in mp.chunk_ratios().iter().zip(&want).enumerate() {
+                assert!((got - w / mean).abs() < 1e-6, "chunk {k}");
             }
             // Over 72 chunks of 13.889 MHz the cross terms of paths with different
             // integer-ns delays (nearly) cancel: the mean is the sum over taps of the

@@ -10,7 +10,7 @@
 //!   SINR thresholds from the gap-attenuated Shannon mapping [`nr_sinr_threshold_db`]
 //!   fitted to that ns-3 table.
 
-use super::miesm::{EffectiveSinr, modulation_slot};
+use super::miesm::{EffectiveSinr, flat, modulation_slot, mutual_information, tb_error};
 use crate::engine::Time;
 
 /// Slot timing the scheduler works with.
@@ -125,7 +125,21 @@ pub struct McsEntry {
 #[derive(Clone, Debug, PartialEq)]
 pub struct McsTable {
     entries: Vec<McsEntry>,
-    slope_per_db: f64,
+    error: ErrorModel,
+}
+
+/// How a table turns an MCS and the SINRs a TB met into its error probability.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum ErrorModel {
+    /// The logistic through each MCS's 10% threshold ([`McsTable::bler`]), HARQ
+    /// attempts combined by [`ir_effective_sinr_db`].
+    Logistic { slope_per_db: f64 },
+    /// ns3-mmwave's (`miesm::tb_error`): code blocks failing on an erf of the mean
+    /// mutual information, attempts combined by averaging it. Link adaptation asks
+    /// the same rule about a TB of `nominal_symbols` symbols at each MCS (the module
+    /// asks it about the size of the last block it received, which in these
+    /// saturated flows moves the 10% point by under 0.1 dB).
+    ModuleMi { nominal_symbols: u32 },
 }
 
 /// PRBs of an NR carrier: TS 38.101-2 Table 5.3.2-1 (FR2 max transmission bandwidth
@@ -162,8 +176,42 @@ impl McsTable {
             .collect();
         McsTable {
             entries,
-            slope_per_db: BLER_SLOPE_PER_DB,
+            error: ErrorModel::Logistic {
+                slope_per_db: BLER_SLOPE_PER_DB,
+            },
         }
+    }
+
+    /// The same table under ns3-mmwave's own TB error rule (`MmWaveMiErrorModel`, see
+    /// `miesm::tb_error`) instead of the logistic: the frequency-selective
+    /// (`multipath`) channel's, whose chunks give the rule its mutual information. Each
+    /// row's threshold becomes the rule's 10% point for a TB filling the slot (within
+    /// 0.5 dB of the logistic table's, which came from the same curves).
+    pub fn ns3_mmwave_mi() -> Self {
+        let mut t = Self::ns3_mmwave();
+        t.error = ErrorModel::ModuleMi {
+            nominal_symbols: Numerology::NS3_MMWAVE.data_symbols,
+        };
+        for i in 0..t.entries.len() {
+            let mcs = t.entries[i].mcs;
+            t.entries[i].sinr_db = t.sinr_at_bler(mcs, 0.1);
+        }
+        t
+    }
+
+    /// SINR (dB) at which the table's error curve of `mcs` crosses `target` (bisection;
+    /// the curve falls with SINR).
+    fn sinr_at_bler(&self, mcs: u8, target: f64) -> f64 {
+        let (mut lo, mut hi) = (-30.0, 40.0);
+        for _ in 0..60 {
+            let mid = 0.5 * (lo + hi);
+            if self.bler(mcs, mid) > target {
+                lo = mid;
+            } else {
+                hi = mid;
+            }
+        }
+        0.5 * (lo + hi)
     }
 
     /// A 38.214 table for an NR carrier of `bandwidth_hz` at numerology `mu`.
@@ -197,13 +245,15 @@ impl McsTable {
             .collect();
         McsTable {
             entries,
-            slope_per_db: BLER_SLOPE_PER_DB,
+            error: ErrorModel::Logistic {
+                slope_per_db: BLER_SLOPE_PER_DB,
+            },
         }
     }
 
-    /// Same table with another BLER slope (per dB, > 0).
+    /// Same table with the logistic error curve of another slope (per dB, > 0).
     pub fn with_bler_slope(mut self, slope_per_db: f64) -> Self {
-        self.slope_per_db = slope_per_db;
+        self.error = ErrorModel::Logistic { slope_per_db };
         self
     }
 
@@ -244,7 +294,10 @@ impl McsTable {
     /// none. Closed form of [`McsTable::bler`] <= target: `sinr >= threshold + ln((1/T -
     /// 1)/9)/slope` (the offset is exactly 0 for T = 0.1).
     pub fn select(&self, sinr_db: f64, target_bler: f64) -> u8 {
-        let offset = bler_offset_db(target_bler, self.slope_per_db);
+        let ErrorModel::Logistic { slope_per_db } = self.error else {
+            return self.select_effective(&flat(sinr_db), target_bler);
+        };
+        let offset = bler_offset_db(target_bler, slope_per_db);
         let n = self
             .entries
             .partition_point(|e| e.sinr_db + offset <= sinr_db);
@@ -257,12 +310,17 @@ impl McsTable {
     /// (`MmWaveAmc::CreateCqiFeedbackWbTdma`); the lowest MCS when none. With the same
     /// SINR for every modulation this is [`McsTable::select`].
     pub fn select_effective(&self, effective: &EffectiveSinr, target_bler: f64) -> u8 {
-        let offset = bler_offset_db(target_bler, self.slope_per_db);
-        let mut chosen = self.entries[0].mcs;
-        for e in &self.entries {
-            if e.sinr_db + offset > effective[modulation_slot(e.modulation_order)] {
-                break;
+        let passes = |e: &McsEntry| {
+            let sinr = effective[modulation_slot(e.modulation_order)];
+            match self.error {
+                ErrorModel::Logistic { slope_per_db } => {
+                    e.sinr_db + bler_offset_db(target_bler, slope_per_db) <= sinr
+                }
+                ErrorModel::ModuleMi { .. } => self.bler(e.mcs, sinr) <= target_bler,
             }
+        };
+        let mut chosen = self.entries[0].mcs;
+        for e in self.entries.iter().take_while(|e| passes(e)) {
             chosen = e.mcs;
         }
         chosen
@@ -285,13 +343,46 @@ impl McsTable {
         self.entry(mcs).sinr_db
     }
 
-    /// TB error probability at `mcs` given the effective SINR (dB): the logistic
-    /// `1 / (1 + 9 exp(slope (sinr - threshold)))`, exactly 0.1 at the threshold,
-    /// strictly decreasing in SINR; slope [`BLER_SLOPE_PER_DB`].
+    /// TB error probability at `mcs` given the effective SINR (dB) of one attempt.
+    /// Logistic: `1 / (1 + 9 exp(slope (sinr - threshold)))`, exactly 0.1 at the
+    /// threshold, strictly decreasing in SINR; slope [`BLER_SLOPE_PER_DB`]. The
+    /// module's rule: for a TB of the nominal size (see [`ErrorModel`]).
     #[inline]
     pub fn bler(&self, mcs: u8, sinr_db: f64) -> f64 {
-        let thr = self.entry(mcs).sinr_db;
-        1.0 / (1.0 + 9.0 * (self.slope_per_db * (sinr_db - thr)).exp())
+        match self.error {
+            ErrorModel::Logistic { slope_per_db } => {
+                let thr = self.entry(mcs).sinr_db;
+                1.0 / (1.0 + 9.0 * (slope_per_db * (sinr_db - thr)).exp())
+            }
+            ErrorModel::ModuleMi { nominal_symbols } => {
+                let bits = u64::from(nominal_symbols) * u64::from(self.bits_per_symbol(mcs));
+                self.module_tb_error(mcs, &[sinr_db], bits)
+            }
+        }
+    }
+
+    /// Error probability of a TB of `tb_bytes` at `mcs` after the HARQ attempts whose
+    /// effective SINRs (dB) were `sinrs_db`. The TB occupies whole symbols, so under
+    /// the module's rule its size is theirs (the module's blocks fill their symbols).
+    pub fn tb_error(&self, mcs: u8, sinrs_db: &[f64], tb_bytes: u64) -> f64 {
+        match self.error {
+            ErrorModel::Logistic { .. } => self.bler(mcs, ir_effective_sinr_db(sinrs_db)),
+            ErrorModel::ModuleMi { .. } => {
+                let bps = u64::from(self.bits_per_symbol(mcs)).max(1);
+                let bits = (tb_bytes * 8).div_ceil(bps).max(1) * bps;
+                self.module_tb_error(mcs, sinrs_db, bits)
+            }
+        }
+    }
+
+    fn module_tb_error(&self, mcs: u8, sinrs_db: &[f64], tb_bits: u64) -> f64 {
+        let slot = self.modulation_slot(mcs);
+        let mut mi = [0.0; 8];
+        let n = sinrs_db.len().min(mi.len());
+        for (m, &s) in mi.iter_mut().zip(&sinrs_db[..n]) {
+            *m = mutual_information(slot, s);
+        }
+        tb_error(self.entry(mcs).mcs, &mi[..n], tb_bits)
     }
 }
 
@@ -454,6 +545,57 @@ mod tests {
         assert!((t.bler(28, 20.6) - 0.014815).abs() < 1e-5);
         assert!((t.bler(28, 19.6) - 0.450855).abs() < 1e-5);
         assert!(t.bler(28, 0.0) > 0.999_999 && t.bler(0, 40.0) < 1e-30);
+    }
+
+    #[test]
+    fn module_rule_thresholds_agree_with_the_table_and_are_steeper() {
+        let logistic = McsTable::ns3_mmwave();
+        let module = McsTable::ns3_mmwave_mi();
+        for (l, m) in logistic.entries().iter().zip(module.entries()) {
+            assert_eq!((l.mcs, l.bits_per_symbol), (m.mcs, m.bits_per_symbol));
+            // The table's 10% thresholds came from the same curves: within 0.5 dB.
+            assert!((l.sinr_db - m.sinr_db).abs() < 0.5, "mcs {}", m.mcs);
+            assert!((module.bler(m.mcs, m.sinr_db) - 0.1).abs() < 1e-6);
+            // The module's waterfall (90% -> 1%) is 0.2-0.6 dB wide, the logistic's
+            // 1.15 dB: above the threshold it errs far less.
+            let width = module.sinr_at_bler(m.mcs, 0.01) - module.sinr_at_bler(m.mcs, 0.9);
+            assert!(width > 0.1 && width < 0.6, "mcs {}: {width}", m.mcs);
+            assert!(
+                module.bler(m.mcs, m.sinr_db + 0.3) < 0.2 * logistic.bler(l.mcs, l.sinr_db + 0.3)
+            );
+        }
+        // MCS 28 over a full slot: 313,500 bits in 52 blocks on the 4,032-bit curve.
+        let bits = 22 * u64::from(module.bits_per_symbol(28));
+        let mi = mutual_information(2, 19.5);
+        assert!((module.bler(28, 19.5) - tb_error(28, &[mi], bits)).abs() < 1e-15);
+    }
+
+    #[test]
+    fn module_rule_selects_the_highest_mcs_within_target_and_sizes_tbs_by_symbols() {
+        let t = McsTable::ns3_mmwave_mi();
+        for e in t.entries() {
+            assert_eq!(t.select(e.sinr_db + 0.01, 0.1), e.mcs);
+            if e.mcs > 0 {
+                assert_eq!(t.select(e.sinr_db - 0.01, 0.1), e.mcs - 2);
+            }
+        }
+        // A stricter target needs more SINR.
+        assert!(t.select(t.threshold_db(20) + 0.05, 0.01) < 20);
+        // 16QAM failing at MCS 10 stops the walk though 64QAM would pass.
+        assert_eq!(t.select_effective(&[30.0, 3.0, 30.0], 0.1), 8);
+        // A TB's size is its whole symbols: 1,000 bytes at MCS 28 (14,250 bits per
+        // symbol) is one symbol, 14,250 bits.
+        let s = 19.9;
+        let one = tb_error(28, &[mutual_information(2, s)], 14_250);
+        assert!((t.tb_error(28, &[s], 1000) - one).abs() < 1e-15);
+        assert!((t.tb_error(28, &[s], 1781) - one).abs() < 1e-15);
+        assert!(t.tb_error(28, &[s], 1782) > one);
+        // Two attempts average the MI: the same SINR twice decodes.
+        assert!(t.tb_error(28, &[s, s], 10_000) < 1e-9);
+        // The logistic table keeps its IR combining.
+        let l = McsTable::ns3_mmwave();
+        let both = l.bler(28, ir_effective_sinr_db(&[18.0, 15.0]));
+        assert_eq!(l.tb_error(28, &[18.0, 15.0], 1000), both);
     }
 
     #[test]

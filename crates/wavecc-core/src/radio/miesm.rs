@@ -182,6 +182,204 @@ pub fn effective_sinr_db(mean_lin: f64, ratios: &[f64], out: &mut EffectiveSinr)
     }
 }
 
+/// The chunks' mean mutual information per bit behind an effective SINR of
+/// [`effective_sinr_db`] for modulation `slot`: the smooth curve that SINR was read
+/// from (+inf dB: every chunk past the table's end, full information). A mean just
+/// below 1 maps to an effective SINR past the table's end, so the end-of-table step
+/// does not apply here.
+pub fn mutual_information(slot: usize, sinr_db: f64) -> f64 {
+    if sinr_db == f64::INFINITY {
+        return 1.0;
+    }
+    CURVES[slot].smooth(10f64.powf(sinr_db / 10.0))
+}
+
+// ---------------------------------------------------------------------------------------
+// The module's transport-block error (`MmWaveMiErrorModel::GetTbDecodificationStats`)
+// ---------------------------------------------------------------------------------------
+
+/// One code block's error curve in mutual information: `P(MI) = Q((MI - b) / c)` (the
+/// module's `MappingMiBler`: `0.5 (1 - erf((MI - b) / (sqrt 2 c)))`, IEEE 802.16m EMD's
+/// form), `b` the MI at 50% and `c` the waterfall's width.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CbCurve {
+    pub b: f64,
+    pub c: f64,
+}
+
+/// Code-block sizes (bits) from which each column of [`CB_CURVES`] applies: the module
+/// takes the curve of the largest tabulated size not above the block's size K. A
+/// transport block of C >= 2 code blocks has K >= 3,060 bits (C = ceil(B / 6,120)), so
+/// these three columns are the ones the `fbtcp-*` blocks use; a block under 2,560 bits
+/// (a TB under 320 bytes, 0.003% of the references' downlink blocks) takes the
+/// 2,560-bit curve here, where the module has wider ones.
+const CB_CURVE_SIZES: [u32; 3] = [2560, 4032, 6144];
+
+/// The module's code-block curves (b, c) at the code-block sizes of [`CB_CURVE_SIZES`],
+/// per modulation slot and effective code rate (ECR), in increasing rate: the rates of
+/// the downlink's even MCS, the three lower ones the module keeps per modulation for
+/// HARQ retransmissions, and QPSK's 0.10 and 0.15 (MCS 1 and 3), which a retransmitted
+/// MCS 6 or 8 block reaches.
+#[rustfmt::skip]
+const CB_CURVES: [(usize, f64, [CbCurve; 3]); 26] = [
+    (0, 0.01, [cb(0.016, 0.00059), cb(0.01598, 0.00045), cb(0.01598, 0.00037)]),
+    (0, 0.026, [cb(0.04164, 0.00145), cb(0.04164, 0.00111), cb(0.04154, 0.00093)]),
+    (0, 0.04, [cb(0.0632, 0.00209), cb(0.063, 0.00173), cb(0.06288, 0.00141)]),
+    (0, 0.08, [cb(0.1211, 0.004), cb(0.1208, 0.0032), cb(0.1207, 0.0025)]),
+    (0, 0.1, [cb(0.148, 0.0047), cb(0.1477, 0.0038), cb(0.1474, 0.0032)]),
+    (0, 0.11, [cb(0.1615, 0.005), cb(0.1612, 0.0039), cb(0.1612, 0.0032)]),
+    (0, 0.15, [cb(0.2119, 0.0063), cb(0.2112, 0.0051), cb(0.2111, 0.0042)]),
+    (0, 0.19, [cb(0.2611, 0.0079), cb(0.2606, 0.0063), cb(0.2605, 0.0054)]),
+    (0, 0.3, [cb(0.3735, 0.0101), cb(0.3728, 0.0079), cb(0.3726, 0.0064)]),
+    (0, 0.44, [cb(0.5205, 0.0123), cb(0.5185, 0.01), cb(0.5193, 0.0081)]),
+    (1, 0.075, [cb(0.14484, 0.00419), cb(0.16928, 0.00577), cb(0.1449, 0.00273)]),
+    (1, 0.1, [cb(0.1777, 0.00515), cb(0.19982, 0.00615), cb(0.17742, 0.00351)]),
+    (1, 0.15, [cb(0.23558, 0.00649), cb(0.2552, 0.00723), cb(0.23514, 0.00417)]),
+    (1, 0.3, [cb(0.3729, 0.0083), cb(0.3864, 0.0092), cb(0.3724, 0.0056)]),
+    (1, 0.37, [cb(0.4351, 0.0095), cb(0.4338, 0.0078), cb(0.4339, 0.0064)]),
+    (1, 0.48, [cb(0.5416, 0.0112), cb(0.5386, 0.0084), cb(0.5407, 0.0068)]),
+    (1, 0.6, [cb(0.6554, 0.0119), cb(0.6527, 0.0092), cb(0.6528, 0.008)]),
+    (2, 0.1075, [cb(0.1377, 0.00451), cb(0.13754, 0.00369), cb(0.13752, 0.00303)]),
+    (2, 0.143, [cb(0.18336, 0.00597), cb(0.18956, 0.00565), cb(0.18244, 0.00377)]),
+    (2, 0.215, [cb(0.276, 0.00791), cb(0.28408, 0.00737), cb(0.27578, 0.00507)]),
+    (2, 0.45, [cb(0.51888, 0.00943), cb(0.51872, 0.008), cb(0.51606, 0.00609)]),
+    (2, 0.55, [cb(0.6056, 0.0104), cb(0.6027, 0.0081), cb(0.6027, 0.0066)]),
+    (2, 0.65, [cb(0.6982, 0.0108), cb(0.6981, 0.0091), cb(0.6948, 0.008)]),
+    (2, 0.75, [cb(0.7874, 0.0122), cb(0.7873, 0.0096), cb(0.7842, 0.008)]),
+    (2, 0.85, [cb(0.8735, 0.011), cb(0.8702, 0.0086), cb(0.8692, 0.0068)]),
+    (2, 0.92, [cb(0.9369, 0.0085), cb(0.9339, 0.0071), cb(0.9325, 0.0058)]),
+];
+
+/// The effective code rate of each even MCS (0, 2, ..., 28; the module's `McsEcrTable`).
+const MCS_ECR: [f64; 15] = [
+    0.08, 0.11, 0.19, 0.30, 0.44, 0.30, 0.37, 0.48, 0.60, 0.45, 0.55, 0.65, 0.75, 0.85, 0.92,
+];
+
+const fn cb(b: f64, c: f64) -> CbCurve {
+    CbCurve { b, c }
+}
+
+/// Modulation slot of an MCS of the module's LTE-style table (QPSK 0-9, 16QAM 10-16,
+/// 64QAM 17-28).
+fn module_slot(mcs: u8) -> usize {
+    match mcs {
+        0..=9 => 0,
+        10..=16 => 1,
+        _ => 2,
+    }
+}
+
+/// The row of [`CB_CURVES`] a TB at `mcs` uses after `attempts` HARQ attempts (the
+/// module's rule): every attempt sends as many code bits, so the effective code rate is
+/// the MCS's over the attempts, and the curve is the modulation's of the highest rate
+/// at or below it, else its lowest. An odd MCS is the even one below it, as the
+/// downlink sends after the CQI round trip.
+fn curve_row(mcs: u8, attempts: usize) -> usize {
+    let mcs = mcs.min(28);
+    let slot = module_slot(mcs);
+    let reff = MCS_ECR[usize::from(mcs / 2)] / attempts.max(1) as f64;
+    // Within a modulation the rows go up in code rate.
+    let mut lowest = None;
+    let mut best = None;
+    for (r, &(s, ecr, _)) in CB_CURVES.iter().enumerate() {
+        if s == slot {
+            lowest.get_or_insert(r);
+            if ecr <= reff + 1e-12 {
+                best = Some(r);
+            }
+        }
+    }
+    best.or(lowest).unwrap_or(0)
+}
+
+/// The curve for a code block of `k` bits on `row`.
+fn curve_for(row: usize, k: u32) -> CbCurve {
+    let col = CB_CURVE_SIZES.iter().rposition(|&s| s <= k).unwrap_or(0);
+    CB_CURVES[row].2[col]
+}
+
+/// The code blocks of a transport block of `tb_bits` (TS 36.212 5.1.2, as the module
+/// segments): `[(count, K+), (count, K-)]`. Up to 6,144 bits one block; beyond, C =
+/// ceil(B / 6,120) blocks each with a 24-bit CRC, K+ the smallest size of Table 5.1.3-3
+/// with C K+ >= B + 24 C, and C- blocks of the next size down take up the slack.
+pub fn code_blocks(tb_bits: u64) -> [(u32, u32); 2] {
+    const Z: u64 = 6144;
+    let (c, b1) = if tb_bits <= Z {
+        (1, tb_bits)
+    } else {
+        let c = tb_bits.div_ceil(Z - 24);
+        (c, tb_bits + 24 * c)
+    };
+    let k_plus = turbo_block_sizes().find(|&k| c * k >= b1).unwrap_or(Z);
+    if c == 1 {
+        return [(1, k_plus as u32), (0, 0)];
+    }
+    let k_minus = turbo_block_sizes()
+        .take_while(|&k| k < k_plus)
+        .last()
+        .unwrap_or(40);
+    let c_minus = (c * k_plus - b1) / (k_plus - k_minus);
+    [
+        ((c - c_minus) as u32, k_plus as u32),
+        (c_minus as u32, k_minus as u32),
+    ]
+}
+
+/// TS 36.212 Table 5.1.3-3's turbo interleaver sizes K: 40-512 by 8, to 1,024 by 16,
+/// to 2,048 by 32, to 6,144 by 64 (188 sizes).
+fn turbo_block_sizes() -> impl Iterator<Item = u64> {
+    (40..=512)
+        .step_by(8)
+        .chain((528..=1024).step_by(16))
+        .chain((1056..=2048).step_by(32))
+        .chain((2112..=6144).step_by(64))
+}
+
+/// `Q(x) = P(N(0,1) > x) = erfc(x / sqrt 2) / 2`.
+fn gaussian_tail(x: f64) -> f64 {
+    0.5 * erfc(x / std::f64::consts::SQRT_2)
+}
+
+/// Complementary error function, fractional error below 1.2e-7 everywhere (Chebyshev
+/// fit of Press et al., Numerical Recipes, 2nd ed., 6.2, `erfcc`): the code-block
+/// errors that matter here are 1e-3 to 1e-5.
+fn erfc(x: f64) -> f64 {
+    let z = x.abs();
+    let t = 1.0 / (1.0 + 0.5 * z);
+    let poly = -z * z - 1.265_512_23
+        + t * (1.000_023_68
+            + t * (0.374_091_96
+                + t * (0.096_784_18
+                    + t * (-0.186_288_06
+                        + t * (0.278_868_07
+                            + t * (-1.135_203_98
+                                + t * (1.488_515_87 + t * (-0.822_152_23 + t * 0.170_872_77))))))));
+    let r = t * poly.exp();
+    if x >= 0.0 { r } else { 2.0 - r }
+}
+
+/// Error probability of a transport block of `tb_bits` at `mcs` (the module's LTE-style
+/// MCS) after the attempts whose mean chunk MI (of the MCS's modulation) is `mi`, one
+/// per attempt; the module's rule:
+/// * HARQ incremental redundancy: every attempt sends as many code bits, so the
+///   combined MI is the attempts' mean, against the curve of [`curve_row`].
+/// * Each code block fails with `Q((MI - b) / c)` for its size's curve, independently;
+///   the TB fails if any does.
+pub fn tb_error(mcs: u8, mi: &[f64], tb_bits: u64) -> f64 {
+    let n = mi.len().max(1);
+    let mean_mi = mi.iter().sum::<f64>() / n as f64;
+    let row = curve_row(mcs, n);
+    let ok: f64 = code_blocks(tb_bits)
+        .iter()
+        .filter(|&&(count, _)| count > 0)
+        .map(|&(count, k)| {
+            let cv = curve_for(row, k);
+            (1.0 - gaussian_tail((mean_mi - cv.b) / cv.c)).powi(count as i32)
+        })
+        .product();
+    1.0 - ok
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -273,6 +471,119 @@ mod tests {
             out[0]
         );
         assert!(out[1].is_finite() && out[2].is_finite());
+    }
+
+    #[test]
+    fn transport_blocks_are_segmented_as_ts_36_212_says() {
+        assert_eq!(turbo_block_sizes().count(), 188);
+        assert_eq!(code_blocks(6144), [(1, 6144), (0, 0)]);
+        assert_eq!(code_blocks(1000), [(1, 1008), (0, 0)]);
+        // 6,145 bits: C = 2, B' = 6,193; K+ = 3,136 (2 x 3,136 >= 6,193), K- = 3,072,
+        // C- = floor((6,272 - 6,193) / 64) = 1.
+        assert_eq!(code_blocks(6145), [(1, 3136), (1, 3072)]);
+        // MCS 28 over 8 symbols, 114,000 bits: C = 19, B' = 114,456, K+ = 6,080,
+        // C- = floor((115,520 - 114,456) / 64) = 16 blocks of 6,016.
+        assert_eq!(code_blocks(114_000), [(3, 6080), (16, 6016)]);
+        // Always enough room, and never a whole block of slack.
+        for bits in (6145..400_000).step_by(997) {
+            let [(cp, kp), (cm, km)] = code_blocks(bits);
+            let c = u64::from(cp + cm);
+            let room = u64::from(cp) * u64::from(kp) + u64::from(cm) * u64::from(km);
+            let b1 = bits + 24 * c;
+            assert!(
+                room >= b1 && room - b1 < u64::from(kp - km).max(1) + u64::from(kp),
+                "{bits}"
+            );
+            assert_eq!(c, bits.div_ceil(6120));
+        }
+    }
+
+    #[test]
+    fn erfc_is_accurate_in_the_tails_that_matter() {
+        for (x, want) in [
+            (0.0, 1.0),
+            (1.0, 0.157_299_207_050_285_1),
+            (2.0, 0.004_677_734_981_047_266),
+            (3.0, 2.209_049_699_858_544e-5),
+            (-1.0, 1.842_700_792_949_715),
+        ] {
+            assert!(((erfc(x) - want) / want).abs() < 2e-7, "erfc({x})");
+        }
+        assert!((gaussian_tail(1.0) - 0.158_655_253_931_457).abs() < 1e-7);
+    }
+
+    #[test]
+    fn tb_error_is_the_modules_erf_per_code_block() {
+        // One code block of 4,032-6,143 bits at MCS 28: P = Q((MI - 0.9339) / 0.0071).
+        let one = 4500;
+        assert_eq!(code_blocks(one), [(1, 4544), (0, 0)]);
+        assert!((tb_error(28, &[0.9339], one) - 0.5).abs() < 1e-7);
+        assert!((tb_error(28, &[0.9339 + 0.0071], one) - gaussian_tail(1.0)).abs() < 1e-7);
+        // Exactly 6,144 bits: the 6,144-bit curve (b 0.9325, c 0.0058); 2,600 the
+        // 2,560-bit one (b 0.9369).
+        assert!((tb_error(28, &[0.9325], 6144) - 0.5).abs() < 1e-7);
+        assert!((tb_error(28, &[0.9369], 2600) - 0.5).abs() < 1e-7);
+        // Many blocks: the TB fails if any does. 19 blocks at MCS 28, MI 0.95.
+        let p_plus = gaussian_tail((0.95 - 0.9339) / 0.0071);
+        let want = 1.0 - (1.0 - p_plus).powi(19);
+        assert!((tb_error(28, &[0.95], 114_000) - want).abs() < 1e-12);
+        // An odd MCS is the even one below it; a lower MCS needs less MI.
+        assert_eq!(tb_error(27, &[0.9], 114_000), tb_error(26, &[0.9], 114_000));
+        assert!(tb_error(10, &[0.39], 50_000) < tb_error(12, &[0.39], 50_000));
+        // Full information never fails.
+        assert!(tb_error(28, &[1.0], 300_000) < 1e-12);
+    }
+
+    #[test]
+    fn harq_averages_the_mi_and_divides_the_code_rate() {
+        let ecr = |mcs: u8, n: usize| CB_CURVES[curve_row(mcs, n)].1;
+        // First attempts: the MCS's own rate.
+        for (i, mcs) in (0..=28).step_by(2).enumerate() {
+            assert_eq!(ecr(mcs, 1), MCS_ECR[i], "mcs {mcs}");
+        }
+        // MCS 28 (rate 0.92) twice is 0.46: the 0.45 curve (b 0.5187), so an MI at
+        // which the first attempt fails half the time decodes.
+        assert_eq!(ecr(28, 2), 0.45);
+        assert!((tb_error(28, &[0.9339], 4500) - 0.5).abs() < 1e-7);
+        assert!(tb_error(28, &[0.9339, 0.9339], 4500) < 1e-12);
+        // The MI averaged: MI 0.7 then 0.3 is 0.5 against b 0.51872, c 0.0080.
+        let want = gaussian_tail((0.5 - 0.51872) / 0.0080);
+        assert!((tb_error(28, &[0.7, 0.3], 4500) - want).abs() < 1e-9);
+        // The retransmission rates: MCS 26 twice (0.425) -> 0.215; MCS 14 twice
+        // (0.24) -> 0.15; MCS 6 twice (0.15) -> QPSK's 0.15; MCS 0 twice, three and
+        // four times -> 0.04, 0.026, 0.01, and below that still 0.01.
+        assert_eq!(ecr(26, 2), 0.215);
+        assert_eq!(ecr(14, 2), 0.15);
+        assert_eq!(ecr(6, 2), 0.15);
+        assert_eq!([2, 3, 4, 8].map(|n| ecr(0, n)), [0.04, 0.026, 0.01, 0.01]);
+        assert_eq!(CB_CURVES[curve_row(0, 4)].0, 0);
+        assert_eq!(CB_CURVES[curve_row(10, 8)], CB_CURVES[10]);
+        // So a deep fade at MCS 0 (MI 0.05, far below its b of 0.12) decodes on the
+        // second attempt (0.04 curve, b 0.063: no) or the third (0.026, b 0.0416: yes).
+        assert!(tb_error(0, &[0.05], 20_000) > 0.999_999);
+        assert!(tb_error(0, &[0.05, 0.05], 20_000) > 0.999_999);
+        assert!(tb_error(0, &[0.05, 0.05, 0.05], 20_000) < 1e-6);
+    }
+
+    #[test]
+    fn mutual_information_inverts_the_effective_sinr() {
+        let mut out = flat(0.0);
+        let mut r = [1.0; 72];
+        r[3] = 0.02;
+        r[40] = 1.98;
+        effective_sinr_db(10f64.powf(0.8), &r, &mut out);
+        for (slot, &eff) in out.iter().enumerate() {
+            let want: f64 = r
+                .iter()
+                .map(|&x| chunk_mi(slot, x * 10f64.powf(0.8)))
+                .sum::<f64>()
+                / 72.0;
+            assert!(
+                (mutual_information(slot, eff) - want).abs() < 5e-4,
+                "{slot}"
+            );
+        }
+        assert_eq!(mutual_information(2, f64::INFINITY), 1.0);
     }
 
     #[test]

@@ -13,7 +13,7 @@
 //! The buffer limit counts new data only (never transmitted bytes), like the
 //! module's `MaxTxBufferSize`: an arriving SDU that does not fit is dropped whole.
 
-use super::mcs::{McsTable, ir_effective_sinr_db};
+use super::mcs::McsTable;
 use super::miesm::{EffectiveSinr, flat};
 use crate::engine::{Rng, RngExt, Time};
 use crate::net::Packet;
@@ -129,11 +129,11 @@ pub struct RlcEntity {
     /// Byte ranges awaiting an ARQ retransmission, with the instant they may go.
     arq: VecDeque<(u64, u64, Time)>,
     rng: Rng,
-    /// The error rate of a first attempt at (MCS, SINR bits) last computed: the SINR
-    /// changes only at channel updates, ten slots apart, and the IR combining and
-    /// BLER curve cost five transcendental calls per TB. Entities of one RAN share
-    /// its MCS table, so the key needs no table.
-    first_bler: (u8, u64, f64),
+    /// The error rate of a first attempt at (MCS, SINR bits, TB bytes) last computed:
+    /// the SINR changes only at channel updates, ten slots apart, and the error curves
+    /// cost several transcendental calls per TB. Entities of one RAN share its MCS
+    /// table, so the key needs no table.
+    first_bler: ((u8, u64, u64), f64),
     pub stats: RlcStats,
 }
 
@@ -149,7 +149,7 @@ impl RlcEntity {
             harq: Vec::new(),
             arq: VecDeque::new(),
             rng,
-            first_bler: (0, f64::NAN.to_bits(), 0.0),
+            first_bler: ((0, f64::NAN.to_bits(), 0), 0.0),
             stats: RlcStats::default(),
         }
     }
@@ -303,21 +303,15 @@ impl RlcEntity {
     }
 
     fn decodes(&mut self, tb: &Tb, table: &McsTable) -> bool {
+        let bytes = tb.end - tb.start;
         let bler = if tb.attempts == 1 {
-            let key = (tb.mcs, tb.sinrs_db[0].to_bits());
-            if (self.first_bler.0, self.first_bler.1) != key {
-                self.first_bler = (
-                    key.0,
-                    key.1,
-                    table.bler(tb.mcs, ir_effective_sinr_db(&tb.sinrs_db[..1])),
-                );
+            let key = (tb.mcs, tb.sinrs_db[0].to_bits(), bytes);
+            if self.first_bler.0 != key {
+                self.first_bler = (key, table.tb_error(tb.mcs, &tb.sinrs_db[..1], bytes));
             }
-            self.first_bler.2
+            self.first_bler.1
         } else {
-            table.bler(
-                tb.mcs,
-                ir_effective_sinr_db(&tb.sinrs_db[..tb.attempts as usize]),
-            )
+            table.tb_error(tb.mcs, &tb.sinrs_db[..tb.attempts as usize], bytes)
         };
         self.rng.random::<f64>() >= bler
     }

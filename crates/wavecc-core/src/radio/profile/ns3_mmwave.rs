@@ -127,8 +127,14 @@ impl Profile for Ns3MmwaveParams {
         Numerology::NS3_MMWAVE
     }
 
+    /// The frequency-selective channel uses the module's own transport-block error rule
+    /// (per code block, from the chunks' mutual information); the wideband one keeps
+    /// its single effective-SINR curve.
     fn mcs_table(&self) -> McsTable {
-        McsTable::ns3_mmwave()
+        match self.channel {
+            Ns3Channel::Wideband => McsTable::ns3_mmwave(),
+            Ns3Channel::Multipath => McsTable::ns3_mmwave_mi(),
+        }
     }
 
     /// Nothing is drawn up front: the beamforming gain is drawn at the first update.

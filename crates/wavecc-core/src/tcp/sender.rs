@@ -782,10 +782,12 @@ impl Sender {
     }
 
     /// The pacing rate's integer forms (see [`PacingRate`]), or None while the
-    /// rate is infinite (no RTT sample yet): nothing is paced then.
+    /// rate is infinite (no RTT sample yet): nothing is paced then. The rate paces
+    /// payload, as in Linux (`tcp_update_skb_after_send` sees the skb before its
+    /// headers are pushed) and in ns-3 (`CalculateBytesTxTime` of the segment's size).
     fn pacing(&mut self) -> Option<&mut PacingRate> {
         let rate = self.pacing_rate_bps();
-        let segment = self.cfg.mss + HEADER_BYTES;
+        let segment = self.cfg.mss;
         rate.is_finite()
             .then(|| self.pacer.update(rate, segment, self.cfg.pacing_burst))
     }
@@ -921,7 +923,7 @@ impl Sender {
                 .set(now + self.rtt.rto(), io.queue, Event::Rto(self.flow));
         }
         if self.cfg.pacing
-            && let Some(gap) = self.pacing().map(|p| p.gap(size as u64))
+            && let Some(gap) = self.pacing().map(|p| p.gap(u64::from(len)))
         {
             self.next_send_time = self.next_send_time.max(now) + gap;
         }
@@ -1532,6 +1534,18 @@ mod tests {
         // 12 segments of 1052 B per 20 ms doubled: about 20 ms / 24 per segment.
         let gap = h.s.next_send_time - h.now;
         assert!(gap > 0 && gap < 2 * MS, "{gap}");
+    }
+
+    #[test]
+    fn pacing_spaces_segments_by_their_payload_not_their_headers() {
+        let mut h = harness("newreno", |c| c.pacing = true);
+        h.ack(20, 2, &[]);
+        // At 8 Mb/s (1 byte/us) a full segment's payload takes MSS us; with its 52
+        // header bytes it would take 52 us more.
+        h.s.sock.pacing_rate_bps = 8e6;
+        let t = h.s.next_send_time;
+        h.run_timers_until(t);
+        assert_eq!(h.s.next_send_time - t, MSS * 1_000, "1 us per byte, in ns");
     }
 
     #[test]

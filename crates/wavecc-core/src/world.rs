@@ -9,7 +9,8 @@ use crate::net::{Body, Link, LossModel, Packet, QueueLimit, UDP_HEADER_BYTES, Ve
 use crate::radio::{RadioEvent, Ran};
 use crate::scenario::{AppKind, Config, FlowConfig, LossDirection};
 use crate::tcp::{
-    AckPolicy, AppSink, Io, Outbox, Receiver, ReceiverConfig, RttEstimator, Sender, SenderConfig,
+    AckPolicy, AppSink, FlowEvent, FlowTimer, Io, Outbox, Receiver, ReceiverConfig, RttEstimator,
+    Sender, SenderConfig, TimerEvent,
 };
 use crate::trace::{
     EventLog, FlowSampler, FlowState, FlowSummary, QueueSummary, RadioEventTrace, RunOutput,
@@ -19,15 +20,13 @@ use std::collections::BTreeMap;
 use std::ops::ControlFlow;
 use std::time::Instant;
 
-/// Timers, addressed to a flow by index. Packet arrivals are not events: each link
-/// knows when its head packet arrives, and the loop polls the links (see
-/// [`World::run`]), which spares a heap push and pop per packet.
+/// Timers. Packet arrivals are not events: each link knows when its head packet
+/// arrives, and the loop polls the links (see [`World::run`]), which spares a heap
+/// push and pop per packet.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Event {
-    Rto(u32),
-    Pace(u32),
-    AppWake(u32),
-    DelayedAck(u32),
+    /// A timer of a flow's endpoints (the transport's own event type).
+    Flow(FlowEvent),
     /// Flow `n`'s application starts.
     Start(u32),
     Sample,
@@ -35,6 +34,12 @@ pub enum Event {
     RadioSlot,
     /// Positions, channels, SINR and MCS are recomputed.
     ChannelUpdate,
+}
+
+impl From<FlowEvent> for Event {
+    fn from(event: FlowEvent) -> Self {
+        Event::Flow(event)
+    }
 }
 
 /// One hop of a route: a wired link, or the radio down to or up from a UE.
@@ -417,11 +422,8 @@ impl World {
             Event::Sample => self.sample(),
             Event::RadioSlot => self.radio_slot(),
             Event::ChannelUpdate => self.channel_update(),
-            Event::Rto(f)
-            | Event::Pace(f)
-            | Event::AppWake(f)
-            | Event::DelayedAck(f)
-            | Event::Start(f) => self.on_flow_timer(f, event),
+            Event::Flow(FlowEvent { flow, timer }) => self.on_flow_timer(flow, Some(timer)),
+            Event::Start(flow) => self.on_flow_timer(flow, None),
         }
     }
 
@@ -599,7 +601,10 @@ impl World {
                             delayed_ack.set(
                                 now + *delayed_ack_timeout,
                                 io.queue,
-                                Event::DelayedAck(flow_id),
+                                Event::from(FlowEvent {
+                                    flow: flow_id,
+                                    timer: FlowTimer::DelayedAck,
+                                }),
                             );
                         }
                     }
@@ -622,7 +627,8 @@ impl World {
         }
     }
 
-    fn on_flow_timer(&mut self, flow_id: u32, event: Event) {
+    /// Flow `flow_id`'s timer `which` fired, or (`None`) the flow starts.
+    fn on_flow_timer(&mut self, flow_id: u32, which: Option<FlowTimer>) {
         let mut io = Io {
             now: self.now,
             queue: &mut self.queue,
@@ -635,17 +641,20 @@ impl World {
                 receiver,
                 delayed_ack,
                 ..
-            } => match event {
-                Event::Rto(_) => sender.on_rto_timer(&mut io),
-                Event::Pace(_) => sender.on_pace_timer(&mut io),
-                Event::AppWake(_) => sender.on_app_timer(&mut io),
-                Event::Start(_) => sender.send(&mut io),
-                Event::DelayedAck(_) => {
-                    if delayed_ack.fire(io.now, io.queue, Event::DelayedAck(flow_id)) {
+            } => match which {
+                Some(FlowTimer::Rto) => sender.on_rto_timer(&mut io),
+                Some(FlowTimer::Pace) => sender.on_pace_timer(&mut io),
+                Some(FlowTimer::AppWake) => sender.on_app_timer(&mut io),
+                None => sender.send(&mut io),
+                Some(FlowTimer::DelayedAck) => {
+                    let event = FlowEvent {
+                        flow: flow_id,
+                        timer: FlowTimer::DelayedAck,
+                    };
+                    if delayed_ack.fire(io.now, io.queue, event.into()) {
                         send_ack(flow_id, receiver, delayed_ack, &mut io);
                     }
                 }
-                _ => unreachable!(),
             },
             Endpoints::Udp {
                 source,
@@ -654,9 +663,15 @@ impl World {
                 timer,
                 ..
             } => {
-                let due = match event {
-                    Event::Start(_) => true,
-                    _ => timer.fire(io.now, io.queue, event),
+                let due = match which {
+                    None => true,
+                    Some(kind) => {
+                        let event = FlowEvent {
+                            flow: flow_id,
+                            timer: kind,
+                        };
+                        timer.fire(io.now, io.queue, event.into())
+                    }
                 };
                 if due {
                     udp_send(flow_id, source, sent, *chunk, timer, &mut io);
@@ -884,7 +899,12 @@ impl Outbox for Wire {
     }
 }
 
-fn send_ack(flow: u32, receiver: &mut Receiver, delayed_ack: &mut Timer, io: &mut Io<impl Outbox>) {
+fn send_ack(
+    flow: u32,
+    receiver: &mut Receiver,
+    delayed_ack: &mut Timer,
+    io: &mut Io<impl Outbox, impl TimerEvent>,
+) {
     delayed_ack.cancel();
     let ack = receiver.make_ack();
     io.out.send(
@@ -904,7 +924,7 @@ fn udp_send(
     sent: &mut u64,
     chunk: u32,
     timer: &mut Timer,
-    io: &mut Io<impl Outbox>,
+    io: &mut Io<impl Outbox, impl TimerEvent>,
 ) {
     // No send buffer: every write leaves at once as one datagram.
     let written = source.written(io.now, *sent, u64::MAX / 4);
@@ -922,7 +942,11 @@ fn udp_send(
         *sent += len as u64;
     }
     if let Some(t) = source.next_write() {
-        timer.set(t.max(io.now + 1), io.queue, Event::AppWake(flow));
+        let event = FlowEvent {
+            flow,
+            timer: FlowTimer::AppWake,
+        };
+        timer.set(t.max(io.now + 1), io.queue, event.into());
     }
 }
 

@@ -3,14 +3,12 @@
 //! particular congestion-control algorithm: those sit behind [`crate::cc`].
 
 mod pacing;
-mod ranges;
 mod rate;
 mod receiver;
 mod rtt;
 mod scoreboard;
 mod sender;
 
-pub use ranges::RangeSet;
 pub use rate::{RateSampler, RateSamples, TxState};
 pub use receiver::{AckPolicy, AppSink, ReceiveWindow, Receiver, ReceiverConfig};
 pub use rtt::{CcRtt, RttEstimator, clock_rtt};

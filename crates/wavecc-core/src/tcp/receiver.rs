@@ -1,8 +1,7 @@
 //! The TCP receiver: in-order delivery to the application, out-of-order buffering,
 //! SACK and D-SACK generation, delayed ACKs, timestamp echo and the receive window.
 
-use super::ranges::RangeSet;
-use crate::engine::Time;
+use crate::engine::{RangeSet, Time};
 use crate::net::{Ack, MAX_SACK_BLOCKS, SackBlock, Segment};
 use serde::{Deserialize, Serialize};
 

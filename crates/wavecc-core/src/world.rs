@@ -5,7 +5,9 @@
 use crate::app::Source;
 use crate::cc::Socket;
 use crate::engine::{EventQueue, RngExt as _, RngStreams, Time, Timer, from_secs, to_secs};
-use crate::net::{Body, Link, LossModel, Packet, QueueLimit, UDP_HEADER_BYTES, Verdict};
+use crate::net::{
+    Body, GilbertElliottParams, Link, LossModel, Packet, QueueLimit, UDP_HEADER_BYTES, Verdict,
+};
 use crate::radio::{RadioEvent, Ran};
 use crate::scenario::{AppKind, Config, FlowConfig, LossDirection};
 use crate::tcp::{
@@ -192,7 +194,15 @@ impl World {
             LossModel::new(
                 p.loss.per_byte,
                 p.loss.per_packet,
-                p.loss.gilbert_elliott.as_ref(),
+                p.loss
+                    .gilbert_elliott
+                    .as_ref()
+                    .map(|g| GilbertElliottParams {
+                        p_good_to_bad: g.p_good_to_bad,
+                        p_bad_to_good: g.p_bad_to_good,
+                        loss_good: g.loss_good,
+                        loss_bad: g.loss_bad,
+                    }),
                 rng.stream(name),
             )
         };

@@ -14,6 +14,7 @@ pub mod radio;
 pub mod scenario;
 pub mod tcp;
 pub mod trace;
+pub mod udp;
 pub mod world;
 
 pub use scenario::{Config, ConfigError};

@@ -308,6 +308,20 @@ impl Sender {
 
     // ----------------------------------------------------------------- ACKs --
 
+    /// A data segment reached the receiver, whose application holds
+    /// `delivered_bytes` so far: the grid of receiver counts the algorithm may read
+    /// ([`crate::cc::SinkGrid`]) advances, before the segment's bytes count.
+    pub fn on_receiver_segment(&mut self, now: Time, delivered_bytes: u64) {
+        self.sock.link.receiver_grid.advance(now, delivered_bytes);
+    }
+
+    /// Sets the cross-layer hints the algorithm may read with the next ACK: the
+    /// receiving application's byte count and the serving link's SINR (radio only).
+    pub fn set_link_hints(&mut self, receiver_delivered_bytes: u64, sinr_db: Option<f64>) {
+        self.sock.link.receiver_delivered_bytes = receiver_delivered_bytes;
+        self.sock.link.sinr_db = sinr_db;
+    }
+
     pub fn on_ack(&mut self, ack: &Ack, io: &mut Io<impl Outbox, impl TimerEvent>) {
         let now = io.now;
         if ack.ack > self.snd_nxt || ack.ack < self.snd_una {

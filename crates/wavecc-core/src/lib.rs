@@ -9,6 +9,7 @@
 pub mod app;
 pub mod cc;
 pub mod engine;
+pub mod fuzz;
 pub mod net;
 pub mod radio;
 pub mod scenario;

@@ -246,7 +246,7 @@ fn key_pattern(path: &str) -> String {
 }
 
 impl Config {
-    pub(super) fn validate(&self) -> Check {
+    pub(crate) fn validate(&self) -> Check {
         check("duration_s", self.duration_s, DURATION)?;
         self.validate_path()?;
         self.validate_tcp()?;

@@ -155,6 +155,9 @@ impl Watch for Unwatched {
 }
 
 impl World {
+    /// Checks what must hold at any instant, panicking with what broke: every link
+    /// conserves packets, no packet is created or lost outside a counted drop, each
+    /// application received its bytes exactly once and in order, and each sender's
     /// scoreboard agrees with its counters. Tests call it; it costs a pass over state.
     pub fn check_invariants(&self) {
         let mut dropped = 0;

@@ -68,10 +68,7 @@ impl World {
         }
     }
 
-    /// Checks what must hold at any instant, panicking with what broke: every link
-    /// conserves packets, no packet is created or lost outside a counted drop, each
-    /// application received its bytes exactly once and in order, and each sender's
-
+    /// Takes the last, shorter sample if one is due and assembles the run's output.
     pub(super) fn finish(mut self, cfg: &Config, wall_time_s: f64) -> RunOutput {
         if self.last_sample < self.now {
             // The last stretch, when the duration is not a multiple of the interval.
@@ -125,6 +122,7 @@ impl World {
     }
 }
 
+/// A flow's line of the summary.
 fn flow_summary(id: u32, f: &Flow, end: Time) -> FlowSummary {
     let active_s = to_secs(f.stop.min(end).saturating_sub(f.start)).max(f64::MIN_POSITIVE);
     let bytes = f.delivered_bytes();

@@ -3,6 +3,7 @@ and how they are written to disk."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from dataclasses import dataclass
@@ -95,41 +96,35 @@ class Result:
         )
 
 
-# Column types of the core's traces (`trace::FlowTrace` and siblings) that are not
-# floats. JSON cannot type an empty list, so without this an empty table (a run with
-# no events, say) would get other column types, and other Parquet schemas, than a
-# full one.
-_INTEGER_COLUMNS = frozenset(
-    {
-        "flow",
-        "rtt_samples",
-        "retransmits",
-        "bytes",
-        "packets",
-        "drops_overflow",
-        "drops_random",
-        "seq",
-    }
-    | {"ue", "cell", "from_cell", "mcs", "rlc_bytes", "rlc_packets", "rlc_drops", "harq_retx"}
-)
-_STRING_COLUMNS = frozenset({"ca_state", "queue", "var", "kind", "detail"})
-_BOOL_COLUMNS = frozenset({"los"})
-
-
 def trace_frame(columns: dict[str, list[Any]]) -> pd.DataFrame:
-    """A trace table from its columns, each typed as the core's traces type it (also
+    """A trace table from its columns, each typed as the core declares it (also
     for traces that come from elsewhere, such as `wavecc emulate`'s)."""
     return pd.DataFrame({name: _column(name, values) for name, values in columns.items()})
 
 
+@functools.cache
+def column_dtypes() -> dict[str, str]:
+    """Every trace column's type by name ("float64", "int64", "bool" or "str"), from
+    the core's one declaration of the traces (`trace::TRACE_COLUMNS`); a name has one
+    type in every trace. JSON cannot type an empty list, so without it an empty table
+    (a run with no events, say) would get other types, and Parquet schemas, than a
+    full one."""
+    from . import _core
+
+    tables: dict[str, list[dict[str, str]]] = json.loads(_core.trace_columns())
+    return {column["name"]: column["dtype"] for columns in tables.values() for column in columns}
+
+
 def _column(name: str, values: list[Any]) -> pd.Series:
     """serde_json writes NaN and infinities as null, and only floats can be non-finite,
-    so a null anywhere marks a float column: restore it as NaN."""
-    if name in _STRING_COLUMNS:
+    so a null in a float column is restored as NaN. A column the core does not
+    declare (an emulated trace's own) is a float column."""
+    dtype = column_dtypes().get(name, "float64")
+    if dtype == "str":
         return pd.Series(values, dtype="str")
-    if name in _BOOL_COLUMNS:
+    if dtype == "bool":
         return pd.Series(values, dtype=bool)
-    if name in _INTEGER_COLUMNS:
+    if dtype == "int64":
         return pd.Series(values, dtype=np.int64)
     return pd.Series(np.array([np.nan if v is None else v for v in values], dtype=np.float64))
 

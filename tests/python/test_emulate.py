@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from wavecc._core import ConfigError
 
 import wavecc
 from wavecc import emulate
+from wavecc._core import ConfigError
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
-from wavecc._core import ConfigError
 
 import wavecc
 from wavecc import reproduce
+from wavecc._core import ConfigError
 from wavecc.reproduce import findings, markdown, quick
 from wavecc.reproduce.core import TABLE_COLUMNS, attach_published, cell, published
 

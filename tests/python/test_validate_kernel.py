@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from wavecc._core import ConfigError
 
 from wavecc import emulate
+from wavecc._core import ConfigError
 from wavecc.config import resolve
 from wavecc.validate import kernel
 from wavecc.validate.kernel import Row, Run

@@ -10,11 +10,13 @@ pub mod app;
 pub mod cc;
 pub mod engine;
 pub mod export;
+pub mod fuzz;
 pub mod net;
 pub mod radio;
 pub mod scenario;
 pub mod tcp;
 pub mod trace;
+pub mod udp;
 pub mod world;
 
 pub use scenario::{Config, ConfigError};

@@ -223,6 +223,21 @@ fn config_schema() -> String {
         .expect("the schema always serialises")
 }
 
+/// The trace columns as JSON text: {trace: [{"name", "dtype", "unit", "doc"}, ...]},
+/// each trace's columns in order (`trace::TRACE_COLUMNS`): Python types its
+/// DataFrames from it.
+#[pyfunction]
+fn trace_columns() -> String {
+    let tables: serde_json::Map<String, serde_json::Value> = wavecc_core::trace::TRACE_COLUMNS
+        .iter()
+        .map(|&(table, columns)| {
+            let columns = serde_json::to_value(columns).expect("columns always serialise");
+            (table.to_string(), columns)
+        })
+        .collect();
+    serde_json::to_string(&tables).expect("columns always serialise")
+}
+
 /// 1 when this build uses x86-64-v3's instructions (`.cargo/config.toml`). A plain
 /// exported byte, so that `wavecc._cpu` can read it through ctypes on a CPU without
 /// them: loading the library runs none of the module's code, importing it would.
@@ -254,5 +269,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(config_schema, m)?)?;
     m.add_function(wrap_pyfunction!(export_trace, m)?)?;
     m.add_function(wrap_pyfunction!(parse_trace, m)?)?;
+    m.add_function(wrap_pyfunction!(trace_columns, m)?)?;
     Ok(())
 }

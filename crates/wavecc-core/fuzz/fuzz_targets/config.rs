@@ -1,5 +1,5 @@
 //! Fuzzes the config parser, the validator and a 0.1 s run
-//! (`wavecc_core::scenario::fuzz::exercise`). Inputs that are JSON are mutated as
+//! (`wavecc_core::fuzz::exercise`). Inputs that are JSON are mutated as
 //! JSON trees half of the time (a value replaced by an edge number, another type, a
 //! key or list element removed or repeated), so that most mutants still parse and
 //! reach validation; the rest get libFuzzer's byte mutations, guided by
@@ -10,7 +10,7 @@
 use libfuzzer_sys::{fuzz_mutator, fuzz_target, fuzzer_mutate};
 use serde_json::{Number, Value};
 
-fuzz_target!(|data: &[u8]| wavecc_core::scenario::fuzz::exercise(data));
+fuzz_target!(|data: &[u8]| wavecc_core::fuzz::exercise(data));
 
 fuzz_mutator!(|data: &mut [u8], size: usize, max_size: usize, seed: u32| {
     let mut rng = SplitMix(u64::from(seed));

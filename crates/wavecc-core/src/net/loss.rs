@@ -1,7 +1,6 @@
 //! Random loss models applied where a link delivers a packet.
 
 use crate::engine::{Rng, RngExt as _};
-use crate::scenario::GilbertElliottConfig;
 
 #[derive(Debug, Clone)]
 pub struct LossModel {
@@ -13,29 +12,26 @@ pub struct LossModel {
     cached: (u32, f64),
 }
 
+/// A two-state Markov (Gilbert-Elliott) channel: per packet, it moves good -> bad
+/// with `p_good_to_bad` and bad -> good with `p_bad_to_good`, and drops with
+/// `loss_good` / `loss_bad` in each state.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct GilbertElliottParams {
+    pub p_good_to_bad: f64,
+    pub p_bad_to_good: f64,
+    pub loss_good: f64,
+    pub loss_bad: f64,
+}
+
 #[derive(Debug, Clone)]
 struct GilbertElliott {
-    p_good_to_bad: f64,
-    p_bad_to_good: f64,
-    loss_good: f64,
-    loss_bad: f64,
+    params: GilbertElliottParams,
     bad: bool,
 }
 
 impl LossModel {
-    pub fn new(
-        per_byte: f64,
-        per_packet: f64,
-        ge: Option<&GilbertElliottConfig>,
-        rng: Rng,
-    ) -> Self {
-        let gilbert_elliott = ge.map(|g| GilbertElliott {
-            p_good_to_bad: g.p_good_to_bad,
-            p_bad_to_good: g.p_bad_to_good,
-            loss_good: g.loss_good,
-            loss_bad: g.loss_bad,
-            bad: false,
-        });
+    pub fn new(per_byte: f64, per_packet: f64, ge: Option<GilbertElliottParams>, rng: Rng) -> Self {
+        let gilbert_elliott = ge.map(|params| GilbertElliott { params, bad: false });
         Self {
             per_byte,
             per_packet,
@@ -71,15 +67,16 @@ impl LossModel {
             lost |= self.rng.random::<f64>() < self.per_packet;
         }
         if let Some(ge) = &mut self.gilbert_elliott {
+            let g = ge.params;
             let flip = if ge.bad {
-                ge.p_bad_to_good
+                g.p_bad_to_good
             } else {
-                ge.p_good_to_bad
+                g.p_good_to_bad
             };
             if self.rng.random::<f64>() < flip {
                 ge.bad = !ge.bad;
             }
-            let p = if ge.bad { ge.loss_bad } else { ge.loss_good };
+            let p = if ge.bad { g.loss_bad } else { g.loss_good };
             lost |= self.rng.random::<f64>() < p;
         }
         lost
@@ -132,13 +129,13 @@ mod tests {
 
     #[test]
     fn gilbert_elliott_gives_the_stationary_loss_rate_in_bursts() {
-        let ge = GilbertElliottConfig {
+        let ge = GilbertElliottParams {
             p_good_to_bad: 0.01,
             p_bad_to_good: 0.1,
             loss_good: 0.0,
             loss_bad: 1.0,
         };
-        let mut m = LossModel::new(0.0, 0.0, Some(&ge), rng());
+        let mut m = LossModel::new(0.0, 0.0, Some(ge), rng());
         let n = 1_000_000;
         let outcome: Vec<bool> = (0..n).map(|_| m.drops(1500)).collect();
         let rate = outcome.iter().filter(|&&l| l).count() as f64 / n as f64;

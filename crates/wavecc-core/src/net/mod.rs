@@ -7,7 +7,7 @@ mod packet;
 mod trace_file;
 
 pub use link::{Link, LinkStats, QueueLimit, Verdict};
-pub use loss::LossModel;
+pub use loss::{GilbertElliottParams, LossModel};
 pub use packet::{
     Ack, Body, HEADER_BYTES, MAX_SACK_BLOCKS, Packet, SackBlock, Segment, UDP_HEADER_BYTES,
 };

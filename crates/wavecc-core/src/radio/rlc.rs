@@ -15,9 +15,8 @@
 
 use super::mcs::McsTable;
 use super::miesm::{EffectiveSinr, flat};
-use crate::engine::{Rng, RngExt, Time};
+use crate::engine::{RangeSet, Rng, RngExt, Time};
 use crate::net::Packet;
-use crate::tcp::RangeSet;
 use std::collections::VecDeque;
 
 /// HARQ attempts a TB can make: the first transmission plus at most this many - 1

@@ -3,7 +3,6 @@
 //! configs over as JSON and never re-implements it.
 
 pub mod builtin;
-pub mod fuzz;
 mod radio;
 pub mod reference;
 mod schema;

@@ -273,7 +273,7 @@ pub(super) fn check_link_trace(file: &str, trace: &LinkTrace) -> Check {
 }
 
 impl Config {
-    pub(super) fn validate(&self) -> Check {
+    pub(crate) fn validate(&self) -> Check {
         check("duration_s", self.duration_s, DURATION)?;
         self.validate_path()?;
         self.validate_tcp()?;

@@ -3,14 +3,12 @@
 //! particular congestion-control algorithm: those sit behind [`crate::cc`].
 
 mod pacing;
-mod ranges;
 mod rate;
 mod receiver;
 mod rtt;
 mod scoreboard;
 mod sender;
 
-pub use ranges::RangeSet;
 pub use rate::{RateSampler, RateSamples, TxState};
 pub use receiver::{AckPolicy, AppSink, ReceiveWindow, Receiver, ReceiverConfig};
 pub use rtt::{CcRtt, RttEstimator, clock_rtt};
@@ -22,13 +20,39 @@ pub use sender::{
 use crate::engine::{EventQueue, Time};
 use crate::net::Packet;
 use crate::trace::EventLog;
-use crate::world::Event;
+
+/// The timers of a flow's endpoints.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FlowTimer {
+    /// The sender's retransmission timeout.
+    Rto,
+    /// The sender's pacer releases the next burst.
+    Pace,
+    /// The application writes again (TCP sender or UDP endpoint).
+    AppWake,
+    /// The receiver's delayed ACK is due.
+    DelayedAck,
+}
+
+/// A flow's timer as it sits in the event queue: which flow, which timer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FlowEvent {
+    pub flow: u32,
+    pub timer: FlowTimer,
+}
+
+/// The event type of the queue an endpoint's timers go into: anything a
+/// [`FlowEvent`] converts into. The transport does not know the world's event type;
+/// the world wraps a `FlowEvent` in its own, and tests use `FlowEvent` itself.
+pub trait TimerEvent: From<FlowEvent> + Copy {}
+
+impl<E: From<FlowEvent> + Copy> TimerEvent for E {}
 
 /// What an endpoint may touch while it handles an event: the clock, the event
 /// queue for its timers, an outbox for the packets it sends, and the event log.
-pub struct Io<'a, O: Outbox = Vec<Packet>> {
+pub struct Io<'a, O: Outbox = Vec<Packet>, E: TimerEvent = FlowEvent> {
     pub now: Time,
-    pub queue: &'a mut EventQueue<Event>,
+    pub queue: &'a mut EventQueue<E>,
     pub out: &'a mut O,
     pub log: &'a mut EventLog,
 }

@@ -1,9 +1,9 @@
 //! The TCP receiver: in-order delivery to the application, out-of-order buffering,
 //! SACK and D-SACK generation, delayed ACKs, timestamp echo and the receive window.
 
-use super::ranges::RangeSet;
-use crate::engine::Time;
-use crate::net::{Ack, MAX_SACK_BLOCKS, SackBlock, Segment};
+use super::{FlowEvent, FlowTimer, Io, Outbox, TimerEvent};
+use crate::engine::{RangeSet, Time, Timer};
+use crate::net::{Ack, Body, MAX_SACK_BLOCKS, Packet, SackBlock, Segment};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone)]
@@ -16,6 +16,8 @@ pub struct ReceiverConfig {
     /// `ack_every` says (see `tcp.quickack_segments`).
     pub quickack: u32,
     pub window: ReceiveWindow,
+    /// How long a delayed ACK waits at most.
+    pub delayed_ack_timeout: Time,
 }
 
 /// What the advertised receive window leaves out of the buffer (`tcp.receive_window`).
@@ -71,7 +73,11 @@ impl AppSink {
 
 #[derive(Debug)]
 pub struct Receiver {
+    /// The flow this receiver belongs to (its ACKs and timer carry it).
+    flow: u32,
     cfg: ReceiverConfig,
+    /// The delayed-ACK timer.
+    delayed_ack: Timer,
     /// Next byte expected.
     pub rcv_nxt: u64,
     ooo: RangeSet,
@@ -98,12 +104,14 @@ pub enum AckPolicy {
 }
 
 impl Receiver {
-    pub fn new(cfg: ReceiverConfig) -> Self {
+    pub fn new(flow: u32, cfg: ReceiverConfig) -> Self {
         // Smallest window-scale shift that fits the buffer in 16 bits (RFC 7323).
         let window_shift = (0..=14).find(|s| cfg.rcv_buf >> s <= 0xFFFF).unwrap_or(14);
         let quickacks_left = cfg.quickack;
         Self {
+            flow,
             cfg,
+            delayed_ack: Timer::default(),
             rcv_nxt: 0,
             ooo: RangeSet::default(),
             recent: Vec::new(),
@@ -120,6 +128,52 @@ impl Receiver {
     /// Bytes held out of order (counted against the receive buffer).
     pub fn ooo_bytes(&self) -> u64 {
         self.ooo.total_len()
+    }
+
+    /// Takes one arriving segment and acknowledges it at once, or arms the delayed-ACK
+    /// timer if it is not already running.
+    pub fn receive(&mut self, seg: &Segment, io: &mut Io<impl Outbox, impl TimerEvent>) {
+        match self.on_segment(seg) {
+            AckPolicy::Now => self.send_ack(io),
+            AckPolicy::Delay if !self.delayed_ack.is_set() => {
+                let due = io.now + self.cfg.delayed_ack_timeout;
+                self.delayed_ack
+                    .set(due, io.queue, self.timer_event().into());
+            }
+            AckPolicy::Delay => {}
+        }
+    }
+
+    /// The delayed-ACK timer's queue entry popped: the ACK goes if it is really due.
+    pub fn on_delayed_ack_timer(&mut self, io: &mut Io<impl Outbox, impl TimerEvent>) {
+        if self
+            .delayed_ack
+            .fire(io.now, io.queue, self.timer_event().into())
+        {
+            self.send_ack(io);
+        }
+    }
+
+    fn timer_event(&self) -> FlowEvent {
+        FlowEvent {
+            flow: self.flow,
+            timer: FlowTimer::DelayedAck,
+        }
+    }
+
+    /// Sends an ACK now, which makes any pending delayed ACK unnecessary.
+    fn send_ack(&mut self, io: &mut Io<impl Outbox, impl TimerEvent>) {
+        self.delayed_ack.cancel();
+        let ack = self.make_ack();
+        io.out.send(
+            io.now,
+            Packet {
+                flow: self.flow,
+                size: ack.wire_size(),
+                hop: 0,
+                body: Body::Ack(ack),
+            },
+        );
     }
 
     /// Takes one arriving segment and says whether to acknowledge it at once.
@@ -205,14 +259,18 @@ mod tests {
     }
 
     fn rx_quick(quickack: u32) -> Receiver {
-        Receiver::new(ReceiverConfig {
-            sack: true,
-            delayed_ack: true,
-            ack_every: 2,
-            rcv_buf: 6_553_600,
-            quickack,
-            window: ReceiveWindow::Linux,
-        })
+        Receiver::new(
+            0,
+            ReceiverConfig {
+                sack: true,
+                delayed_ack: true,
+                ack_every: 2,
+                rcv_buf: 6_553_600,
+                quickack,
+                window: ReceiveWindow::Linux,
+                delayed_ack_timeout: 40_000_000,
+            },
+        )
     }
 
     fn seg(i: u64, ts: Time) -> Segment {
@@ -336,14 +394,18 @@ mod tests {
 
     #[test]
     fn without_sack_no_blocks_are_sent() {
-        let mut r = Receiver::new(ReceiverConfig {
-            sack: false,
-            delayed_ack: false,
-            ack_every: 2,
-            rcv_buf: 100_000,
-            quickack: 0,
-            window: ReceiveWindow::Linux,
-        });
+        let mut r = Receiver::new(
+            0,
+            ReceiverConfig {
+                sack: false,
+                delayed_ack: false,
+                ack_every: 2,
+                rcv_buf: 100_000,
+                quickack: 0,
+                window: ReceiveWindow::Linux,
+                delayed_ack_timeout: 40_000_000,
+            },
+        );
         r.on_segment(&seg(2, 0));
         assert_eq!(r.make_ack().n_blocks(), 0);
     }

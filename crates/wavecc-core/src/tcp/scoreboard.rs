@@ -7,9 +7,8 @@
 //! recomputing the pipe: the sender reads it about nine times per ACK and the board
 //! changes it two or three times, so it is kept rather than derived on every read.
 
-use super::ranges::RangeSet;
 use super::rate::TxState;
-use crate::engine::Ring;
+use crate::engine::{RangeSet, Ring};
 
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct SegInfo {

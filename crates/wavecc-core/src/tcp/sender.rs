@@ -6,13 +6,14 @@
 
 use super::pacing::PacingRate;
 use super::rate::{PendingSample, RateSampler, RateSamples};
-use super::{CcRtt, Io, Outbox, RttEstimator, Scoreboard, clock_rtt};
+use super::{
+    CcRtt, FlowEvent, FlowTimer, Io, Outbox, RttEstimator, Scoreboard, TimerEvent, clock_rtt,
+};
 use crate::app::Source;
 use crate::cc::{CaState, CongestionControl, CwndEvent, LossResponse, RateSample, Socket};
 use crate::engine::{Time, Timer, to_secs};
 use crate::net::{Ack, Body, HEADER_BYTES, Packet, SackBlock, Segment};
 use crate::trace::{FlowSampler, FlowState, RttStats};
-use crate::world::Event;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone)]
@@ -295,7 +296,7 @@ impl Sender {
             };
     }
 
-    fn set_state(&mut self, new: CaState, io: &mut Io<impl Outbox>) {
+    fn set_state(&mut self, new: CaState, io: &mut Io<impl Outbox, impl TimerEvent>) {
         if new == self.state {
             return;
         }
@@ -307,7 +308,21 @@ impl Sender {
 
     // ----------------------------------------------------------------- ACKs --
 
-    pub fn on_ack(&mut self, ack: &Ack, io: &mut Io<impl Outbox>) {
+    /// A data segment reached the receiver, whose application holds
+    /// `delivered_bytes` so far: the grid of receiver counts the algorithm may read
+    /// ([`crate::cc::SinkGrid`]) advances, before the segment's bytes count.
+    pub fn on_receiver_segment(&mut self, now: Time, delivered_bytes: u64) {
+        self.sock.link.receiver_grid.advance(now, delivered_bytes);
+    }
+
+    /// Sets the cross-layer hints the algorithm may read with the next ACK: the
+    /// receiving application's byte count and the serving link's SINR (radio only).
+    pub fn set_link_hints(&mut self, receiver_delivered_bytes: u64, sinr_db: Option<f64>) {
+        self.sock.link.receiver_delivered_bytes = receiver_delivered_bytes;
+        self.sock.link.sinr_db = sinr_db;
+    }
+
+    pub fn on_ack(&mut self, ack: &Ack, io: &mut Io<impl Outbox, impl TimerEvent>) {
         let now = io.now;
         if ack.ack > self.snd_nxt || ack.ack < self.snd_una {
             return; // acknowledges nothing we sent, or an old ACK overtaken by a newer one
@@ -426,7 +441,7 @@ impl Sender {
             self.rto_timer.cancel();
         } else if advanced && self.restarts_rto() {
             self.rto_timer
-                .set(now + self.rtt.rto(), io.queue, Event::Rto(self.flow));
+                .set(now + self.rtt.rto(), io.queue, self.timer(FlowTimer::Rto));
         }
         self.send(io);
     }
@@ -444,7 +459,7 @@ impl Sender {
 
     /// Marks segments lost: RFC 6675 with SACK; without it, the head after
     /// `dupthresh` duplicate ACKs and again on each partial ACK (RFC 6582).
-    fn detect_losses(&mut self, advanced: bool, io: &mut Io<impl Outbox>) -> u32 {
+    fn detect_losses(&mut self, advanced: bool, io: &mut Io<impl Outbox, impl TimerEvent>) -> u32 {
         let (flow, now) = (self.flow, io.now);
         if self.sb.sacked_out() + self.sb.reno_sacked() == 0
             && !(advanced && self.state == CaState::Recovery)
@@ -475,7 +490,7 @@ impl Sender {
 
     /// The congestion state machine (Linux `tcp_fastretrans_alert`, simplified to
     /// what SACK/PRR and RFC 6582 need).
-    fn update_state(&mut self, advanced: bool, io: &mut Io<impl Outbox>) {
+    fn update_state(&mut self, advanced: bool, io: &mut Io<impl Outbox, impl TimerEvent>) {
         let reno_exit = advanced
             && self.state == CaState::Recovery
             && self.cc.loss_response() == LossResponse::RenoRecovery;
@@ -504,7 +519,7 @@ impl Sender {
         self.sock.prior_cwnd = self.sock.cwnd;
     }
 
-    fn enter_recovery(&mut self, io: &mut Io<impl Outbox>) {
+    fn enter_recovery(&mut self, io: &mut Io<impl Outbox, impl TimerEvent>) {
         self.save_for_undo();
         self.sync_sock(io.now);
         self.sock.ssthresh = self.cc.ssthresh(&self.sock).max(2.0);
@@ -543,7 +558,7 @@ impl Sender {
 
     /// Classic recovery's fast retransmission, sent whatever the window (ns-3's
     /// `DoRetransmit` on entering recovery).
-    fn retransmit_first_lost(&mut self, io: &mut Io<impl Outbox>) {
+    fn retransmit_first_lost(&mut self, io: &mut Io<impl Outbox, impl TimerEvent>) {
         if let Some(i) = self.sb.next_retransmit() {
             let s = *self.sb.get(i);
             self.transmit(s.seq, s.len, Some(i), io);
@@ -551,7 +566,7 @@ impl Sender {
     }
 
     /// Recovery or loss episode complete: the cumulative ACK passed `high_seq`.
-    fn end_episode(&mut self, io: &mut Io<impl Outbox>) {
+    fn end_episode(&mut self, io: &mut Io<impl Outbox, impl TimerEvent>) {
         if self.state == CaState::Recovery && !self.try_undo(io) && self.sock.ssthresh.is_finite() {
             // Linux `tcp_end_cwnd_reduction`: leave recovery at ssthresh.
             self.sock.cwnd = self.sock.ssthresh;
@@ -575,7 +590,7 @@ impl Sender {
     /// is undone: at once outside recovery, at the end of recovery otherwise (Linux
     /// `tcp_try_undo_dsack`, `tcp_try_undo_loss`, `tcp_try_undo_recovery`), so that
     /// PRR never fights a restored window.
-    fn on_dsack(&mut self, block: SackBlock, io: &mut Io<impl Outbox>) {
+    fn on_dsack(&mut self, block: SackBlock, io: &mut Io<impl Outbox, impl TimerEvent>) {
         self.counters.spurious_retransmissions += 1;
         io.log.log(
             io.now,
@@ -595,7 +610,7 @@ impl Sender {
 
     /// Restores the window and threshold from before the reduction when every
     /// retransmission of the episode was reported spurious; true when it did.
-    fn try_undo(&mut self, io: &mut Io<impl Outbox>) -> bool {
+    fn try_undo(&mut self, io: &mut Io<impl Outbox, impl TimerEvent>) -> bool {
         if !self.cfg.undo || self.undo.marker.is_none() || self.undo.retrans > 0 {
             return false;
         }
@@ -622,7 +637,7 @@ impl Sender {
         rs: &RateSample,
         advanced: bool,
         ended_recovery: bool,
-        io: &mut Io<impl Outbox>,
+        io: &mut Io<impl Outbox, impl TimerEvent>,
     ) {
         // Again after `on_ack` and the state machine: HyStart may have set ssthresh,
         // which decides whether the flow counts as cwnd-limited (as in Linux, where
@@ -674,7 +689,7 @@ impl Sender {
 
     /// ns-3's transmission on a partial ACK (see [`RecoverySends::Ns3`]), after its PRR
     /// update and before the window-limited sending, which it counts against.
-    fn ns3_partial_ack_transmit(&mut self, io: &mut Io<impl Outbox>) {
+    fn ns3_partial_ack_transmit(&mut self, io: &mut Io<impl Outbox, impl TimerEvent>) {
         if self.cfg.recovery_sends == RecoverySends::Ns3v329 {
             self.sb.forget_head_retransmission();
         }
@@ -703,9 +718,20 @@ impl Sender {
 
     // ------------------------------------------------------------- timeouts --
 
+    /// This flow's `timer` as the event its queue carries.
+    fn timer<E: TimerEvent>(&self, timer: FlowTimer) -> E {
+        FlowEvent {
+            flow: self.flow,
+            timer,
+        }
+        .into()
+    }
+
     /// The retransmission timer fired (Linux `tcp_retransmit_timer` + `tcp_enter_loss`).
-    pub fn on_rto_timer(&mut self, io: &mut Io<impl Outbox>) {
-        if !self.rto_timer.fire(io.now, io.queue, Event::Rto(self.flow))
+    pub fn on_rto_timer(&mut self, io: &mut Io<impl Outbox, impl TimerEvent>) {
+        if !self
+            .rto_timer
+            .fire(io.now, io.queue, self.timer(FlowTimer::Rto))
             || self.sb.packets_out() == 0
         {
             return;
@@ -739,7 +765,7 @@ impl Sender {
     /// Everything not SACKed counts as lost, cwnd drops to the loss window of one
     /// segment and slow start resends from the oldest hole (go-back-N): after a
     /// timeout, and on every loss for Tahoe.
-    fn restart_from_loss_window(&mut self, io: &mut Io<impl Outbox>) {
+    fn restart_from_loss_window(&mut self, io: &mut Io<impl Outbox, impl TimerEvent>) {
         self.sb.mark_all_lost();
         self.sb.reset_reno_sacked();
         self.sock.cwnd = self.cc.loss_window(&self.sock).max(1.0);
@@ -748,19 +774,19 @@ impl Sender {
         self.next_send_time = io.now;
     }
 
-    pub fn on_pace_timer(&mut self, io: &mut Io<impl Outbox>) {
+    pub fn on_pace_timer(&mut self, io: &mut Io<impl Outbox, impl TimerEvent>) {
         if self
             .pace_timer
-            .fire(io.now, io.queue, Event::Pace(self.flow))
+            .fire(io.now, io.queue, self.timer(FlowTimer::Pace))
         {
             self.send(io);
         }
     }
 
-    pub fn on_app_timer(&mut self, io: &mut Io<impl Outbox>) {
+    pub fn on_app_timer(&mut self, io: &mut Io<impl Outbox, impl TimerEvent>) {
         if self
             .app_timer
-            .fire(io.now, io.queue, Event::AppWake(self.flow))
+            .fire(io.now, io.queue, self.timer(FlowTimer::AppWake))
         {
             self.send(io);
         }
@@ -794,7 +820,7 @@ impl Sender {
 
     /// Sends what the window, the receive window, the application and pacing allow:
     /// retransmissions of lost segments first (RFC 6675 NextSeg rule 1), then new data.
-    pub fn send(&mut self, io: &mut Io<impl Outbox>) {
+    pub fn send(&mut self, io: &mut Io<impl Outbox, impl TimerEvent>) {
         let now = io.now;
         let mss = self.cfg.mss as u64;
         // What the application has written by now; it cannot change during this call.
@@ -812,7 +838,7 @@ impl Sender {
             if self.cfg.pacing && now + allowance < self.next_send_time {
                 // Wake when the pacer has caught up, so a whole burst can go.
                 self.pace_timer
-                    .set(self.next_send_time, io.queue, Event::Pace(self.flow));
+                    .set(self.next_send_time, io.queue, self.timer(FlowTimer::Pace));
                 break;
             }
             let (seq, len, retransmit) = if let Some(i) = (self.sb.lost_out() > 0)
@@ -847,8 +873,11 @@ impl Sender {
                     }
                     self.rate.on_app_limited(self.sb.in_flight() as u64);
                     if let Some(t) = self.app.next_write() {
-                        self.app_timer
-                            .set(t.max(now + 1), io.queue, Event::AppWake(self.flow));
+                        self.app_timer.set(
+                            t.max(now + 1),
+                            io.queue,
+                            self.timer(FlowTimer::AppWake),
+                        );
                     }
                     break;
                 }
@@ -875,7 +904,7 @@ impl Sender {
         seq: u64,
         len: u32,
         retransmit: Option<usize>,
-        io: &mut Io<impl Outbox>,
+        io: &mut Io<impl Outbox, impl TimerEvent>,
     ) {
         let now = io.now;
         // Linux: CA_EVENT_TX_START when nothing is in flight (`tcp_transmit_skb`);
@@ -920,7 +949,7 @@ impl Sender {
         );
         if !self.rto_timer.is_set() {
             self.rto_timer
-                .set(now + self.rtt.rto(), io.queue, Event::Rto(self.flow));
+                .set(now + self.rtt.rto(), io.queue, self.timer(FlowTimer::Rto));
         }
         if self.cfg.pacing
             && let Some(gap) = self.pacing().map(|p| p.gap(u64::from(len)))
@@ -949,7 +978,7 @@ mod tests {
 
     struct Harness {
         s: Sender,
-        q: EventQueue<Event>,
+        q: EventQueue<FlowEvent>,
         out: Vec<Packet>,
         log: EventLog,
         now: Time,
@@ -1047,11 +1076,11 @@ mod tests {
             while let Some(t) = self.q.peek_time().filter(|&t| t <= until) {
                 let (_, ev) = self.q.pop().unwrap();
                 self.now = t;
-                sent.extend(self.io(|s, io| match ev {
-                    Event::Rto(_) => s.on_rto_timer(io),
-                    Event::Pace(_) => s.on_pace_timer(io),
-                    Event::AppWake(_) => s.on_app_timer(io),
-                    _ => {}
+                sent.extend(self.io(|s, io| match ev.timer {
+                    FlowTimer::Rto => s.on_rto_timer(io),
+                    FlowTimer::Pace => s.on_pace_timer(io),
+                    FlowTimer::AppWake => s.on_app_timer(io),
+                    FlowTimer::DelayedAck => {}
                 }));
             }
             sent

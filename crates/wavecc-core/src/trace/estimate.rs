@@ -3,29 +3,20 @@
 //! that grows with the flow count. Validation caps the sampled rows with it, and the
 //! binding exposes the bytes so that a caller can refuse a run before it starts.
 
-use super::{CcTrace, EventTrace, FlowTrace, QueueTrace, RttStats, UeTrace};
+use super::{CcTrace, EventTrace, FlowTrace, QueueTrace, RttStats, UeTrace, row_bytes};
 use crate::scenario::{AppKind, Config};
 use crate::tcp::SegInfo;
 use std::mem::size_of;
 
 /// Bytes of one row of each trace: the sum of its columns' element sizes.
-pub const FLOW_ROW_BYTES: usize = 9 * size_of::<f64>() + 3 * size_of::<u32>() + size_of::<&str>();
+pub const FLOW_ROW_BYTES: usize = row_bytes(FlowTrace::COLUMNS);
 /// A queue row's name is a `String` of its own: its header and a heap block that
 /// holds names up to `access-reverse/flow99999` (24 bytes).
-pub const QUEUE_ROW_BYTES: usize = size_of::<f64>()
-    + size_of::<String>()
-    + QUEUE_NAME_HEAP_BYTES
-    + 3 * size_of::<u64>()
-    + size_of::<u32>();
+pub const QUEUE_ROW_BYTES: usize = row_bytes(QueueTrace::COLUMNS) + QUEUE_NAME_HEAP_BYTES;
 const QUEUE_NAME_HEAP_BYTES: usize = 24;
-pub const CC_ROW_BYTES: usize = 2 * size_of::<f64>() + size_of::<u32>() + size_of::<&str>();
-pub const UE_ROW_BYTES: usize = 4 * size_of::<f64>()
-    + 3 * size_of::<u64>()
-    + 3 * size_of::<u32>()
-    + size_of::<u8>()
-    + size_of::<bool>();
-pub const EVENT_ROW_BYTES: usize =
-    size_of::<f64>() + size_of::<u32>() + 2 * size_of::<&str>() + size_of::<i64>();
+pub const CC_ROW_BYTES: usize = row_bytes(CcTrace::COLUMNS);
+pub const UE_ROW_BYTES: usize = row_bytes(UeTrace::COLUMNS);
+pub const EVENT_ROW_BYTES: usize = row_bytes(EventTrace::COLUMNS);
 
 /// Rows each trace gets over a whole run. Floats, so that an absurd config counts
 /// without overflowing.

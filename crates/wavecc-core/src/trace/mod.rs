@@ -2,108 +2,155 @@
 //! an event log and a summary. Columns are plain vectors so the Python binding can
 //! hand them to numpy/pandas without reshaping.
 
+#[macro_use]
+mod columns;
 mod estimate;
 mod recorder;
 mod summary;
 
+pub use columns::{Column, ColumnType, Dtype, row_bytes};
 pub use estimate::{TraceRows, estimate_memory};
 pub use recorder::{EventLog, FlowSampler, FlowState, Sampler};
 pub use summary::{CellSummary, FlowSummary, QueueSummary, RttStats, Summary, UeSummary};
 
 use serde::Serialize;
 
-/// Per-flow time series, one row per flow per sampling interval.
-#[derive(Debug, Default, Clone, Serialize, PartialEq)]
-pub struct FlowTrace {
-    /// End of the sampling interval, seconds.
-    pub t_s: Vec<f64>,
-    pub flow: Vec<u32>,
-    /// Bytes delivered in order to the receiving application in the interval, as Mb/s.
-    pub goodput_mbps: Vec<f64>,
-    /// Congestion window in segments (NaN for UDP flows).
-    pub cwnd_segments: Vec<f64>,
-    /// Slow-start threshold in segments (infinite until the first loss).
-    pub ssthresh_segments: Vec<f64>,
-    pub inflight_bytes: Vec<f64>,
-    pub srtt_ms: Vec<f64>,
-    pub min_rtt_ms: Vec<f64>,
-    /// RTT samples taken in the interval and their mean (NaN when none).
-    pub rtt_samples: Vec<u32>,
-    pub rtt_mean_ms: Vec<f64>,
-    pub pacing_rate_mbps: Vec<f64>,
-    /// Congestion state at the sampling instant: open, disorder, recovery, loss.
-    pub ca_state: Vec<&'static str>,
-    /// Segments retransmitted in the interval.
-    pub retransmits: Vec<u32>,
+trace_table! {
+    /// Per-flow time series, one row per flow per sampling interval.
+    pub struct FlowTrace {
+        /// End of the sampling interval.
+        t_s: f64 = "s",
+        /// The flow's index in the config.
+        flow: u32 = "",
+        /// Bytes delivered in order to the receiving application in the interval, as Mb/s.
+        goodput_mbps: f64 = "Mb/s",
+        /// Congestion window in segments (NaN for UDP flows).
+        cwnd_segments: f64 = "segments",
+        /// Slow-start threshold in segments (infinite until the first loss).
+        ssthresh_segments: f64 = "segments",
+        /// Bytes sent and not yet acknowledged or marked lost.
+        inflight_bytes: f64 = "bytes",
+        /// Smoothed RTT.
+        srtt_ms: f64 = "ms",
+        /// Smallest RTT seen so far.
+        min_rtt_ms: f64 = "ms",
+        /// RTT samples taken in the interval.
+        rtt_samples: u32 = "",
+        /// Mean of the interval's RTT samples (NaN when none).
+        rtt_mean_ms: f64 = "ms",
+        /// Pacing rate at the sampling instant.
+        pacing_rate_mbps: f64 = "Mb/s",
+        /// Congestion state at the sampling instant: open, disorder, recovery, loss.
+        ca_state: &'static str = "",
+        /// Segments retransmitted in the interval.
+        retransmits: u32 = "",
+    }
 }
 
-/// Per-queue occupancy, one row per queue per sampling interval.
-#[derive(Debug, Default, Clone, Serialize, PartialEq)]
-pub struct QueueTrace {
-    pub t_s: Vec<f64>,
-    pub queue: Vec<String>,
-    pub bytes: Vec<u64>,
-    pub packets: Vec<u32>,
-    /// Cumulative drops by cause.
-    pub drops_overflow: Vec<u64>,
-    pub drops_random: Vec<u64>,
+trace_table! {
+    /// Per-queue occupancy, one row per queue per sampling interval.
+    pub struct QueueTrace {
+        /// Sampling instant.
+        t_s: f64 = "s",
+        /// The link's name.
+        queue: String = "",
+        /// Bytes queued or in flight on the link.
+        bytes: u64 = "bytes",
+        /// Packets queued or in flight on the link.
+        packets: u32 = "",
+        /// Cumulative drops of a full queue.
+        drops_overflow: u64 = "",
+        /// Cumulative drops by the link's random loss.
+        drops_random: u64 = "",
+    }
 }
 
-/// The algorithms' internal state in long form: one row per variable per sample.
-#[derive(Debug, Default, Clone, Serialize, PartialEq)]
-pub struct CcTrace {
-    pub t_s: Vec<f64>,
-    pub flow: Vec<u32>,
-    pub var: Vec<&'static str>,
-    pub value: Vec<f64>,
+trace_table! {
+    /// The algorithms' internal state in long form: one row per variable per sample.
+    pub struct CcTrace {
+        /// Sampling instant.
+        t_s: f64 = "s",
+        /// The flow's index in the config.
+        flow: u32 = "",
+        /// The variable's name, as the algorithm exports it (its unit in the name).
+        var: &'static str = "",
+        /// The variable's value.
+        value: f64 = "",
+    }
 }
 
-/// Discrete events: losses (with cause), RTOs, recovery entry/exit, spurious
-/// retransmissions.
-#[derive(Debug, Default, Clone, Serialize, PartialEq)]
-pub struct EventTrace {
-    pub t_s: Vec<f64>,
-    pub flow: Vec<u32>,
-    pub kind: Vec<&'static str>,
-    /// Cause or state detail, e.g. "overflow", "random", "recovery".
-    pub detail: Vec<&'static str>,
-    /// Sequence number (bytes) the event concerns, -1 when none.
-    pub seq: Vec<i64>,
+trace_table! {
+    /// Discrete events: losses (with cause), RTOs, recovery entry/exit, spurious
+    /// retransmissions.
+    pub struct EventTrace {
+        /// When it happened.
+        t_s: f64 = "s",
+        /// The flow's index in the config.
+        flow: u32 = "",
+        /// What happened, e.g. "drop", "rto", "recovery".
+        kind: &'static str = "",
+        /// Cause or state detail, e.g. "overflow", "random", "recovery".
+        detail: &'static str = "",
+        /// Sequence number (bytes) the event concerns, -1 when none.
+        seq: i64 = "bytes",
+    }
 }
 
-/// Per-UE radio state, one row per UE per sampling interval.
-#[derive(Debug, Default, Clone, Serialize, PartialEq)]
-pub struct UeTrace {
-    pub t_s: Vec<f64>,
-    pub ue: Vec<u32>,
-    pub x_m: Vec<f64>,
-    pub y_m: Vec<f64>,
-    /// Serving gNB.
-    pub cell: Vec<u32>,
-    pub sinr_db: Vec<f64>,
-    pub mcs: Vec<u8>,
-    /// Line of sight to the serving gNB.
-    pub los: Vec<bool>,
-    /// Downlink RLC buffer: bytes and SDUs held, cumulative tail drops.
-    pub rlc_bytes: Vec<u64>,
-    pub rlc_packets: Vec<u32>,
-    pub rlc_drops: Vec<u64>,
-    /// Cumulative downlink HARQ retransmissions.
-    pub harq_retx: Vec<u64>,
+trace_table! {
+    /// Per-UE radio state, one row per UE per sampling interval.
+    pub struct UeTrace {
+        /// Sampling instant.
+        t_s: f64 = "s",
+        /// The UE's index.
+        ue: u32 = "",
+        /// Position, east.
+        x_m: f64 = "m",
+        /// Position, north.
+        y_m: f64 = "m",
+        /// Serving gNB.
+        cell: u32 = "",
+        /// SINR of the serving link.
+        sinr_db: f64 = "dB",
+        /// Downlink MCS index.
+        mcs: u8 = "",
+        /// Line of sight to the serving gNB.
+        los: bool = "",
+        /// Downlink RLC buffer: bytes held.
+        rlc_bytes: u64 = "bytes",
+        /// Downlink RLC buffer: SDUs held.
+        rlc_packets: u32 = "",
+        /// Downlink RLC buffer: cumulative tail drops.
+        rlc_drops: u64 = "",
+        /// Cumulative downlink HARQ retransmissions.
+        harq_retx: u64 = "",
+    }
 }
 
-/// Radio events: handovers and the start and end of blockage of the serving cell.
-#[derive(Debug, Default, Clone, Serialize, PartialEq)]
-pub struct RadioEventTrace {
-    pub t_s: Vec<f64>,
-    pub ue: Vec<u32>,
-    /// "handover", "nlos_start" or "nlos_end".
-    pub kind: Vec<&'static str>,
-    /// The cell concerned (the new one for a handover).
-    pub cell: Vec<u32>,
-    /// The cell left, for a handover (-1 otherwise).
-    pub from_cell: Vec<i64>,
+trace_table! {
+    /// Radio events: handovers and the start and end of blockage of the serving cell.
+    pub struct RadioEventTrace {
+        /// When it happened.
+        t_s: f64 = "s",
+        /// The UE's index.
+        ue: u32 = "",
+        /// "handover", "nlos_start" or "nlos_end".
+        kind: &'static str = "",
+        /// The cell concerned (the new one for a handover).
+        cell: u32 = "",
+        /// The cell left, for a handover (-1 otherwise).
+        from_cell: i64 = "",
+    }
 }
+
+/// Every trace's columns by the name `RunOutput` gives the trace.
+pub const TRACE_COLUMNS: &[(&str, &[Column])] = &[
+    ("flows", FlowTrace::COLUMNS),
+    ("queues", QueueTrace::COLUMNS),
+    ("cc", CcTrace::COLUMNS),
+    ("events", EventTrace::COLUMNS),
+    ("ues", UeTrace::COLUMNS),
+    ("radio_events", RadioEventTrace::COLUMNS),
+];
 
 /// Everything a run returns.
 #[derive(Debug, Clone, Serialize, PartialEq)]

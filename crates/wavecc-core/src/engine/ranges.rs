@@ -1,6 +1,7 @@
 //! A set of disjoint, non-adjacent byte ranges [start, end), kept sorted. Holds the
-//! receiver's out-of-order data and the sender's SACKed ranges; both stay small
-//! (one range per hole), so a sorted vector beats any tree.
+//! TCP receiver's out-of-order data, the sender's SACKed ranges and the RLC
+//! receiver's reassembled bytes; all stay small (one range per hole), so a sorted
+//! vector beats any tree.
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RangeSet {

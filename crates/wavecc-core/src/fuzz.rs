@@ -3,7 +3,7 @@
 //! parsed (JSON, else TOML), validated and, when valid, run for at most 0.1 s of
 //! simulated time. It must never panic; a rejection must be one line.
 
-use super::{Config, ConfigError};
+use crate::{Config, ConfigError};
 
 /// Simulated time a valid input runs for, at most.
 pub const FUZZ_DURATION_S: f64 = 0.1;
@@ -65,7 +65,7 @@ mod tests {
             }
         }
         assert!(
-            replayed >= super::super::builtin::list().len(),
+            replayed >= crate::scenario::builtin::list().len(),
             "only {replayed} inputs in the corpus"
         );
     }

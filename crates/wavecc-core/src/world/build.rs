@@ -1,0 +1,256 @@
+//! Building a world from a validated config: links, radio, routes and endpoints.
+
+use super::{Endpoints, Event, Flow, Hop, Wire, World};
+use crate::Config;
+use crate::app::Source;
+use crate::cc::Socket;
+use crate::engine::{EventQueue, RngExt as _, RngStreams, Time, from_secs};
+use crate::net::{GilbertElliottParams, Link, LinkTrace, LossModel, Packet, QueueLimit};
+use crate::radio::Ran;
+use crate::scenario::{AppKind, FlowConfig, LossDirection};
+use crate::tcp::{Receiver, ReceiverConfig, RttEstimator, Sender, SenderConfig};
+use crate::trace::{EventLog, RadioEventTrace, Sampler, UeTrace};
+use crate::udp::UdpFlow;
+use std::collections::BTreeMap;
+
+/// Link indices of the mmWave core network (after the Internet link's two).
+const S1U: u32 = 2;
+const S1U_REVERSE: u32 = 3;
+
+fn data_only(p: &Packet) -> bool {
+    p.is_forward()
+}
+
+fn acks_only(p: &Packet) -> bool {
+    !p.is_forward()
+}
+
+/// The path's two links from a link trace (`path.trace`): the data direction served
+/// by its slots, with its random loss; the ACK direction at its reverse rate.
+fn trace_links(name: &str, trace: &LinkTrace, loss_rng: crate::engine::Rng) -> Vec<Link> {
+    let limit = trace
+        .buffer_bytes
+        .map_or(QueueLimit::Unlimited, QueueLimit::Bytes);
+    let loss = LossModel::new(trace.loss_per_byte, trace.loss_per_packet, None, loss_rng);
+    let forward = Link::with_slots(
+        name,
+        from_secs(trace.slot_s),
+        trace.bytes.as_slice().into(),
+        from_secs(trace.forward_delay_s),
+        limit,
+    )
+    .with_loss(loss, data_only);
+    let reverse = Link::new(
+        format!("{name}-reverse"),
+        trace.reverse_rate_bps.unwrap_or(f64::INFINITY),
+        from_secs(trace.reverse_delay_s),
+        limit,
+    );
+    vec![forward, reverse]
+}
+
+impl World {
+    pub fn new(cfg: &Config) -> Self {
+        let rng = RngStreams::new(cfg.seed);
+        let p = &cfg.path;
+        let limit = if p.buffer_packets > 0 {
+            QueueLimit::Packets(p.buffer_packets)
+        } else {
+            QueueLimit::Bytes(p.buffer_bytes)
+        };
+        let delay = from_secs(p.one_way_delay_s);
+        let reverse_rate = if p.reverse_rate_bps > 0.0 {
+            p.reverse_rate_bps
+        } else {
+            p.rate_bps
+        };
+        let loss = |name: &str| {
+            LossModel::new(
+                p.loss.per_byte,
+                p.loss.per_packet,
+                p.loss
+                    .gilbert_elliott
+                    .as_ref()
+                    .map(|g| GilbertElliottParams {
+                        p_good_to_bad: g.p_good_to_bad,
+                        p_bad_to_good: g.p_bad_to_good,
+                        loss_good: g.loss_good,
+                        loss_bad: g.loss_bad,
+                    }),
+                rng.stream(name),
+            )
+        };
+        // With a radio, the wired path is the Internet link from the server to the PGW.
+        let name = if cfg.radio.is_some() {
+            "internet"
+        } else {
+            "bottleneck"
+        };
+        let mut links = if let Some(trace) = &p.trace_link {
+            trace_links(name, trace, rng.stream(&format!("loss/{name}")))
+        } else {
+            let mut forward = Link::new(name, p.rate_bps, delay, limit);
+            let mut reverse = Link::new(format!("{name}-reverse"), reverse_rate, delay, limit);
+            if matches!(p.loss.direction, LossDirection::Data | LossDirection::Both) {
+                forward = forward.with_loss(loss(&format!("loss/{name}")), data_only);
+            }
+            if matches!(p.loss.direction, LossDirection::Ack | LossDirection::Both) {
+                reverse = reverse.with_loss(loss(&format!("loss/{name}-reverse")), acks_only);
+            }
+            vec![forward, reverse]
+        };
+        if let Some(r) = &cfg.radio {
+            let s1u_delay = from_secs(r.s1u_delay_s);
+            links.push(Link::new(
+                "s1u",
+                r.s1u_rate_bps,
+                s1u_delay,
+                QueueLimit::Unlimited,
+            ));
+            links.push(Link::new(
+                "s1u-reverse",
+                r.s1u_rate_bps,
+                s1u_delay,
+                QueueLimit::Unlimited,
+            ));
+        }
+        let mut world = World {
+            now: 0,
+            duration: from_secs(cfg.duration_s),
+            queue: EventQueue::default(),
+            wire: Wire {
+                links,
+                link_heads: Vec::new(),
+                first_hops: Vec::new(),
+                pending: Vec::new(),
+                created: 0,
+            },
+            arrivals: 0,
+            last_sample: 0,
+            delivered: 0,
+            flows: Vec::new(),
+            log: EventLog::new(cfg.trace.events, cfg.trace.max_events),
+            sampler: Sampler::new(from_secs(cfg.trace.interval_s)),
+            ran: cfg.radio.as_ref().map(|r| Ran::new(r, &rng)),
+            ue_trace: UeTrace::default(),
+            radio_log: RadioEventTrace::default(),
+            radio_out: Vec::new(),
+            radio_events: Vec::new(),
+            radio_dropped: Vec::new(),
+        };
+        if world.ran.is_some() {
+            world.queue.push(0, Event::ChannelUpdate);
+        }
+        for (i, f) in cfg.flows.iter().enumerate() {
+            let flow = world.build_flow(cfg, i as u32, f, &rng);
+            world
+                .wire
+                .first_hops
+                .push((flow.forward[0], flow.reverse[0]));
+            world.flows.push(flow);
+            world
+                .queue
+                .push(from_secs(f.start_s), Event::Start(i as u32));
+        }
+        world.queue.push(world.sampler.interval, Event::Sample);
+        world.wire.link_heads = vec![Time::MAX; world.wire.links.len()];
+        world
+    }
+
+    fn build_flow(&mut self, cfg: &Config, id: u32, f: &FlowConfig, rng: &RngStreams) -> Flow {
+        let (mut forward, mut reverse) = (vec![Hop::Link(0)], vec![Hop::Link(1)]);
+        let ue = cfg.radio.as_ref().map(|_| f.ue);
+        if let Some(ue) = ue {
+            forward.extend([Hop::Link(S1U), Hop::Downlink(ue)]);
+            reverse.splice(0..0, [Hop::Uplink(ue), Hop::Link(S1U_REVERSE)]);
+        }
+        if f.access_delay_s > 0.0 || f.access_rate_bps.is_some() {
+            let rate = f.access_rate_bps.unwrap_or(f64::INFINITY);
+            let delay = from_secs(f.access_delay_s);
+            let n = self.wire.links.len() as u32;
+            self.wire.links.push(Link::new(
+                format!("access/flow{id}"),
+                rate,
+                delay,
+                QueueLimit::Unlimited,
+            ));
+            self.wire.links.push(Link::new(
+                format!("access-reverse/flow{id}"),
+                rate,
+                delay,
+                QueueLimit::Unlimited,
+            ));
+            forward.insert(0, Hop::Link(n));
+            reverse.push(Hop::Link(n + 1));
+        }
+        let t = &cfg.tcp;
+        let duration = from_secs(cfg.duration_s);
+        let source = Source::new(
+            f,
+            t.mss_bytes,
+            duration,
+            rng.stream(&format!("app/flow{id}")),
+        );
+        let endpoints = if f.app == AppKind::Udp {
+            Endpoints::Udp(UdpFlow::new(id, source, f.write_bytes_or(t.mss_bytes)))
+        } else {
+            let mut cc =
+                crate::cc::build(&f.cca, f.cc.as_ref().unwrap_or(&serde_json::Value::Null))
+                    .expect("validated");
+            cc.seed(rng.stream(&format!("cc/flow{id}")).random());
+            let ssthresh = t.initial_ssthresh_segments.map_or(f64::INFINITY, f64::from);
+            let sock = Socket::new(t.mss_bytes, t.initial_cwnd_segments as f64, ssthresh);
+            let sender_cfg = SenderConfig {
+                mss: t.mss_bytes,
+                sack: t.sack,
+                timestamps: t.timestamps,
+                dupthresh: t.dupthresh,
+                snd_buf: t.snd_buf_bytes,
+                pacing: t.pacing,
+                pacing_burst: from_secs(t.pacing_burst_s),
+                undo: t.undo,
+                cwnd_validation: t.cwnd_validation,
+                rtt_granularity: from_secs(t.rtt_granularity_s),
+                cc_rtt: t.cc_rtt,
+                recovery: t.recovery,
+                recovery_sends: t.recovery_sends,
+                partial_ack_rto: t.partial_ack_rto,
+                rate_samples: t.rate_samples,
+                pipe: t.pipe,
+            };
+            let rtt = RttEstimator::new(t.initial_rto_s, t.min_rto_s, t.max_rto_s);
+            let receiver = Receiver::new(
+                id,
+                ReceiverConfig {
+                    sack: t.sack,
+                    delayed_ack: t.delayed_ack,
+                    ack_every: t.ack_every_segments,
+                    rcv_buf: t.rcv_buf_bytes,
+                    quickack: t.quickack_segments,
+                    window: t.receive_window,
+                    delayed_ack_timeout: from_secs(t.delayed_ack_timeout_s),
+                },
+            );
+            Endpoints::Tcp {
+                sender: Box::new(Sender::new(id, sender_cfg, cc, sock, rtt, source)),
+                receiver,
+            }
+        };
+        let start = from_secs(f.start_s);
+        Flow {
+            cca: if f.app == AppKind::Udp {
+                "udp".into()
+            } else {
+                f.cca.clone()
+            },
+            app: f.app,
+            start,
+            stop: f.stop_s.map_or(duration, from_secs).min(duration),
+            forward,
+            reverse,
+            ue,
+            endpoints,
+            losses: BTreeMap::new(),
+        }
+    }
+}

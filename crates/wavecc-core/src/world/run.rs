@@ -1,0 +1,348 @@
+//! Running a world: the event loop, and the routing of packets between links,
+//! radio and endpoints.
+
+use super::{Endpoints, Event, Flow, Hop, POLL_EVENTS, Stopped, Unwatched, Watch, World};
+use crate::engine::{Time, to_secs};
+use crate::net::{Body, Link, Packet, Verdict};
+use crate::radio::RadioEvent;
+use crate::tcp::{FlowEvent, FlowTimer, Io, Outbox, Sender};
+
+impl World {
+    /// Runs to the end. At each step the earliest of the link heads and the timer
+    /// queue goes next; at equal times links go first, lowest index first, so the
+    /// order is fixed and runs are deterministic.
+    pub fn run(&mut self) {
+        self.run_watched(&mut Unwatched)
+            .expect("an unwatched run never stops early");
+    }
+
+    /// [`World::run`], polling `watch` every [`POLL_EVENTS`] events.
+    pub(super) fn run_watched(&mut self, watch: &mut impl Watch) -> Result<(), Stopped> {
+        let mut until_poll = POLL_EVENTS;
+        loop {
+            let (link, link_time) =
+                self.wire
+                    .link_heads
+                    .iter()
+                    .enumerate()
+                    .fold(
+                        (0, Time::MAX),
+                        |best, (i, &t)| if t < best.1 { (i, t) } else { best },
+                    );
+            let timer_time = self.queue.next_time();
+            let now = link_time.min(timer_time);
+            if now > self.duration {
+                break;
+            }
+            self.now = now;
+            if link_time <= timer_time {
+                self.on_link_arrival(link);
+            } else {
+                let (_, event) = self.queue.pop().expect("peeked");
+                self.dispatch(event);
+            }
+            self.flush_pending();
+            until_poll -= 1;
+            if until_poll == 0 {
+                until_poll = POLL_EVENTS;
+                if watch.poll(to_secs(now), to_secs(self.duration)).is_break() {
+                    return Err(Stopped);
+                }
+            }
+        }
+        self.now = self.duration;
+        Ok(())
+    }
+
+    fn dispatch(&mut self, event: Event) {
+        match event {
+            Event::Sample => self.sample(),
+            Event::RadioSlot => self.radio_slot(),
+            Event::ChannelUpdate => self.channel_update(),
+            Event::Flow(FlowEvent { flow, timer }) => self.on_flow_timer(flow, Some(timer)),
+            Event::Start(flow) => self.on_flow_timer(flow, None),
+        }
+    }
+
+    /// Handles what endpoints sent during the event and [`Wire`] left pending:
+    /// packets for the radio go to it, packets a link refused are counted lost.
+    fn flush_pending(&mut self) {
+        for i in 0..self.wire.pending.len() {
+            let pkt = self.wire.pending[i];
+            let (forward, reverse) = self.wire.first_hops[pkt.flow as usize];
+            match if pkt.is_forward() { forward } else { reverse } {
+                Hop::Link(_) => self.record_loss(&pkt, "overflow"),
+                hop => self.send_to(hop, pkt),
+            }
+        }
+        self.wire.pending.clear();
+    }
+
+    /// Hands a packet to a hop: a link's queue or the radio's RLC buffer.
+    fn send_to(&mut self, hop: Hop, pkt: Packet) {
+        let (ue, downlink) = match hop {
+            Hop::Link(link) => return self.enqueue(link, pkt),
+            Hop::Downlink(ue) => (ue, true),
+            Hop::Uplink(ue) => (ue, false),
+        };
+        let ran = self
+            .ran
+            .as_mut()
+            .expect("radio hops exist only with a radio");
+        let accepted = if downlink {
+            ran.enqueue_downlink(self.now, ue, pkt)
+        } else {
+            ran.enqueue_uplink(self.now, ue, pkt)
+        };
+        match accepted {
+            Ok(()) if !ran.slot_pending => {
+                ran.slot_pending = true;
+                self.queue.push(ran.next_slot(self.now), Event::RadioSlot);
+            }
+            Ok(()) => {}
+            Err(p) => self.record_loss(&p, "rlc_overflow"),
+        }
+    }
+
+    /// A radio slot: packets the radio hands up go on along their routes.
+    fn radio_slot(&mut self) {
+        let mut out = std::mem::take(&mut self.radio_out);
+        let ran = self.ran.as_mut().expect("slots only with a radio");
+        let busy = ran.run_slot(self.now, &mut out);
+        if busy {
+            self.queue.push(self.now + ran.slot(), Event::RadioSlot);
+        } else {
+            ran.slot_pending = false;
+        }
+        for pkt in out.drain(..) {
+            self.arrivals += 1;
+            self.forward(pkt);
+        }
+        self.radio_out = out;
+    }
+
+    /// The periodic channel update; packets a handover dropped are counted here.
+    fn channel_update(&mut self) {
+        let ran = self
+            .ran
+            .as_mut()
+            .expect("channel updates only with a radio");
+        ran.update_channels(self.now, &mut self.radio_events, &mut self.radio_dropped);
+        self.queue
+            .push(self.now + ran.update_interval(), Event::ChannelUpdate);
+        for ev in self.radio_events.drain(..) {
+            let (ue, kind, cell, from) = match ev {
+                RadioEvent::Handover { ue, from, to } => (ue, "handover", to, i64::from(from)),
+                RadioEvent::NlosStart { ue, cell } => (ue, "nlos_start", cell, -1),
+                RadioEvent::NlosEnd { ue, cell } => (ue, "nlos_end", cell, -1),
+            };
+            let r = &mut self.radio_log;
+            r.t_s.push(to_secs(self.now));
+            r.ue.push(ue);
+            r.kind.push(kind);
+            r.cell.push(cell);
+            r.from_cell.push(from);
+        }
+        let dropped = std::mem::take(&mut self.radio_dropped);
+        for p in &dropped {
+            self.record_loss(p, "handover");
+        }
+        self.radio_dropped = dropped;
+        self.radio_dropped.clear();
+    }
+
+    fn enqueue(&mut self, link: u32, pkt: Packet) {
+        if !self.wire.enqueue(self.now, link, pkt) {
+            self.record_loss(&pkt, "overflow");
+        }
+    }
+
+    fn record_loss(&mut self, pkt: &Packet, cause: &'static str) {
+        let flow = &mut self.flows[pkt.flow as usize];
+        *flow.losses.entry(cause).or_default() += 1;
+        let seq = match pkt.body {
+            Body::Data(s) => Some(s.seq),
+            Body::Ack(a) => Some(a.ack),
+            Body::Datagram { seq, .. } => Some(seq),
+        };
+        let kind = if pkt.is_forward() { "drop" } else { "ack_drop" };
+        self.log.log(self.now, pkt.flow, kind, cause, seq);
+    }
+
+    fn on_link_arrival(&mut self, link: usize) {
+        let l = &mut self.wire.links[link];
+        let (pkt, lost) = l.pop_arrived(self.now).expect("the head has arrived");
+        self.wire.link_heads[link] = l.head_time().unwrap_or(Time::MAX);
+        self.arrivals += 1;
+        if lost {
+            self.record_loss(&pkt, "random");
+        } else {
+            self.forward(pkt);
+        }
+    }
+
+    /// A packet left a hop: on to the next one, or to its endpoint.
+    fn forward(&mut self, mut pkt: Packet) {
+        pkt.hop += 1;
+        let flow = &self.flows[pkt.flow as usize];
+        let route = if pkt.is_forward() {
+            &flow.forward
+        } else {
+            &flow.reverse
+        };
+        match route.get(pkt.hop as usize) {
+            // Wired hops inline: the packet is not copied once more on its way.
+            Some(&Hop::Link(link)) => self.enqueue(link, pkt),
+            Some(&next) => self.send_to(next, pkt),
+            None => self.deliver(pkt),
+        }
+    }
+
+    /// A packet reached the end of its route.
+    fn deliver(&mut self, pkt: Packet) {
+        self.delivered += 1;
+        let now = self.now;
+        let flow_id = pkt.flow;
+        let flow = &mut self.flows[flow_id as usize];
+        let sinr_db = self
+            .ran
+            .as_ref()
+            .zip(flow.ue)
+            .map(|(ran, ue)| ran.sinr_db(ue));
+        let mut io = Io {
+            now,
+            queue: &mut self.queue,
+            out: &mut self.wire,
+            log: &mut self.log,
+        };
+        match (&mut flow.endpoints, &pkt.body) {
+            (Endpoints::Tcp { sender, receiver }, Body::Data(seg)) => {
+                sender.on_receiver_segment(now, receiver.sink.bytes);
+                receiver.receive(seg, &mut io);
+            }
+            (Endpoints::Tcp { sender, receiver }, Body::Ack(ack)) => {
+                sender.set_link_hints(receiver.sink.bytes, sinr_db);
+                sender.on_ack(ack, &mut io)
+            }
+            (Endpoints::Udp(udp), Body::Datagram { seq, len }) => udp.deliver(*seq, *len),
+            _ => unreachable!("a packet of the wrong kind for its flow"),
+        }
+    }
+
+    /// Flow `flow_id`'s timer `which` fired, or (`None`) the flow starts.
+    fn on_flow_timer(&mut self, flow_id: u32, which: Option<FlowTimer>) {
+        let mut io = Io {
+            now: self.now,
+            queue: &mut self.queue,
+            out: &mut self.wire,
+            log: &mut self.log,
+        };
+        match (&mut self.flows[flow_id as usize].endpoints, which) {
+            (Endpoints::Tcp { sender, .. }, None) => sender.send(&mut io),
+            (Endpoints::Tcp { sender, .. }, Some(FlowTimer::Rto)) => sender.on_rto_timer(&mut io),
+            (Endpoints::Tcp { sender, .. }, Some(FlowTimer::Pace)) => sender.on_pace_timer(&mut io),
+            (Endpoints::Tcp { sender, .. }, Some(FlowTimer::AppWake)) => {
+                sender.on_app_timer(&mut io)
+            }
+            (Endpoints::Tcp { receiver, .. }, Some(FlowTimer::DelayedAck)) => {
+                receiver.on_delayed_ack_timer(&mut io)
+            }
+            (Endpoints::Udp(udp), None) => udp.start(&mut io),
+            (Endpoints::Udp(udp), Some(FlowTimer::AppWake)) => udp.on_app_timer(&mut io),
+            (Endpoints::Udp(_), Some(timer)) => unreachable!("UDP has no {timer:?} timer"),
+        }
+    }
+
+    /// Runs until simulated time `t` (or the end), for tests that look inside a run.
+    pub fn run_until(&mut self, t: Time) {
+        self.advance(t, &mut Unwatched)
+            .expect("an unwatched run never stops early");
+    }
+
+    /// Runs the events up to simulated time `until` (at most the end), polling
+    /// `watch` as [`super::run_watched`] does: the stepping entry point for a caller
+    /// that acts between steps (a learning agent). Steps of any lengths give the same
+    /// events as one run to the end, since only where the loop pauses differs.
+    pub fn advance(&mut self, until: Time, watch: &mut impl Watch) -> Result<(), Stopped> {
+        let end = self.duration;
+        self.duration = until.min(end);
+        let out = self.run_watched(watch);
+        self.duration = end;
+        out
+    }
+
+    /// The simulated time reached.
+    pub fn now(&self) -> Time {
+        self.now
+    }
+
+    /// The simulated time the run ends at.
+    pub fn duration(&self) -> Time {
+        self.duration
+    }
+
+    /// Flow `flow`'s TCP sender (None for a UDP flow or an index out of range), for a
+    /// caller that reads or sets its socket between steps.
+    pub fn sender_mut(&mut self, flow: usize) -> Option<&mut Sender> {
+        match &mut self.flows.get_mut(flow)?.endpoints {
+            Endpoints::Tcp { sender, .. } => Some(sender),
+            Endpoints::Udp(_) => None,
+        }
+    }
+
+    /// Bytes flow `flow`'s receiving application has received so far.
+    pub fn delivered_bytes(&self, flow: usize) -> Option<u64> {
+        self.flows.get(flow).map(Flow::delivered_bytes)
+    }
+}
+
+/// The links and the endpoints' outbox into them. A packet whose route starts with
+/// a wired link goes straight into the link's queue, so it is written once, where
+/// the link keeps it (written field by field into a scratch list and then copied
+/// whole, it stalled the copy on store forwarding). Packets for the radio, and
+/// packets the link refuses, wait in `pending` for [`World::flush_pending`], in
+/// order. Owned by the world, so handing it to an endpoint costs one reference.
+pub(super) struct Wire {
+    pub(super) links: Vec<Link>,
+    /// `links[i].head_time()`, or `Time::MAX` when link i is empty, kept dense so
+    /// that finding the next arrival is a scan of a few words.
+    pub(super) link_heads: Vec<Time>,
+    /// Each flow's first hops, forward and reverse.
+    pub(super) first_hops: Vec<(Hop, Hop)>,
+    /// Packets endpoints sent that could not be placed during the event (radio
+    /// first hops, tail drops), handled once the event is over.
+    pub(super) pending: Vec<Packet>,
+    /// Packets endpoints created, for the conservation check.
+    pub(super) created: u64,
+}
+
+impl Wire {
+    /// Offers `pkt` to link `link` at `now`; false when the queue is full.
+    #[inline(always)]
+    fn enqueue(&mut self, now: Time, link: u32, pkt: Packet) -> bool {
+        let l = &mut self.links[link as usize];
+        match l.enqueue(now, pkt) {
+            Verdict::Accepted { was_idle } => {
+                if was_idle {
+                    self.link_heads[link as usize] = l.head_time().expect("just queued");
+                }
+                true
+            }
+            Verdict::Overflow => false,
+        }
+    }
+}
+
+impl Outbox for Wire {
+    #[inline(always)]
+    fn send(&mut self, now: Time, pkt: Packet) {
+        self.created += 1;
+        let (forward, reverse) = self.first_hops[pkt.flow as usize];
+        let Hop::Link(link) = (if pkt.is_forward() { forward } else { reverse }) else {
+            return self.pending.push(pkt);
+        };
+        if !self.enqueue(now, link, pkt) {
+            self.pending.push(pkt);
+        }
+    }
+}

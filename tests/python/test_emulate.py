@@ -20,6 +20,9 @@ import wavecc
 from wavecc import emulate
 from wavecc._core import ConfigError
 
+# System tests (root, namespaces, the emulator): left out of the quick loop.
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[2]
 
 

@@ -22,6 +22,9 @@ import pytest
 import wavecc
 from wavecc import cli, kernel
 
+# System tests (clang, bpftool, root): left out of the quick loop (`-m "not slow"`).
+pytestmark = pytest.mark.slow
+
 TRANSFER_BYTES = 50 * 1024 * 1024
 RATE = "300mbit"
 SERVER, CLIENT = "10.211.0.2", "10.211.0.1"

@@ -137,6 +137,7 @@ def test_a_failed_run_leaves_the_next_one_unaffected() -> None:
     assert short(EXAMPLE, 0.5).summary["flows"][0]["goodput_mbps"] > 100
 
 
+@pytest.mark.slow  # starts worker processes
 def test_a_sweep_imports_the_algorithms_in_its_workers(tmp_path: Path) -> None:
     wavecc.register_cc("pyreno", NewReno)
     rs = wavecc.sweep(

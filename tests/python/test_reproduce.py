@@ -202,6 +202,7 @@ def fresh_quick(tmp_path_factory) -> Path:
     return root
 
 
+@pytest.mark.slow  # regenerates seven reproductions
 def test_the_committed_quick_outputs_are_what_the_model_gives(fresh_quick):
     stale = quick.differences(fresh_quick, QUICK)
     assert not stale, f"reproductions/quick/ is stale; regenerate it with `{REGENERATE}`:\n" + (

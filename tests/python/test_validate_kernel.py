@@ -18,6 +18,9 @@ from wavecc.config import resolve
 from wavecc.validate import kernel
 from wavecc.validate.kernel import Row, Run
 
+# System tests (root, the emulator): left out of the quick loop.
+pytestmark = pytest.mark.slow
+
 REPO = Path(__file__).resolve().parents[2]
 
 

@@ -30,26 +30,18 @@ from .config import check_minimum, resolve, to_json
 BINARY = "wavecc-emu"
 INTERVAL_S = 0.1
 # The traces a run has but an emulated one does not fill (no simulator internals, no
-# radio): written empty, with the columns `wavecc run` gives them.
-_EMPTY_TABLES = {
-    "cc": ["t_s", "flow", "var", "value"],
-    "events": ["t_s", "flow", "kind", "detail", "seq"],
-    "ues": [
-        "t_s",
-        "ue",
-        "x_m",
-        "y_m",
-        "cell",
-        "sinr_db",
-        "mcs",
-        "los",
-        "rlc_bytes",
-        "rlc_packets",
-        "rlc_drops",
-        "harq_retx",
-    ],
-    "radio_events": ["t_s", "ue", "kind", "cell", "from_cell"],
-}
+# radio): written empty, with the columns the core declares for them.
+_EMPTY_TRACES = ("cc", "events", "ues", "radio_events")
+
+
+def _empty_frames() -> dict[str, pd.DataFrame]:
+    declared = json.loads(_core.trace_columns())
+    return {
+        name: result.trace_frame({column["name"]: [] for column in declared[name]})
+        for name in _EMPTY_TRACES
+    }
+
+
 _QUEUES = {"forward": "bottleneck", "reverse": "bottleneck-reverse"}
 
 
@@ -310,10 +302,7 @@ def _result(
 ) -> result.Result:
     config, emulated = _split(config)
     flows = _flows_frame(samples)
-    frames = {
-        name: result.trace_frame({column: [] for column in columns})
-        for name, columns in _EMPTY_TABLES.items()
-    }
+    frames = _empty_frames()
     return result.Result(
         summary=_summary(config, emulated, cca, flows, totals, wall_s),
         config=config,
@@ -687,10 +676,7 @@ def _command_result(
         _command_flow(ids[key], last[key], flows[flows["flow"] == ids[key]], config["duration_s"])
         for key in ids
     ]
-    frames = {
-        name: result.trace_frame({column: [] for column in columns})
-        for name, columns in _EMPTY_TABLES.items()
-    }
+    frames = _empty_frames()
     return result.Result(
         summary=summary, config=config, flows=flows, queues=_queues_frame(samples), **frames
     )

@@ -41,6 +41,23 @@ class RunFailed(RuntimeError):
     """A run that stopped in its worker process (an abort, the memory cap, a kill)."""
 
 
+class UnguardedMain(RuntimeError):
+    """A worker, importing the script that started it (as multiprocessing does, so that
+    the script's classes and functions exist there), was asked to start workers again:
+    the script starts its sweep when imported, not only when run."""
+
+    def __init__(self) -> None:
+        super().__init__(
+            "every worker imports the script that started the runs, and that script starts "
+            'them again when imported: put the call under `if __name__ == "__main__":`'
+        )
+
+
+# The exit code of a worker that stopped as `UnguardedMain` describes, so that the main
+# process can tell that cause from a run's failure.
+_UNGUARDED_MAIN_EXIT = 86
+
+
 @dataclass(frozen=True)
 class WorkerRaised:
     """The call raised in the worker: any exception, including the core's panics (pyo3's
@@ -121,8 +138,13 @@ def run_in_workers(
     address space (bytes). `function`, the items and the answers cross process
     boundaries, so they must pickle. What a worker writes to stderr serves only to
     explain its death (`WorkerDied.stderr`). Whatever ends this call early (an
-    exception from `on_done`, Ctrl-C, SIGTERM) kills the workers first.
+    exception from `on_done`, Ctrl-C, SIGTERM, `UnguardedMain` when the calling
+    script has no main guard) kills the workers first.
     """
+    if getattr(multiprocessing.current_process(), "_inheriting", False):
+        # Inside a worker that is still importing the main script: end it quietly and
+        # let the main process say why (see `UnguardedMain`).
+        os._exit(_UNGUARDED_MAIN_EXIT)
     context = _context()
     pending = collections.deque(items)
     idle: list[_Worker] = []
@@ -144,6 +166,8 @@ def run_in_workers(
                         worker.read_errors()
                     continue
                 item, answer = worker.item, worker.answer()
+                if isinstance(answer, WorkerDied) and answer.exitcode == _UNGUARDED_MAIN_EXIT:
+                    raise UnguardedMain()
                 del busy[worker.connection]
                 if pending and not isinstance(answer, (WorkerRaised, WorkerDied)):
                     idle.append(worker)

@@ -232,6 +232,36 @@ def _pid_or_fail(item: str) -> int:
     return os.getpid()
 
 
+SWEEP_CALL = 'wavecc.sweep("dumbbell-1g", grid={"duration_s": [0.01, 0.02]}, jobs=2, out="store")'
+UNGUARDED_SCRIPT = f"import wavecc\n{SWEEP_CALL}\nprint('swept')\n"
+GUARDED_SCRIPT = (
+    f"import wavecc\nif __name__ == '__main__':\n    {SWEEP_CALL}\n    print('swept')\n"
+)
+
+
+def run_script(directory: Path, text: str) -> subprocess.CompletedProcess[str]:
+    (directory / "script.py").write_text(text)
+    return subprocess.run(
+        [sys.executable, "script.py"], cwd=directory, capture_output=True, text=True, timeout=60
+    )
+
+
+def test_a_script_without_a_main_guard_is_told_to_add_one(tmp_path):
+    """Workers import the script that started them, so a sweep at a script's top level
+    would start again in each: one error naming the guard, instead of every run failing
+    with multiprocessing's tracebacks from each worker."""
+    (tmp_path / "unguarded").mkdir()
+    done = run_script(tmp_path / "unguarded", UNGUARDED_SCRIPT)
+    assert done.returncode == 1 and "swept" not in done.stdout
+    assert done.stderr.count("Traceback") == 1
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("wavecc.workers.UnguardedMain: ")
+    assert 'put the call under `if __name__ == "__main__":`' in last
+    (tmp_path / "guarded").mkdir()
+    done = run_script(tmp_path / "guarded", GUARDED_SCRIPT)
+    assert (done.returncode, done.stdout) == (0, "swept\n"), done.stderr
+
+
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 def test_a_stopped_sweep_kills_its_workers_and_keeps_complete_runs(tmp_path, processes, signum):
     out = tmp_path / "store"

@@ -378,23 +378,49 @@ def _grouped_cells(
     return rows
 
 
-def goodput_rtt_tables(runs: Runs, paper: str, by: Sequence[str]) -> dict[str, pd.DataFrame]:
-    """The usual pair: average throughput and average RTT per group of `by`, with any
-    values the paper published for them."""
+def goodput_rtt_tables(
+    runs: Runs,
+    paper: str,
+    by: Sequence[str],
+    *,
+    match: Sequence[str] | None = None,
+    rtt_published_in: Sequence[str] = (),
+) -> dict[str, pd.DataFrame]:
+    """The usual pair: average throughput and average RTT per group of `by`, with the
+    values the paper published for them, found by `match` (default `by`) among all its
+    tables for throughput and among `rtt_published_in` (default all) for RTT."""
+    match = by if match is None else match
     return {
         "throughput": attach_published(
             metric_cells(runs, "throughput", "avg_throughput", "goodput_mbps", "Mb/s", by=by),
             paper,
             (),
-            by,
+            match,
         ),
         "rtt": attach_published(
             metric_cells(runs, "rtt", "avg_rtt", "mean_rtt_ms", "ms", by=by),
             paper,
-            (),
-            by,
+            rtt_published_in,
+            match,
         ),
     }
+
+
+def split_udp(runs: Runs, rows: pd.DataFrame) -> tuple[Runs, Runs]:
+    """`rows` (of `runs`) as the TCP runs and the UDP-saturated ones."""
+    is_udp = rows["cca"] == "udp"
+    return Runs(rows[~is_udp], runs.sets, runs.quick), Runs(rows[is_udp], runs.sets, runs.quick)
+
+
+def udp_saturated_table(
+    runs: Runs, paper: str, by: Sequence[str], match: Sequence[str]
+) -> pd.DataFrame:
+    """The UDP-saturated goodput per group of `by`, against the line the paper gives in
+    its text."""
+    cells = metric_cells(
+        runs, "udp_saturated", "saturated_throughput", "goodput_mbps", "Mb/s", by=by
+    )
+    return attach_published(cells, paper, ("text",), match)
 
 
 def improvement_cells(

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from .. import figures
 from .core import (
+    TABLE_KEYS,
     Case,
     Experiment,
     Finding,
@@ -18,13 +19,15 @@ from .core import (
     cell,
     every_run,
     goodput_rtt_bars,
-    metric_cells,
+    goodput_rtt_tables,
     ours,
     overlay,
     quick_cut,
     scenario,
+    split_udp,
     trace_mean_cells,
     udp,
+    udp_saturated_table,
 )
 
 ALGORITHMS = ["newreno", "cubic", "highspeed", "bbr", "fbtcp"]
@@ -68,21 +71,11 @@ def cases(quick: bool) -> list[Case]:
 
 
 def tables(runs: Runs) -> dict:
-    by = ["scenario", "setting", "per_byte", "cca"]
-    main = runs.rows(setting=SETTING)
-    tcp = Runs(main[main["cca"] != "udp"], runs.sets, runs.quick)
-    udp_runs = Runs(main[main["cca"] == "udp"], runs.sets, runs.quick)
+    tcp, saturated = split_udp(runs, runs.rows(setting=SETTING))
     match = ["scenario", "per_byte", "cca", "metric"]
+    pair = goodput_rtt_tables(tcp, "000", TABLE_KEYS, match=match, rtt_published_in=("text",))
     return {
-        "throughput": attach_published(
-            metric_cells(tcp, "throughput", "avg_throughput", "goodput_mbps", "Mb/s", by=by),
-            "000",
-            (),
-            match,
-        ),
-        "rtt": attach_published(
-            metric_cells(tcp, "rtt", "avg_rtt", "mean_rtt_ms", "ms", by=by), "000", ("text",), match
-        ),
+        **pair,
         "table8": attach_published(
             trace_mean_cells(
                 tcp,
@@ -90,21 +83,14 @@ def tables(runs: Runs) -> dict:
                 "avg_cwnd",
                 "cwnd_segments",
                 "segments",
-                by=by,
+                by=TABLE_KEYS,
                 where={"scenario": "fbtcp-1"},
             ),
             "000",
             ("8",),
             match,
         ),
-        "udp_saturated": attach_published(
-            metric_cells(
-                udp_runs, "udp_saturated", "saturated_throughput", "goodput_mbps", "Mb/s", by=by
-            ),
-            "000",
-            ("text",),
-            match,
-        ),
+        "udp_saturated": udp_saturated_table(saturated, "000", TABLE_KEYS, match),
         "ssthresh": attach_published(ssthresh_rows(runs), "000", (), match),
     }
 

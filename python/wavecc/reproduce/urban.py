@@ -12,20 +12,22 @@ from typing import Any
 from .. import figures
 from .core import (
     LOSS_BASED,
+    TABLE_KEYS,
     Case,
     Experiment,
     Finding,
     Runs,
     Tables,
-    attach_published,
     every_run,
     goodput_rtt_bars,
-    metric_cells,
+    goodput_rtt_tables,
     ours,
     overlay,
     quick_cut,
     scenario,
+    split_udp,
     udp,
+    udp_saturated_table,
 )
 
 ALGORITHMS = ["newreno", "cubic", "highspeed", "bbr"]
@@ -62,29 +64,11 @@ def cases(quick: bool) -> list[Case]:
 
 
 def tables(runs: Runs) -> dict:
-    by = ["scenario", "setting", "per_byte", "cca"]
-    rows = runs.rows()
-    tcp = Runs(rows[rows["cca"] != "udp"], runs.sets, runs.quick)
-    saturated = Runs(rows[rows["cca"] == "udp"], runs.sets, runs.quick)
+    tcp, saturated = split_udp(runs, runs.rows())
     match = ["scenario", "setting", "cca", "metric"]
     return {
-        "throughput": attach_published(
-            metric_cells(tcp, "throughput", "avg_throughput", "goodput_mbps", "Mb/s", by=by),
-            "002",
-            (),
-            match,
-        ),
-        "rtt": attach_published(
-            metric_cells(tcp, "rtt", "avg_rtt", "mean_rtt_ms", "ms", by=by), "002", (), match
-        ),
-        "udp_saturated": attach_published(
-            metric_cells(
-                saturated, "udp_saturated", "saturated_throughput", "goodput_mbps", "Mb/s", by=by
-            ),
-            "002",
-            ("text",),
-            match,
-        ),
+        **goodput_rtt_tables(tcp, "002", TABLE_KEYS, match=match),
+        "udp_saturated": udp_saturated_table(saturated, "002", TABLE_KEYS, match),
     }
 
 

@@ -813,6 +813,17 @@ mod tests {
     }
 
     #[test]
+    fn hystart_round_minimum_keeps_falling_after_the_eighth_sample() {
+        // Linux lowers the round's minimum on every sample (since 5.8; before, only on
+        // the first 8, so that a later drop in RTT still left a stale high minimum and
+        // a spurious exit). Round 2: 8 samples at 120 ms, then one at 100 ms.
+        let (mut cc, mut s) = slow_start(16.0, json!({ "hystart_detect": "delay" }));
+        assert!(!delay_rounds(&mut cc, &mut s, (0.1, 0.12), 8));
+        ack(&mut cc, &mut s, 5.0, 0.1);
+        assert!(!cc.hystart.found);
+    }
+
+    #[test]
     fn hystart_delay_detector_ignores_increases_below_the_threshold() {
         let (mut cc, mut s) = slow_start(16.0, json!({ "hystart_detect": "delay" }));
         assert!(!delay_rounds(&mut cc, &mut s, (0.1, 0.112), 40)); // 12 ms < 12.5 ms

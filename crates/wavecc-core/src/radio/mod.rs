@@ -6,6 +6,7 @@
 //! slot-level below (a transport block's size comes from the symbols and MCS).
 
 mod config;
+mod cqi;
 mod geometry;
 mod mcs;
 mod miesm;

@@ -6,6 +6,7 @@
 //! `enqueue_*` and leave through the slot's output lists.
 
 use super::config;
+use super::cqi::{CqiExpiry, CqiState};
 use super::geometry::{LosTest, Obstacle, ObstacleClass, Point, blockers};
 use super::mcs::McsTable;
 use super::miesm::{EffectiveSinr, effective_sinr_db, flat};
@@ -62,6 +63,9 @@ struct Ue {
     sinr_sum_db: f64,
     sinr_samples: u64,
     pf_average_bits: f64,
+    /// The downlink CQI reports the scheduler holds (the UE reports on each downlink
+    /// TB); without one, TBs go at MCS 0.
+    dl_cqi: CqiState,
 }
 
 /// What happened at a channel update that the world logs.
@@ -88,6 +92,8 @@ pub struct UeSnapshot {
 
 pub struct Ran {
     table: McsTable,
+    /// When a downlink CQI expires (the profile's scheduler), if it does.
+    cqi_expiry: Option<CqiExpiry>,
     slot: Time,
     data_symbols: u32,
     update_every: Time,
@@ -210,11 +216,13 @@ impl Ran {
                     sinr_sum_db: 0.0,
                     sinr_samples: 0,
                     pf_average_bits: 0.0,
+                    dl_cqi: CqiState::default(),
                 }
             })
             .collect();
         let mut ran = Ran {
             table: profile.mcs_table(),
+            cqi_expiry: profile.cqi_expiry(),
             slot: numerology.slot,
             data_symbols: numerology.data_symbols,
             update_every: from_secs(cfg.channel_update_s),
@@ -530,12 +538,13 @@ impl Ran {
         self.scratch_demands.clear();
         for &u in members.iter() {
             let ue = &self.ues[u];
+            let mcs = ue.dl_cqi.mcs(now, ue.mcs, self.cqi_expiry);
             let ch = SlotChannel {
                 table,
-                mcs: ue.mcs,
+                mcs,
                 sinr_db: ue.eff_sinr_db,
             };
-            let bits_per_symbol = table.bits_per_symbol(ue.mcs);
+            let bits_per_symbol = table.bits_per_symbol(mcs);
             self.scratch_demands.push(Demand {
                 symbols: ue.dl.demand_symbols(now, &ch),
                 bits_per_symbol,
@@ -553,9 +562,10 @@ impl Ran {
         let gnb = &mut self.gnbs[g];
         for (k, &u) in members.iter().enumerate() {
             let ue = &mut self.ues[u];
+            let mcs = ue.dl_cqi.mcs(now, ue.mcs, self.cqi_expiry);
             let ch = SlotChannel {
                 table,
-                mcs: ue.mcs,
+                mcs,
                 sinr_db: ue.eff_sinr_db,
             };
             let mut used = 0;
@@ -569,7 +579,10 @@ impl Ran {
                 gnb.bytes += ue.dl.stats.tx_bytes - bytes;
                 gnb.transmitting = true;
             }
-            let bits = f64::from(used) * f64::from(table.bits_per_symbol(ue.mcs));
+            if used > 0 {
+                ue.dl_cqi.transmitted(now, self.cqi_expiry);
+            }
+            let bits = f64::from(used) * f64::from(table.bits_per_symbol(mcs));
             ue.pf_average_bits = pf_average(ue.pf_average_bits, bits);
         }
     }

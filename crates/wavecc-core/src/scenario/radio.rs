@@ -552,6 +552,12 @@ pub struct Ns3MmwaveParams {
     /// 72-chunk frequency-selective gain with Doppler, see `multipath.rs`; the
     /// `bf_gain_*` keys are then unused).
     pub channel: Ns3Channel,
+    /// Subframes the scheduler keeps a downlink CQI report
+    /// (`MmWaveFlexTtiMacScheduler::CqiTimerThreshold`; 100 = 10 ms). The UE reports
+    /// on each downlink TB, so after a longer downlink silence the next TBs go at
+    /// MCS 0 until the report on the first of them arrives, 3 subframes later.
+    /// 0 keeps no report: every TB at MCS 0, as in the module.
+    pub cqi_timer_subframes: u32,
 }
 
 /// The ns3-mmwave profile's beamforming + fading gain model.
@@ -592,6 +598,7 @@ impl Default for Ns3MmwaveParams {
             bf_gain_max_db: 32.0,
             bf_redraw_s: 0.1,
             channel: Ns3Channel::Wideband,
+            cqi_timer_subframes: 100,
         }
     }
 }

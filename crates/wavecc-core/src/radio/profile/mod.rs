@@ -15,6 +15,7 @@
 mod ns3_mmwave;
 mod threegpp;
 
+use super::cqi::CqiExpiry;
 use super::geometry::{LosTest, ObstacleClass, Point};
 use super::mcs::{McsTable, Numerology};
 use crate::engine::Rng;
@@ -42,6 +43,12 @@ pub trait Profile {
     /// A fresh channel model for one pair. Its initial state may draw from `rng`, the
     /// pair's own stream, which the channel keeps for every later update.
     fn channel(&self, rng: &mut Rng) -> Box<dyn ChannelModel>;
+
+    /// When the scheduler drops a UE's downlink CQI and schedules it blind (MCS 0);
+    /// `None`: a report never expires.
+    fn cqi_expiry(&self) -> Option<CqiExpiry> {
+        None
+    }
 }
 
 /// What one channel update sees.
@@ -143,5 +150,21 @@ mod tests {
         cfg.profile = ProfileName::ThreeGpp;
         assert_eq!(of(&cfg).tx_power_dbm(true), 22.0);
         assert_eq!(of(&cfg).default_los_test(), LosTest::Exact3d);
+    }
+
+    /// ns3-mmwave's scheduler drops a CQI report after `CqiTimerThreshold`; the 3GPP
+    /// profile has no such scheduler, so its runs keep link adaptation's MCS.
+    #[test]
+    fn only_the_ns3_mmwave_profile_lets_a_cqi_report_expire() {
+        let mut cfg = RadioConfig {
+            profile: ProfileName::Ns3Mmwave,
+            ..Default::default()
+        };
+        let e = of(&cfg).cqi_expiry().expect("ns3-mmwave expires reports");
+        assert_eq!((e.validity, e.report_delay), (10_000_000, 300_000));
+        cfg.ns3_mmwave.cqi_timer_subframes = 7;
+        assert_eq!(of(&cfg).cqi_expiry().unwrap().validity, 700_000);
+        cfg.profile = ProfileName::ThreeGpp;
+        assert_eq!(of(&cfg).cqi_expiry(), None);
     }
 }

@@ -12,6 +12,7 @@
 
 use super::{ChannelModel, Gain, Profile, Update};
 use crate::engine::{Rng, RngExt};
+use crate::radio::cqi::CqiExpiry;
 use crate::radio::geometry::{LosTest, Point};
 use crate::radio::mcs::{McsTable, Numerology, thermal_noise_dbm};
 use crate::radio::multipath::{Multipath, draw_amplitudes, relative_speed};
@@ -125,6 +126,15 @@ impl Profile for Ns3MmwaveParams {
 
     fn numerology(&self) -> Numerology {
         Numerology::NS3_MMWAVE
+    }
+
+    /// The module's scheduler keeps a CQI report `cqi_timer_subframes` subframes
+    /// (`radio/cqi.rs`).
+    fn cqi_expiry(&self) -> Option<CqiExpiry> {
+        Some(CqiExpiry::ns3_mmwave(
+            self.cqi_timer_subframes,
+            Numerology::NS3_MMWAVE.slot,
+        ))
     }
 
     /// The frequency-selective channel uses the module's own transport-block error rule

@@ -288,6 +288,11 @@ impl RadioConfig {
                 self.ns3_mmwave.bf_redraw_s,
                 PERIOD,
             )?;
+            check(
+                "radio.ns3_mmwave.status_prohibit_s",
+                self.ns3_mmwave.status_prohibit_s,
+                TIME,
+            )?;
         }
         Ok(())
     }
@@ -552,6 +557,11 @@ pub struct Ns3MmwaveParams {
     /// 72-chunk frequency-selective gain with Doppler, see `multipath.rs`; the
     /// `bf_gain_*` keys are then unused).
     pub channel: Ns3Channel,
+    /// RLC AM status-prohibit timer (s), `LteRlcAm::StatusProhibitTimer`: a status
+    /// report requested while it runs takes the next data transmission opportunity of
+    /// the opposite direction alone. 1 ms as in the module's TCP examples and the
+    /// FB-TCP scripts (the attribute's own default is 10 ms); 0 = never.
+    pub status_prohibit_s: f64,
 }
 
 /// The ns3-mmwave profile's beamforming + fading gain model.
@@ -592,6 +602,7 @@ impl Default for Ns3MmwaveParams {
             bf_gain_max_db: 32.0,
             bf_redraw_s: 0.1,
             channel: Ns3Channel::Wideband,
+            status_prohibit_s: 0.001,
         }
     }
 }

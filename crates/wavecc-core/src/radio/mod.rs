@@ -17,6 +17,7 @@ mod propagation;
 mod ran;
 mod rlc;
 mod scheduler;
+mod status;
 
 pub use config::{los_test, obstacle, point, trajectory};
 pub use geometry::{LosTest, Obstacle, ObstacleClass, Point, blockers};

@@ -15,6 +15,7 @@ use super::profile;
 use super::propagation::Channel;
 use super::rlc::{RlcConfig, RlcEntity, SlotChannel};
 use super::scheduler::{Demand, SchedulerKind, pf_average, share};
+use super::status::{LinkReports, StatusReport};
 use crate::engine::{RngStreams, Time, from_secs, to_secs};
 use crate::net::Packet;
 use crate::scenario::{Forwarding, RadioConfig};
@@ -66,6 +67,8 @@ struct Ue {
     /// The downlink CQI reports the scheduler holds (the UE reports on each downlink
     /// TB); without one, TBs go at MCS 0.
     dl_cqi: CqiState,
+    /// The RLC status reports each end owes the other.
+    reports: LinkReports,
 }
 
 /// What happened at a channel update that the world logs.
@@ -94,6 +97,8 @@ pub struct Ran {
     table: McsTable,
     /// When a downlink CQI expires (the profile's scheduler), if it does.
     cqi_expiry: Option<CqiExpiry>,
+    /// The status-prohibit timer when reports can take a data opportunity.
+    status_prohibit: Option<Time>,
     slot: Time,
     data_symbols: u32,
     update_every: Time,
@@ -217,12 +222,14 @@ impl Ran {
                     sinr_samples: 0,
                     pf_average_bits: 0.0,
                     dl_cqi: CqiState::default(),
+                    reports: LinkReports::default(),
                 }
             })
             .collect();
         let mut ran = Ran {
             table: profile.mcs_table(),
             cqi_expiry: profile.cqi_expiry(),
+            status_prohibit: profile.status_prohibit(),
             slot: numerology.slot,
             data_symbols: numerology.data_symbols,
             update_every: from_secs(cfg.channel_update_s),
@@ -532,7 +539,14 @@ impl Ran {
             };
             let want = ue.ul.demand_symbols(now, &ch).min(left);
             if want > 0 {
-                left -= ue.ul.transmit(now, want, &ch);
+                left -= transmit_with_reports(
+                    &mut ue.ul,
+                    &mut ue.reports.ue,
+                    now,
+                    want,
+                    &ch,
+                    self.status_prohibit,
+                );
             }
         }
         self.scratch_demands.clear();
@@ -574,7 +588,14 @@ impl Ran {
                     ue.dl.stats.tbs + ue.dl.stats.harq_retx,
                     ue.dl.stats.tx_bytes,
                 );
-                used = ue.dl.transmit(now, self.scratch_shares[k], &ch);
+                used = transmit_with_reports(
+                    &mut ue.dl,
+                    &mut ue.reports.gnb,
+                    now,
+                    self.scratch_shares[k],
+                    &ch,
+                    self.status_prohibit,
+                );
                 gnb.tbs += ue.dl.stats.tbs + ue.dl.stats.harq_retx - tbs;
                 gnb.bytes += ue.dl.stats.tx_bytes - bytes;
                 gnb.transmitting = true;
@@ -584,6 +605,10 @@ impl Ran {
             }
             let bits = f64::from(used) * f64::from(table.bits_per_symbol(mcs));
             ue.pf_average_bits = pf_average(ue.pf_average_bits, bits);
+            if let Some(prohibit) = self.status_prohibit {
+                let (dl, ul) = (ue.dl.stats.tbs_decoded, ue.ul.stats.tbs_decoded);
+                ue.reports.slot_end(now + self.slot, dl, ul, prohibit);
+            }
         }
     }
 
@@ -675,4 +700,26 @@ fn db_to_linear(db: f64) -> f64 {
 
 fn linear_to_db(x: f64) -> f64 {
     10.0 * x.log10()
+}
+/// Transmits an entity's share of the slot at `now`; returns the symbols used. With the
+/// status-prohibit timer `prohibit`, an unannounced report the sending end owes
+/// (`sends`) takes the data opportunity instead (`status.rs`).
+fn transmit_with_reports(
+    entity: &mut RlcEntity,
+    sends: &mut StatusReport,
+    now: Time,
+    symbols: u32,
+    ch: &SlotChannel,
+    prohibit: Option<Time>,
+) -> u32 {
+    match prohibit {
+        Some(p) if sends.takes_opportunity(now, p) => {
+            let (used, taken) = entity.transmit_status_only(now, symbols, ch);
+            if taken {
+                sends.sent_alone(now, p);
+            }
+            used
+        }
+        _ => entity.transmit(now, symbols, ch),
+    }
 }

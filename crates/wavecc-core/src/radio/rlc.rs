@@ -111,6 +111,8 @@ pub struct RlcStats {
     pub harq_failures: u64,
     /// Bytes RLC ARQ retransmitted.
     pub arq_bytes: u64,
+    /// Transmissions the receiver decoded (first attempts and HARQ retransmissions).
+    pub tbs_decoded: u64,
 }
 
 pub struct RlcEntity {
@@ -211,6 +213,12 @@ impl RlcEntity {
             .filter(|t| t.ready <= now)
             .map(|t| ch.symbols_for(t.end - t.start, t.mcs))
             .sum();
+        harq + self.rlc_demand_symbols(now, ch)
+    }
+
+    /// Symbols the RLC's own transmission (due ARQ retransmissions and new data) could
+    /// use in a slot at `now`: what the scheduler grants it as one opportunity.
+    fn rlc_demand_symbols(&self, now: Time, ch: &SlotChannel) -> u32 {
         let arq: u64 = self
             .arq
             .iter()
@@ -218,7 +226,7 @@ impl RlcEntity {
             .map(|a| a.1 - a.0)
             .sum();
         let new = self.eligible_end(now) - self.sent_end;
-        harq + ch.symbols_for(arq + new, ch.mcs)
+        ch.symbols_for(arq + new, ch.mcs)
     }
 
     /// Transmits in the slot starting at `now` with `symbols` symbols: due HARQ
@@ -226,34 +234,7 @@ impl RlcEntity {
     /// the symbols used. Decoded bytes reach the receiver at once and are handed up
     /// by the next [`RlcEntity::deliver`], at the end of the slot.
     pub fn transmit(&mut self, now: Time, symbols: u32, ch: &SlotChannel) -> u32 {
-        let mut left = symbols;
-        let mut i = 0;
-        while i < self.harq.len() {
-            let mut tb = self.harq[i];
-            let need = ch.symbols_for(tb.end - tb.start, tb.mcs);
-            if tb.ready > now || need > left {
-                i += 1;
-                continue;
-            }
-            left -= need;
-            self.stats.harq_retx += 1;
-            self.stats.tx_bytes += tb.end - tb.start;
-            tb.sinrs_db[tb.attempts as usize] = ch.sinr_for(tb.mcs);
-            tb.attempts += 1;
-            if self.decodes(&tb, ch.table) {
-                self.received.insert(tb.start, tb.end);
-                self.harq.remove(i);
-            } else if usize::from(tb.attempts) > usize::from(self.cfg.harq_max_retx) {
-                self.stats.harq_failures += 1;
-                self.arq
-                    .push_back((tb.start, tb.end, now + self.cfg.arq_delay));
-                self.harq.remove(i);
-            } else {
-                tb.ready = now + self.cfg.harq_rtt;
-                self.harq[i] = tb;
-                i += 1;
-            }
-        }
+        let mut left = self.retransmit_harq(now, symbols, ch);
         while let Some(&(start, end, ready)) = self.arq.front() {
             let take = (end - start).min(ch.bytes_in(left));
             if ready > now || take == 0 || self.harq.len() >= self.cfg.harq_processes {
@@ -278,6 +259,55 @@ impl RlcEntity {
         symbols - left
     }
 
+    /// Transmits in a slot whose RLC opportunity goes to a status report (see
+    /// `status.rs`): due HARQ retransmissions go as usual, and the symbols the
+    /// scheduler grants the ARQ retransmissions and new data carry the report alone.
+    /// Returns the symbols used and whether there was such an opportunity to take.
+    pub fn transmit_status_only(
+        &mut self,
+        now: Time,
+        symbols: u32,
+        ch: &SlotChannel,
+    ) -> (u32, bool) {
+        let left = self.retransmit_harq(now, symbols, ch);
+        let rlc = self.rlc_demand_symbols(now, ch).min(left);
+        (symbols - left + rlc, rlc > 0)
+    }
+
+    /// Sends the due HARQ retransmissions that fit in `symbols`; returns the symbols left.
+    fn retransmit_harq(&mut self, now: Time, symbols: u32, ch: &SlotChannel) -> u32 {
+        let mut left = symbols;
+        let mut i = 0;
+        while i < self.harq.len() {
+            let mut tb = self.harq[i];
+            let need = ch.symbols_for(tb.end - tb.start, tb.mcs);
+            if tb.ready > now || need > left {
+                i += 1;
+                continue;
+            }
+            left -= need;
+            self.stats.harq_retx += 1;
+            self.stats.tx_bytes += tb.end - tb.start;
+            tb.sinrs_db[tb.attempts as usize] = ch.sinr_for(tb.mcs);
+            tb.attempts += 1;
+            if self.decodes(&tb, ch.table) {
+                self.stats.tbs_decoded += 1;
+                self.received.insert(tb.start, tb.end);
+                self.harq.remove(i);
+            } else if usize::from(tb.attempts) > usize::from(self.cfg.harq_max_retx) {
+                self.stats.harq_failures += 1;
+                self.arq
+                    .push_back((tb.start, tb.end, now + self.cfg.arq_delay));
+                self.harq.remove(i);
+            } else {
+                tb.ready = now + self.cfg.harq_rtt;
+                self.harq[i] = tb;
+                i += 1;
+            }
+        }
+        left
+    }
+
     fn send_new_tb(&mut self, now: Time, start: u64, end: u64, ch: &SlotChannel) {
         self.stats.tbs += 1;
         self.stats.tx_bytes += end - start;
@@ -292,6 +322,7 @@ impl RlcEntity {
             ready: now + self.cfg.harq_rtt,
         };
         if self.decodes(&tb, ch.table) {
+            self.stats.tbs_decoded += 1;
             self.received.insert(start, end);
         } else if self.cfg.harq_max_retx == 0 {
             self.stats.harq_failures += 1;
@@ -438,6 +469,49 @@ mod tests {
         assert_eq!(seqs(&out), (0..20).map(|i| i * 1500).collect::<Vec<_>>());
         assert!(!e.is_busy());
         assert_eq!(e.stats.tbs, 1);
+    }
+
+    #[test]
+    fn a_status_only_slot_spends_the_data_opportunity_and_sends_no_data() {
+        let table = McsTable::ns3_mmwave();
+        let ch = SlotChannel::flat(&table, 28, 40.0);
+        let mut e = entity(1 << 20, 0);
+        for i in 0..20 {
+            e.enqueue(0, pkt(i * 1500, 1500)).unwrap();
+        }
+        // The scheduler's grant for the 30 000 bytes is used up by the report alone.
+        let want = ch.symbols_for(30_000, 28);
+        assert_eq!(e.transmit_status_only(0, 22, &ch), (want, true));
+        assert_eq!(
+            (e.stats.tbs, e.stats.tx_bytes, e.new_bytes()),
+            (0, 0, 30_000)
+        );
+        // The data goes in the next slot, whole.
+        assert_eq!(e.transmit(100_000, 22, &ch), want);
+        assert_eq!(e.new_bytes(), 0);
+    }
+
+    #[test]
+    fn a_status_only_slot_still_sends_due_harq_retransmissions() {
+        let table = McsTable::ns3_mmwave();
+        let dead = SlotChannel::flat(&table, 28, -30.0);
+        let mut e = entity(1 << 20, 0);
+        e.enqueue(0, pkt(0, 1500)).unwrap();
+        e.transmit(0, 22, &dead); // fails; its retransmission is due at 0.4 ms
+        assert_eq!(e.stats.tbs, 1);
+        // Nothing new to send: no data opportunity, but the retransmission goes.
+        let (used, taken) = e.transmit_status_only(400_000, 22, &dead);
+        assert!(!taken);
+        assert_eq!(used, dead.symbols_for(1500, 28));
+        assert_eq!(e.stats.harq_retx, 1);
+    }
+
+    #[test]
+    fn an_empty_entity_offers_no_opportunity_to_a_report() {
+        let table = McsTable::ns3_mmwave();
+        let ch = SlotChannel::flat(&table, 28, 40.0);
+        let mut e = entity(1 << 20, 0);
+        assert_eq!(e.transmit_status_only(0, 22, &ch), (0, false));
     }
 
     #[test]

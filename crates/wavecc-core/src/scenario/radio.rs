@@ -288,6 +288,11 @@ impl RadioConfig {
                 self.ns3_mmwave.bf_redraw_s,
                 PERIOD,
             )?;
+            check(
+                "radio.ns3_mmwave.status_prohibit_s",
+                self.ns3_mmwave.status_prohibit_s,
+                TIME,
+            )?;
         }
         Ok(())
     }
@@ -558,6 +563,11 @@ pub struct Ns3MmwaveParams {
     /// MCS 0 until the report on the first of them arrives, 3 subframes later.
     /// 0 keeps no report: every TB at MCS 0, as in the module.
     pub cqi_timer_subframes: u32,
+    /// RLC AM status-prohibit timer (s), `LteRlcAm::StatusProhibitTimer`: a status
+    /// report requested while it runs takes the next data transmission opportunity of
+    /// the opposite direction alone. 1 ms as in the module's TCP examples and the
+    /// FB-TCP scripts (the attribute's own default is 10 ms); 0 = never.
+    pub status_prohibit_s: f64,
 }
 
 /// The ns3-mmwave profile's beamforming + fading gain model.
@@ -599,6 +609,7 @@ impl Default for Ns3MmwaveParams {
             bf_redraw_s: 0.1,
             channel: Ns3Channel::Wideband,
             cqi_timer_subframes: 100,
+            status_prohibit_s: 0.001,
         }
     }
 }

@@ -18,7 +18,7 @@ mod threegpp;
 use super::cqi::CqiExpiry;
 use super::geometry::{LosTest, ObstacleClass, Point};
 use super::mcs::{McsTable, Numerology};
-use crate::engine::Rng;
+use crate::engine::{Rng, Time};
 use crate::scenario::{ProfileName, RadioConfig};
 
 /// What a profile gives the radio: the cells' link budget and slot grid, and a
@@ -47,6 +47,13 @@ pub trait Profile {
     /// When the scheduler drops a UE's downlink CQI and schedules it blind (MCS 0);
     /// `None`: a report never expires.
     fn cqi_expiry(&self) -> Option<CqiExpiry> {
+        None
+    }
+
+    /// The RLC status-prohibit timer of a stack whose status reports, requested while
+    /// it runs, take a whole data opportunity (`status.rs`); `None`: reports travel
+    /// beside data and cost no opportunity.
+    fn status_prohibit(&self) -> Option<Time> {
         None
     }
 }
@@ -126,6 +133,21 @@ pub fn of(cfg: &RadioConfig) -> &dyn Profile {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_the_module_profile_lets_status_reports_take_data_opportunities() {
+        // A 3GPP gNB multiplexes the RLC status beside data; ns3-mmwave's RLC AM sends
+        // a report requested under its prohibit timer alone (radio/status.rs).
+        let mut cfg = RadioConfig {
+            profile: ProfileName::ThreeGpp,
+            ..RadioConfig::default()
+        };
+        assert_eq!(of(&cfg).status_prohibit(), None);
+        cfg.profile = ProfileName::Ns3Mmwave;
+        assert_eq!(of(&cfg).status_prohibit(), Some(1_000_000));
+        cfg.ns3_mmwave.status_prohibit_s = 0.01;
+        assert_eq!(of(&cfg).status_prohibit(), Some(10_000_000));
+    }
 
     #[test]
     fn every_profile_name_has_one_entry() {

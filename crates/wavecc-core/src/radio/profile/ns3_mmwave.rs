@@ -11,7 +11,7 @@
 //! and MCS table are the module's.
 
 use super::{ChannelModel, Gain, Profile, Update};
-use crate::engine::{Rng, RngExt};
+use crate::engine::{Rng, RngExt, Time, from_secs};
 use crate::radio::cqi::CqiExpiry;
 use crate::radio::geometry::{LosTest, Point};
 use crate::radio::mcs::{McsTable, Numerology, thermal_noise_dbm};
@@ -135,6 +135,12 @@ impl Profile for Ns3MmwaveParams {
             self.cqi_timer_subframes,
             Numerology::NS3_MMWAVE.slot,
         ))
+    }
+
+    /// The module's RLC AM: a report requested under the prohibit timer takes the
+    /// next data opportunity alone.
+    fn status_prohibit(&self) -> Option<Time> {
+        Some(from_secs(self.status_prohibit_s))
     }
 
     /// The frequency-selective channel uses the module's own transport-block error rule

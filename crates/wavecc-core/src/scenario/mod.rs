@@ -9,6 +9,8 @@ mod schema;
 pub mod stack;
 mod validate;
 
+/// A flow's application kinds belong to the traffic sources; the schema uses them.
+pub use crate::app::{AppKind, PeriodDistribution};
 pub use radio::*;
 pub use schema::*;
 

@@ -12,9 +12,6 @@ use std::path::{Path, PathBuf};
 const KNOWN_BACK_EDGES: &[(&str, &str)] = &[
     // The radio builds from its config (scenario -> radio for the profiles' types).
     ("radio", "scenario"),
-    // The memory estimate reads the config and the scoreboard's entry size.
-    ("trace", "scenario"),
-    ("trace", "tcp"),
 ];
 
 /// Who may import `world`: the crate root, the fuzz entry point and the trace export

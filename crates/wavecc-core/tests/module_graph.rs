@@ -1,18 +1,10 @@
 //! The core's layering, checked on its source: which top-level module imports which
 //! (`crate::NAME` paths outside comments and test modules). No module but `lib.rs`,
 //! `fuzz` and `export` (the entry points that run whole configs) may import `world`, and the
-//! imports must form no cycle once the known back edges below are set aside.
-//! docs/architecture.md draws the intended layers.
+//! imports must form no cycle. docs/architecture.md draws the layers.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-
-/// Imports that still point upwards, each a cycle to be removed; the test fails
-/// when one of them is gone, so the list shrinks as they are fixed.
-const KNOWN_BACK_EDGES: &[(&str, &str)] = &[
-    // The radio builds from its config (scenario -> radio for the profiles' types).
-    ("radio", "scenario"),
-];
 
 /// Who may import `world`: the crate root, the fuzz entry point and the trace export
 /// (which runs a scenario to record its radio's delivery opportunities).
@@ -167,15 +159,8 @@ fn only_the_entry_points_import_world() {
 
 #[test]
 fn modules_import_each_other_without_cycles() {
-    let mut graph = graph();
-    for &(from, to) in KNOWN_BACK_EDGES {
-        assert!(
-            graph.get_mut(from).is_some_and(|deps| deps.remove(to)),
-            "{from} no longer imports {to}: remove it from KNOWN_BACK_EDGES"
-        );
-    }
     assert_eq!(
-        find_cycle(&graph),
+        find_cycle(&graph()),
         None,
         "an import cycle among the core's modules"
     );

@@ -5,7 +5,7 @@
 //! delivery, then the uplink's and downlink's transmissions). Packets enter through
 //! `enqueue_*` and leave through the slot's output lists.
 
-use super::config;
+use super::config::{self, Forwarding, RadioConfig};
 use super::geometry::{LosTest, Obstacle, ObstacleClass, Point, blockers};
 use super::mcs::McsTable;
 use super::miesm::{EffectiveSinr, effective_sinr_db, flat};
@@ -16,7 +16,6 @@ use super::rlc::{RlcConfig, RlcEntity, SlotChannel};
 use super::scheduler::{Demand, SchedulerKind, pf_average, share};
 use crate::engine::{RngStreams, Time, from_secs, to_secs};
 use crate::net::Packet;
-use crate::scenario::{Forwarding, RadioConfig};
 use crate::trace::{CellSummary, UeSummary};
 
 struct Gnb {

@@ -32,6 +32,6 @@ pub use profile::{
     PROFILES, Profile, ThreeGppParams, Update, entry,
 };
 pub use propagation::Channel;
-pub use ran::{Deliveries, RadioEvent, Ran, UeSnapshot};
+pub use ran::{Deliveries, RadioEvent, Ran};
 pub use rlc::{MAX_HARQ_ATTEMPTS, RlcConfig, RlcEntity, RlcStats, SlotChannel};
 pub use scheduler::{Demand, SchedulerKind};

@@ -98,7 +98,7 @@ trace_table! {
 
 trace_table! {
     /// Per-UE radio state, one row per UE per sampling interval.
-    pub struct UeTrace {
+    pub struct UeTrace, row UeRow {
         /// Sampling instant.
         t_s: f64 = "s",
         /// The UE's index.

@@ -8,11 +8,11 @@
 //! (and, for ACKs, the uplink grant and its slot) are summed per direction, the RLC
 //! buffer is the buffer, and the Internet link's random loss is the loss.
 
-use crate::engine::{RngStreams, Time, from_secs, to_secs};
+use crate::engine::{RngStreams, Stopped, Time, Watch, from_secs, to_secs};
 use crate::net::LinkTrace;
 use crate::radio::Ran;
+use crate::run_recording_deliveries;
 use crate::scenario::{AppKind, Config, ConfigError, FlowConfig, LossDirection, PathConfig};
-use crate::world::{Stopped, Watch, run_recording_deliveries};
 
 /// The shortest slot of an exported wired trace: a finer one would only lengthen the file.
 const MIN_WIRED_SLOT_S: f64 = 1e-6;
@@ -158,15 +158,7 @@ fn opportunities(mut slot_bytes: Vec<u64>, slots_in_run: u64) -> Vec<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::world::Watch;
-    use std::ops::ControlFlow;
-
-    struct Unwatched;
-    impl Watch for Unwatched {
-        fn poll(&mut self, _: f64, _: f64) -> ControlFlow<()> {
-            ControlFlow::Continue(())
-        }
-    }
+    use crate::engine::Unwatched;
 
     fn export(toml: &str) -> Result<LinkTrace, ConfigError> {
         let config = Config::from_toml(toml).unwrap();

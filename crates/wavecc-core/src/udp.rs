@@ -104,8 +104,7 @@ mod tests {
         .flows[0]
             .clone();
         let source = Source::new(
-            &flow,
-            1000,
+            &flow.app_spec(1000),
             from_secs(1.0),
             RngStreams::new(1).stream("app"),
         );

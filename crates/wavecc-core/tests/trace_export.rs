@@ -1,19 +1,10 @@
 //! The radio's per-slot delivery record (`Ran::record_deliveries`) that
 //! `wavecc trace export` turns into a link trace.
 
-use std::ops::ControlFlow;
+use wavecc_core::engine::Unwatched;
 use wavecc_core::net::UDP_HEADER_BYTES;
 use wavecc_core::scenario::builtin;
-use wavecc_core::world::run_recording_deliveries;
-use wavecc_core::{Config, Watch};
-
-struct Unwatched;
-
-impl Watch for Unwatched {
-    fn poll(&mut self, _now_s: f64, _duration_s: f64) -> ControlFlow<()> {
-        ControlFlow::Continue(())
-    }
-}
+use wavecc_core::{Config, run_recording_deliveries};
 
 /// `urban` for 1 s with one UDP flow at `rate_bps` of 1400-byte datagrams.
 fn urban_udp(rate_bps: f64) -> Config {

@@ -176,10 +176,10 @@ fn validate(config_json: &str) -> PyResult<String> {
 
 /// Validates a config and returns the core's estimate, in bytes, of the peak memory
 /// its run takes: the traces (the event log at its bound) and the per-flow state, not
-/// the copies made of the output afterwards (`trace::estimate_memory`).
+/// the copies made of the output afterwards (`scenario::estimate_memory`).
 #[pyfunction]
 fn estimate_memory(config_json: &str) -> PyResult<u64> {
-    Ok(wavecc_core::trace::estimate_memory(&parse(config_json)?))
+    Ok(wavecc_core::scenario::estimate_memory(&parse(config_json)?))
 }
 
 /// The built-in scenarios as (id, description) pairs.

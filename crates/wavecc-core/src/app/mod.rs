@@ -1,9 +1,80 @@
 //! Traffic sources. They are evaluated lazily: instead of an event per write, the
 //! sender asks "how much has the application written by now?" whenever it could
 //! send, and schedules a wake-up only when it is waiting for the application.
+//!
+//! The kinds of application a flow's config names are declared here and the
+//! scenario's schema uses them; a source is built from an [`AppSpec`], which the
+//! scenario makes from the flow's config, so the sources read no config.
 
 use crate::engine::{Rng, RngExt as _, Time, from_secs};
-use crate::scenario::{AppKind, FlowConfig, PeriodDistribution};
+use serde::{Deserialize, Serialize};
+
+/// What a flow's application does.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum AppKind {
+    /// Always has data to send.
+    Bulk,
+    /// Writes `write_bytes` chunks at `rate_bps` (the papers' 1 Gb/s server).
+    Rate,
+    /// Alternates on periods (writing at `rate_bps`) and silent off periods.
+    Onoff,
+    /// UDP datagrams of `write_bytes` at `rate_bps`; no congestion control.
+    Udp,
+}
+
+impl AppKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            AppKind::Bulk => "bulk",
+            AppKind::Rate => "rate",
+            AppKind::Onoff => "onoff",
+            AppKind::Udp => "udp",
+        }
+    }
+}
+
+/// How on/off period lengths are drawn.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum PeriodDistribution {
+    Constant,
+    Exponential,
+}
+
+/// What an application does and when, as its source needs it: the scenario's flow
+/// config gives it (`FlowConfig::app_spec`).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AppSpec {
+    /// When the application starts writing, seconds into the run.
+    pub start_s: f64,
+    /// When it stops; absent: at the end of the run.
+    pub stop_s: Option<f64>,
+    pub traffic: Traffic,
+}
+
+/// How the application writes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Traffic {
+    /// Keeps the send buffer full.
+    Bulk,
+    /// Writes `write_bytes` at a time at `rate_bps`, inside on-periods if `onoff`
+    /// gives them (else all the time).
+    Paced {
+        rate_bps: f64,
+        write_bytes: u32,
+        onoff: Option<Periods>,
+    },
+}
+
+/// The on and off periods of an on/off application: their means and how their
+/// lengths are drawn.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Periods {
+    pub on_s: f64,
+    pub off_s: f64,
+    pub distribution: PeriodDistribution,
+}
 
 /// An application writing into a send buffer of `buf` bytes.
 #[derive(Debug)]
@@ -43,15 +114,13 @@ struct Paced {
 
 #[derive(Debug)]
 struct OnOff {
-    on_s: f64,
-    off_s: f64,
-    distribution: PeriodDistribution,
+    periods: Periods,
     rng: Rng,
 }
 
 impl OnOff {
     fn draw(&mut self, mean_s: f64) -> Time {
-        from_secs(match self.distribution {
+        from_secs(match self.periods.distribution {
             PeriodDistribution::Constant => mean_s,
             // Inverse transform of a uniform in (0, 1].
             PeriodDistribution::Exponential => -mean_s * (1.0 - self.rng.random::<f64>()).ln(),
@@ -60,29 +129,25 @@ impl OnOff {
 }
 
 impl Source {
-    pub fn new(flow: &FlowConfig, mss: u32, duration: Time, rng: Rng) -> Self {
-        let start = from_secs(flow.start_s);
-        let stop = flow.stop_s.map_or(duration, from_secs).min(duration);
-        let kind = match flow.app {
-            AppKind::Bulk => Kind::Bulk,
-            _ => {
-                let chunk = flow.write_bytes_or(mss) as u64;
-                let rate = flow.rate_bps.expect("validated: paced apps have a rate");
-                let mut onoff = (flow.app == AppKind::Onoff).then(|| OnOff {
-                    on_s: flow.on_s.expect("validated"),
-                    off_s: flow.off_s.expect("validated"),
-                    distribution: flow
-                        .period_distribution
-                        .unwrap_or(PeriodDistribution::Exponential),
-                    rng,
-                });
+    pub fn new(app: &AppSpec, duration: Time, rng: Rng) -> Self {
+        let start = from_secs(app.start_s);
+        let stop = app.stop_s.map_or(duration, from_secs).min(duration);
+        let kind = match app.traffic {
+            Traffic::Bulk => Kind::Bulk,
+            Traffic::Paced {
+                rate_bps,
+                write_bytes,
+                onoff,
+            } => {
+                let chunk = write_bytes as u64;
+                let mut onoff = onoff.map(|periods| OnOff { periods, rng });
                 let first_end = match &mut onoff {
-                    Some(o) => start + o.draw(o.on_s),
+                    Some(o) => start + o.draw(o.periods.on_s),
                     None => stop,
                 };
                 Kind::Paced(Paced {
                     chunk,
-                    interval: chunk as f64 * 8.0 * 1e9 / rate,
+                    interval: chunk as f64 * 8.0 * 1e9 / rate_bps,
                     window: (start, first_end.min(stop)),
                     attempts: 0,
                     next_due: start,
@@ -211,12 +276,12 @@ impl Paced {
         let Some(o) = &mut self.onoff else {
             return false;
         };
-        let start = self.window.1 + o.draw(o.off_s);
+        let start = self.window.1 + o.draw(o.periods.off_s);
         if start >= stop {
             self.window = (stop, stop);
             return false;
         }
-        let end = (start + o.draw(o.on_s)).min(stop);
+        let end = (start + o.draw(o.periods.on_s)).min(stop);
         self.window = (start, end);
         self.attempts = 0;
         true
@@ -228,18 +293,14 @@ mod tests {
     use super::*;
     use crate::engine::RngStreams;
 
-    fn flow(toml_flow: &str) -> FlowConfig {
+    /// The application of a flow written in TOML, with 1400-byte default writes.
+    fn app(toml_flow: &str) -> AppSpec {
         let c = crate::Config::from_toml(&format!("[[flows]]\n{toml_flow}\n")).unwrap();
-        c.flows[0].clone()
+        c.flows[0].app_spec(1400)
     }
 
     fn source(f: &str) -> Source {
-        Source::new(
-            &flow(f),
-            1400,
-            from_secs(10.0),
-            RngStreams::new(1).stream("app"),
-        )
+        Source::new(&app(f), from_secs(10.0), RngStreams::new(1).stream("app"))
     }
 
     const BIG: u64 = 1 << 40;

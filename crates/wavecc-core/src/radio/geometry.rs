@@ -47,7 +47,72 @@ impl Point {
     }
 }
 
-pub use crate::scenario::{LosTest, ObstacleClass};
+/// What an obstacle is made of; the `3gpp` profile gives each class its own loss
+/// (see `ThreeGppParams`), the `ns3-mmwave` profile treats every class as
+/// an ns-3 `Building` (the source papers modelled trees as buildings too).
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Hash,
+    serde::Deserialize,
+    serde::Serialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum ObstacleClass {
+    Tree,
+    Building,
+    Vehicle,
+    Human,
+    Lamppost,
+}
+
+impl ObstacleClass {
+    pub const ALL: [ObstacleClass; 5] = [
+        ObstacleClass::Tree,
+        ObstacleClass::Building,
+        ObstacleClass::Vehicle,
+        ObstacleClass::Human,
+        ObstacleClass::Lamppost,
+    ];
+
+    /// The config spelling (same as serde).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ObstacleClass::Tree => "tree",
+            ObstacleClass::Building => "building",
+            ObstacleClass::Vehicle => "vehicle",
+            ObstacleClass::Human => "human",
+            ObstacleClass::Lamppost => "lamppost",
+        }
+    }
+}
+
+/// Which line-of-sight test decides blockage.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize, schemars::JsonSchema,
+)]
+pub enum LosTest {
+    /// The papers' ns-3 2D angular test, heights ignored (the mmWave module's
+    /// `MmWaveLosTracker` rule, see the module docs).
+    #[serde(rename = "ns3-2d")]
+    Ns32d,
+    /// Segment-box intersection in 3D ([`segment_intersects_box`]).
+    #[serde(rename = "exact-3d")]
+    Exact3d,
+}
+
+impl LosTest {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LosTest::Ns32d => "ns3-2d",
+            LosTest::Exact3d => "exact-3d",
+        }
+    }
+}
 
 /// An axis-aligned box `[min.x, max.x] x [min.y, max.y] x [min.z, max.z]` (m).
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -40,7 +40,24 @@ impl Numerology {
     }
 }
 
-pub use crate::scenario::NrMcsTable;
+/// Default NR data symbols per 14-symbol slot: 14 - 1 PDCCH symbol (CORESET, TS 38.213
+/// 10.1) - 1 UL control symbol (PUCCH, the DL/UL-shared slot of ns-3 5G-LENA and the
+/// mmWave module) - 1 front-loaded DMRS symbol (TS 38.211 7.4.1.1.2, type A, no
+/// additional positions) = 11. Counted per slot, not per allocation.
+pub const NR_DEFAULT_DATA_SYMBOLS: u32 = 11;
+
+/// Which 38.214 PDSCH MCS table.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum NrMcsTable {
+    /// TS 38.214 Table 5.1.3.1-1 (up to 64QAM, MCS 0-28), the default when `mcs-Table`
+    /// is not configured.
+    Qam64,
+    /// TS 38.214 Table 5.1.3.1-2 (up to 256QAM, MCS 0-27).
+    Qam256,
+}
 
 /// TS 38.214 Table 5.1.3.1-1: (Qm, R x 1024) for MCS 0-28.
 #[rustfmt::skip]
@@ -429,7 +446,6 @@ pub fn thermal_noise_dbm(bandwidth_hz: f64, noise_figure_db: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::NR_DEFAULT_DATA_SYMBOLS;
 
     #[test]
     fn noise_is_minus_79_dbm_over_1_ghz() {

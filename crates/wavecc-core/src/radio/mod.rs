@@ -19,12 +19,21 @@ mod rlc;
 mod scheduler;
 mod status;
 
-pub use config::{los_test, obstacle, point, trajectory};
+pub use config::{
+    Forwarding, GnbConfig, HandoverConfig, LegConfig, MAX_HARQ_RETX, ObstacleConfig, ProfileName,
+    RadioConfig, UeConfig, WaypointConfig, los_test, obstacle, point, trajectory,
+};
 pub use geometry::{LosTest, Obstacle, ObstacleClass, Point, blockers};
-pub use mcs::{McsTable, Numerology, ir_effective_sinr_db, thermal_noise_dbm};
+pub use mcs::{
+    McsTable, NR_DEFAULT_DATA_SYMBOLS, NrMcsTable, Numerology, ir_effective_sinr_db,
+    thermal_noise_dbm,
+};
 pub use mobility::{Leg, Trajectory, Waypoint, blocked_intervals};
-pub use profile::{ChannelModel, Entry, Gain, PROFILES, Profile, Update};
+pub use profile::{
+    ChannelModel, Entry, Gain, GppScenario, NS3_TRACE_STEADY_DB, Ns3Channel, Ns3MmwaveParams,
+    PROFILES, Profile, ThreeGppParams, Update, entry,
+};
 pub use propagation::Channel;
-pub use ran::{Deliveries, RadioEvent, Ran, UeSnapshot};
+pub use ran::{Deliveries, RadioEvent, Ran};
 pub use rlc::{MAX_HARQ_ATTEMPTS, RlcConfig, RlcEntity, RlcStats, SlotChannel};
 pub use scheduler::{Demand, SchedulerKind};

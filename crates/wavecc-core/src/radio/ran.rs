@@ -5,7 +5,7 @@
 //! delivery, then the uplink's and downlink's transmissions). Packets enter through
 //! `enqueue_*` and leave through the slot's output lists.
 
-use super::config;
+use super::config::{self, Forwarding, RadioConfig};
 use super::cqi::{CqiExpiry, CqiState};
 use super::geometry::{LosTest, Obstacle, ObstacleClass, Point, blockers};
 use super::mcs::McsTable;
@@ -18,8 +18,7 @@ use super::scheduler::{Demand, SchedulerKind, pf_average, share};
 use super::status::{LinkReports, StatusReport};
 use crate::engine::{RngStreams, Time, from_secs, to_secs};
 use crate::net::Packet;
-use crate::scenario::{Forwarding, RadioConfig};
-use crate::trace::{CellSummary, UeSummary};
+use crate::trace::{CellSummary, UeRow, UeSummary};
 
 struct Gnb {
     position: Point,
@@ -77,20 +76,6 @@ pub enum RadioEvent {
     Handover { ue: u32, from: u32, to: u32 },
     NlosStart { ue: u32, cell: u32 },
     NlosEnd { ue: u32, cell: u32 },
-}
-
-/// One UE's state for the traces.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct UeSnapshot {
-    pub position: Point,
-    pub cell: u32,
-    pub sinr_db: f64,
-    pub mcs: u8,
-    pub los: bool,
-    pub rlc_bytes: u64,
-    pub rlc_packets: u32,
-    pub rlc_drops: u64,
-    pub harq_retx: u64,
 }
 
 pub struct Ran {
@@ -612,10 +597,14 @@ impl Ran {
         }
     }
 
-    pub fn snapshot(&self, u: usize) -> UeSnapshot {
+    /// UE `u`'s row of the UE trace at `now`.
+    pub fn ue_row(&self, u: usize, now: Time) -> UeRow {
         let ue = &self.ues[u];
-        UeSnapshot {
-            position: ue.position,
+        UeRow {
+            t_s: to_secs(now),
+            ue: u as u32,
+            x_m: ue.position.x,
+            y_m: ue.position.y,
             cell: ue.serving as u32,
             sinr_db: ue.sinr_db,
             mcs: ue.mcs,

@@ -2,7 +2,18 @@
 //! that have something to send. The mmWave module uses a flexible TTI: a UE gets a
 //! variable number of symbols of a slot, and several UEs share one slot.
 
-pub use crate::scenario::SchedulerKind;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum SchedulerKind {
+    /// Equal shares among backlogged UEs (water-filling: what one UE does not need
+    /// goes to the others), the remainder rotating from slot to slot.
+    Rr,
+    /// Proportional fair: UEs in decreasing order of instantaneous rate over
+    /// average served rate, each given what it needs until the symbols run out.
+    Pf,
+}
 
 /// Time constant of the proportional-fair average, in slots (the usual 100).
 pub const PF_WINDOW_SLOTS: f64 = 100.0;

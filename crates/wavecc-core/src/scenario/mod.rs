@@ -3,12 +3,16 @@
 //! configs over as JSON and never re-implements it.
 
 pub mod builtin;
+mod estimate;
 mod radio;
 pub mod reference;
 mod schema;
 pub mod stack;
 mod validate;
 
+/// A flow's application kinds belong to the traffic sources; the schema uses them.
+pub use crate::app::{AppKind, PeriodDistribution};
+pub use estimate::{TraceRows, estimate_memory};
 pub use radio::*;
 pub use schema::*;
 

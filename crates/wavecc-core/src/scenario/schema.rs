@@ -1,6 +1,7 @@
 //! The config schema. Units are in the key names and SI inside (`_s`, `_bps`,
 //! `_bytes`); every key has a default except the list of flows.
 
+use crate::app::{AppKind, AppSpec, PeriodDistribution, Periods, Traffic};
 use crate::net::LinkTrace;
 use serde::{Deserialize, Serialize};
 use std::sync::Arc;
@@ -295,39 +296,6 @@ impl Default for TraceConfig {
     }
 }
 
-/// What a flow's application does.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum AppKind {
-    /// Always has data to send.
-    Bulk,
-    /// Writes `write_bytes` chunks at `rate_bps` (the papers' 1 Gb/s server).
-    Rate,
-    /// Alternates on periods (writing at `rate_bps`) and silent off periods.
-    Onoff,
-    /// UDP datagrams of `write_bytes` at `rate_bps`; no congestion control.
-    Udp,
-}
-
-impl AppKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            AppKind::Bulk => "bulk",
-            AppKind::Rate => "rate",
-            AppKind::Onoff => "onoff",
-            AppKind::Udp => "udp",
-        }
-    }
-}
-
-/// How on/off period lengths are drawn.
-#[derive(Debug, Clone, Copy, Serialize, Deserialize, PartialEq, Eq, schemars::JsonSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum PeriodDistribution {
-    Constant,
-    Exponential,
-}
-
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FlowConfig {
@@ -382,5 +350,30 @@ fn default_app() -> AppKind {
 impl FlowConfig {
     pub fn write_bytes_or(&self, mss: u32) -> u32 {
         self.write_bytes.unwrap_or(mss)
+    }
+
+    /// The flow's application as its source takes it, writing `mss` bytes at a time
+    /// unless `write_bytes` says otherwise. Validation has given every paced
+    /// application its rate and every on/off one its periods.
+    pub fn app_spec(&self, mss: u32) -> AppSpec {
+        let traffic = match self.app {
+            AppKind::Bulk => Traffic::Bulk,
+            kind => Traffic::Paced {
+                rate_bps: self.rate_bps.expect("validated: paced apps have a rate"),
+                write_bytes: self.write_bytes_or(mss),
+                onoff: (kind == AppKind::Onoff).then(|| Periods {
+                    on_s: self.on_s.expect("validated"),
+                    off_s: self.off_s.expect("validated"),
+                    distribution: self
+                        .period_distribution
+                        .unwrap_or(PeriodDistribution::Exponential),
+                }),
+            },
+        };
+        AppSpec {
+            start_s: self.start_s,
+            stop_s: self.stop_s,
+            traffic,
+        }
     }
 }

@@ -1,9 +1,8 @@
 //! Value checks that the schema's types cannot express. Each error names the key
 //! path and the valid range.
 
-use super::{AppKind, Config, ConfigError};
+use super::{AppKind, Config, ConfigError, TraceRows};
 use crate::net::{HEADER_BYTES, LinkTrace};
-use crate::trace::TraceRows;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::fmt;
@@ -28,7 +27,7 @@ pub const MAX_BYTES: f64 = 1e10;
 pub const MAX_COUNT: f64 = 1e6;
 /// Logged events: a million take 52 MB in the core (`trace::EVENT_ROW_BYTES`).
 pub const MAX_EVENTS: f64 = 1e7;
-/// Rows of the sampled time series over a run (`trace::TraceRows::sampled`): about
+/// Rows of the sampled time series over a run (`TraceRows::sampled`): about
 /// 300 MB in the core and 2.5 GB as DataFrames through the Python API.
 pub const MAX_SAMPLED_ROWS: f64 = 5e6;
 /// Flows, UEs and gNBs of one scenario.

@@ -1006,8 +1006,7 @@ mod tests {
         tune(&mut cfg);
         let flow = crate::Config::from_toml("[[flows]]\n").unwrap().flows[0].clone();
         let app = Source::new(
-            &flow,
-            MSS as u32,
+            &flow.app_spec(MSS as u32),
             from_secs(100.0),
             RngStreams::new(1).stream("app"),
         );

@@ -64,8 +64,36 @@ column_types!(
 );
 
 /// Declares a trace struct, one `Vec` per column, and its `COLUMNS` table. Each
-/// column is `/// doc` then `name: element type = "unit",`.
+/// column is `/// doc` then `name: element type = "unit",`. With `, row NAME` after
+/// the struct's name it also declares the row struct `NAME`, one field per column,
+/// and the trace's `push(row)`, for a trace whose rows are made in one place.
 macro_rules! trace_table {
+    (
+        $(#[doc = $table_doc:literal])*
+        pub struct $table:ident, row $row:ident {
+            $( $(#[doc = $doc:literal])+ $name:ident: $ty:ty = $unit:literal, )*
+        }
+    ) => {
+        trace_table! {
+            $(#[doc = $table_doc])*
+            pub struct $table {
+                $( $(#[doc = $doc])+ $name: $ty = $unit, )*
+            }
+        }
+
+        #[doc = concat!("One row of [`", stringify!($table), "`].")]
+        #[derive(Debug, Clone, PartialEq)]
+        pub struct $row {
+            $( $(#[doc = $doc])+ pub $name: $ty, )*
+        }
+
+        impl $table {
+            /// Appends a row.
+            pub fn push(&mut self, row: $row) {
+                $( self.$name.push(row.$name); )*
+            }
+        }
+    };
     (
         $(#[doc = $table_doc:literal])*
         pub struct $table:ident {
@@ -120,6 +148,27 @@ mod tests {
             TRACE_COLUMNS.len() + 1,
             "every trace but the summary has a table"
         );
+    }
+
+    trace_table! {
+        /// A table with its row struct, for the test.
+        pub struct Pairs, row Pair {
+            /// First.
+            a: f64 = "s",
+            /// Second.
+            b: u32 = "",
+        }
+    }
+
+    /// A pushed row lands once in every column, each value in its own.
+    #[test]
+    fn a_row_is_pushed_into_every_column() {
+        let mut t = Pairs::default();
+        t.push(Pair { a: 0.5, b: 7 });
+        t.push(Pair { a: 1.5, b: 8 });
+        assert_eq!(t.a, [0.5, 1.5]);
+        assert_eq!(t.b, [7, 8]);
+        assert_eq!(Pairs::COLUMNS.len(), 2);
     }
 
     /// Python types a column by its name alone, so a name means one type everywhere,

@@ -9,7 +9,7 @@ mod recorder;
 mod summary;
 
 pub use columns::{Column, ColumnType, Dtype, row_bytes};
-pub use estimate::{TraceRows, estimate_memory};
+pub use estimate::{CC_ROW_BYTES, EVENT_ROW_BYTES, FLOW_ROW_BYTES, QUEUE_ROW_BYTES, UE_ROW_BYTES};
 pub use recorder::{EventLog, FlowSampler, FlowState, Sampler};
 pub use summary::{CellSummary, FlowSummary, QueueSummary, RttStats, Summary, UeSummary};
 
@@ -98,7 +98,7 @@ trace_table! {
 
 trace_table! {
     /// Per-UE radio state, one row per UE per sampling interval.
-    pub struct UeTrace {
+    pub struct UeTrace, row UeRow {
         /// Sampling instant.
         t_s: f64 = "s",
         /// The UE's index.

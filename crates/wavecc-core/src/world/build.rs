@@ -186,8 +186,7 @@ impl World {
         let t = &cfg.tcp;
         let duration = from_secs(cfg.duration_s);
         let source = Source::new(
-            f,
-            t.mss_bytes,
+            &f.app_spec(t.mss_bytes),
             duration,
             rng.stream(&format!("app/flow{id}")),
         );

@@ -9,18 +9,15 @@ mod build;
 mod output;
 mod run;
 
-use crate::Config;
 use crate::engine::{EventQueue, Time};
 use crate::net::Packet;
 use crate::radio::{Deliveries, RadioEvent, Ran};
 use crate::scenario::AppKind;
 use crate::tcp::{FlowEvent, Receiver, Sender};
-use crate::trace::{EventLog, RadioEventTrace, RunOutput, Sampler, UeTrace};
+use crate::trace::{EventLog, RadioEventTrace, Sampler, UeTrace};
 use crate::udp::UdpFlow;
 use run::Wire;
 use std::collections::BTreeMap;
-use std::ops::ControlFlow;
-use std::time::Instant;
 
 /// Timers. Packet arrivals are not events: each link knows when its head packet
 /// arrives, and the loop polls the links (see [`World::run`]), which spares a heap
@@ -111,67 +108,18 @@ pub struct World {
     radio_dropped: Vec<Packet>,
 }
 
-/// Runs a validated config to the end and returns its traces and summary.
-pub fn run(config: &Config) -> RunOutput {
-    run_watched(config, &mut Unwatched).expect("an unwatched run never stops early")
-}
+impl World {
+    /// Records what UE `ue`'s downlink hands up in each slot from now on
+    /// ([`Ran::record_deliveries`]). Panics without a radio.
+    pub fn record_deliveries(&mut self, ue: u32) {
+        let ran = self.ran.as_mut().expect("a radio scenario");
+        ran.record_deliveries(ue);
+    }
 
-/// Runs a validated config like [`run`], letting `watch` follow it and stop it:
-/// a caller's progress display, Ctrl-C or a deadline. The watch only observes, so a
-/// watched run that is not stopped gives exactly the unwatched run's output.
-pub fn run_watched(config: &Config, watch: &mut impl Watch) -> Result<RunOutput, Stopped> {
-    let wall = Instant::now();
-    let mut world = World::new(config);
-    world.run_watched(watch)?;
-    Ok(world.finish(config, wall.elapsed().as_secs_f64()))
-}
-
-/// Runs a validated radio config like [`run_watched`], recording what UE `ue`'s
-/// downlink hands up in each slot ([`Ran::record_deliveries`]): the radio's delivery
-/// opportunities, for `wavecc trace export`.
-pub fn run_recording_deliveries(
-    config: &Config,
-    ue: u32,
-    watch: &mut impl Watch,
-) -> Result<(RunOutput, Deliveries), Stopped> {
-    let wall = Instant::now();
-    let mut world = World::new(config);
-    let ran = world.ran.as_mut().expect("a radio scenario");
-    ran.record_deliveries(ue);
-    world.run_watched(watch)?;
-    let ran = world.ran.as_mut().expect("a radio scenario");
-    let deliveries = ran.take_deliveries().expect("recording was started");
-    Ok((
-        world.finish(config, wall.elapsed().as_secs_f64()),
-        deliveries,
-    ))
-}
-
-/// Follows a run from outside: [`Watch::poll`] is called every [`POLL_EVENTS`] events
-/// (packet arrivals and timers), which at the engine's speed is well under a
-/// millisecond of wall time, so an implementation can keep its own pace (read a
-/// clock, act every so often) and still stop a run promptly.
-pub trait Watch {
-    /// `now_s` is the simulated time reached, `duration_s` the run's end.
-    /// `ControlFlow::Break` stops the run, which then returns [`Stopped`].
-    fn poll(&mut self, now_s: f64, duration_s: f64) -> ControlFlow<()>;
-}
-
-/// How often, in events, a [`Watch`] is polled: often enough that a stop takes effect
-/// within about a millisecond, rarely enough to cost nothing measurable.
-pub const POLL_EVENTS: u32 = 1 << 12;
-
-/// A run that its [`Watch`] stopped before the end: it has no output.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Stopped;
-
-/// The watch of [`run`]: never stops anything.
-struct Unwatched;
-
-impl Watch for Unwatched {
-    #[inline(always)]
-    fn poll(&mut self, _now_s: f64, _duration_s: f64) -> ControlFlow<()> {
-        ControlFlow::Continue(())
+    /// The record [`World::record_deliveries`] started.
+    pub fn take_deliveries(&mut self) -> Deliveries {
+        let ran = self.ran.as_mut().expect("a radio scenario");
+        ran.take_deliveries().expect("recording was started")
     }
 }
 

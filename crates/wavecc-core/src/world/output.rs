@@ -51,19 +51,7 @@ impl World {
         }
         if let Some(ran) = &self.ran {
             for u in 0..ran.ue_count() {
-                let (snap, t) = (ran.snapshot(u), &mut self.ue_trace);
-                t.t_s.push(to_secs(now));
-                t.ue.push(u as u32);
-                t.x_m.push(snap.position.x);
-                t.y_m.push(snap.position.y);
-                t.cell.push(snap.cell);
-                t.sinr_db.push(snap.sinr_db);
-                t.mcs.push(snap.mcs);
-                t.los.push(snap.los);
-                t.rlc_bytes.push(snap.rlc_bytes);
-                t.rlc_packets.push(snap.rlc_packets);
-                t.rlc_drops.push(snap.rlc_drops);
-                t.harq_retx.push(snap.harq_retx);
+                self.ue_trace.push(ran.ue_row(u, now));
             }
         }
     }

@@ -1,8 +1,8 @@
 //! Running a world: the event loop, and the routing of packets between links,
 //! radio and endpoints.
 
-use super::{Endpoints, Event, Flow, Hop, POLL_EVENTS, Stopped, Unwatched, Watch, World};
-use crate::engine::{Time, to_secs};
+use super::{Endpoints, Event, Flow, Hop, World};
+use crate::engine::{POLL_EVENTS, Stopped, Time, Unwatched, Watch, to_secs};
 use crate::net::{Body, Link, Packet, Verdict};
 use crate::radio::RadioEvent;
 use crate::tcp::{FlowEvent, FlowTimer, Io, Outbox, Sender};
@@ -17,7 +17,7 @@ impl World {
     }
 
     /// [`World::run`], polling `watch` every [`POLL_EVENTS`] events.
-    pub(super) fn run_watched(&mut self, watch: &mut impl Watch) -> Result<(), Stopped> {
+    pub fn run_watched(&mut self, watch: &mut impl Watch) -> Result<(), Stopped> {
         let mut until_poll = POLL_EVENTS;
         loop {
             let (link, link_time) =

@@ -1,6 +1,6 @@
 //! Radio profiles: how the radio turns geometry into capacity. A profile is a
-//! parameter table in the config (`[radio.<name>]`, a plain type in
-//! `scenario/radio.rs`) and one file here implementing [`Profile`] for it: the link
+//! parameter table in the config (`[radio.<name>]`, a plain type with serde and its
+//! checks, declared in the profile's file) and [`Profile`] implemented for it: the link
 //! budget (transmit powers, noise), the slot grid and MCS table, the LoS test it
 //! defaults to, and the [`ChannelModel`] of each (gNB, UE) pair (path loss, blockage
 //! loss, shadowing, beamforming and fading gain). [`PROFILES`] maps `radio.profile`
@@ -9,22 +9,30 @@
 //! * `ns3-mmwave` (`ns3_mmwave.rs`): the source papers' ns-3 mmWave module.
 //! * `3gpp` (`threegpp.rs`): 3GPP TR 38.901 path loss and shadowing, NR numerology.
 //!
-//! Adding a profile: its parameters in `scenario/radio.rs`, a file here, and its
-//! line in [`PROFILES`] (docs/architecture.md, "Where a change goes").
+//! Adding a profile: a file here, its line in [`PROFILES`], and its field in
+//! `RadioConfig` with its `ProfileName` (`config.rs`) (docs/architecture.md, "Where a
+//! change goes").
 
 mod ns3_mmwave;
 mod threegpp;
 
+use super::config::{ProfileName, RadioConfig};
 use super::cqi::CqiExpiry;
 use super::geometry::{LosTest, ObstacleClass, Point};
 use super::mcs::{McsTable, Numerology};
 use crate::engine::{Rng, Time};
-use crate::scenario::{ProfileName, RadioConfig};
+
+pub use ns3_mmwave::{NS3_TRACE_STEADY_DB, Ns3Channel, Ns3MmwaveParams};
+pub use threegpp::{GppScenario, ThreeGppParams};
 
 /// What a profile gives the radio: the cells' link budget and slot grid, and a
 /// channel model per (gNB, UE) pair. Implemented on the profile's parameters, which
 /// the scenario has validated.
 pub trait Profile {
+    /// Checks the parameters that the schema's types cannot: the error names the key
+    /// within the profile's table and its valid values (`key = value: must be ...`).
+    fn validate(&self) -> Result<(), String>;
+
     /// The LoS test used unless `radio.los_test` names one.
     fn default_los_test(&self) -> LosTest;
 
@@ -106,6 +114,8 @@ pub trait ChannelModel: std::fmt::Debug + Send {
 /// A registered profile: its name in the config and where its parameters are.
 pub struct Entry {
     pub name: ProfileName,
+    /// The key of its parameter table under `[radio]`.
+    pub key: &'static str,
     pub params: fn(&RadioConfig) -> &dyn Profile,
 }
 
@@ -113,21 +123,66 @@ pub struct Entry {
 pub const PROFILES: &[Entry] = &[
     Entry {
         name: ProfileName::Ns3Mmwave,
+        key: "ns3_mmwave",
         params: |c| &c.ns3_mmwave,
     },
     Entry {
         name: ProfileName::ThreeGpp,
+        key: "3gpp",
         params: |c| &c.threegpp,
     },
 ];
 
+/// The registry's entry of the profile `name`.
+pub fn entry(name: ProfileName) -> &'static Entry {
+    PROFILES
+        .iter()
+        .find(|e| e.name == name)
+        .expect("every profile name has an entry in PROFILES")
+}
+
 /// The profile `radio.profile` names, with its parameters.
 pub fn of(cfg: &RadioConfig) -> &dyn Profile {
-    let entry = PROFILES
-        .iter()
-        .find(|e| e.name == cfg.profile)
-        .expect("every profile name has an entry in PROFILES");
-    (entry.params)(cfg)
+    (entry(cfg.profile).params)(cfg)
+}
+
+// The checks the profiles' `validate` share.
+
+fn finite(key: &str, v: f64) -> Result<(), String> {
+    if v.is_finite() {
+        Ok(())
+    } else {
+        Err(format!("{key} = {v}: must be a finite number"))
+    }
+}
+
+/// The checks both profiles make on the band, the powers and the noise figure.
+fn link_budget(
+    bandwidth_hz: f64,
+    gnb_dbm: f64,
+    ue_dbm: f64,
+    noise_figure_db: f64,
+) -> Result<(), String> {
+    positive("bandwidth_hz", bandwidth_hz)?;
+    finite("gnb_tx_power_dbm", gnb_dbm)?;
+    finite("ue_tx_power_dbm", ue_dbm)?;
+    non_negative("noise_figure_db", noise_figure_db)
+}
+
+fn positive(key: &str, v: f64) -> Result<(), String> {
+    if v.is_finite() && v > 0.0 {
+        Ok(())
+    } else {
+        Err(format!("{key} = {v}: must be > 0"))
+    }
+}
+
+fn non_negative(key: &str, v: f64) -> Result<(), String> {
+    if v.is_finite() && v >= 0.0 {
+        Ok(())
+    } else {
+        Err(format!("{key} = {v}: must be >= 0"))
+    }
 }
 
 #[cfg(test)]

@@ -10,14 +10,143 @@
 //! "multipath"`, `multipath.rs`). Noise is counted over the whole band; the slot grid
 //! and MCS table are the module's.
 
-use super::{ChannelModel, Gain, Profile, Update};
+use super::{ChannelModel, Gain, Profile, Update, finite, link_budget, non_negative, positive};
 use crate::engine::{Rng, RngExt, Time, from_secs};
 use crate::radio::cqi::CqiExpiry;
 use crate::radio::geometry::{LosTest, Point};
 use crate::radio::mcs::{McsTable, Numerology, thermal_noise_dbm};
 use crate::radio::multipath::{Multipath, draw_amplitudes, relative_speed};
 use crate::radio::propagation::std_normal;
-use crate::scenario::{NS3_TRACE_STEADY_DB, Ns3Channel, Ns3MmwaveParams};
+
+/// The `ns3-mmwave` profile; defaults = docs/model.md's "`ns3-mmwave` profile's numbers".
+#[derive(Clone, Debug, PartialEq, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct Ns3MmwaveParams {
+    /// Carrier (Hz). The module's LoS model knows 28 GHz (61.4 dB intercept) and 73 GHz
+    /// (69.8 dB); nothing else is accepted.
+    pub carrier_hz: f64,
+    /// Bandwidth (Hz): 1 GHz = 72 chunks x 13.889 MHz.
+    pub bandwidth_hz: f64,
+    /// Transmit power of the gNB.
+    pub gnb_tx_power_dbm: f64,
+    /// Transmit power of the UE (its ACKs).
+    pub ue_tx_power_dbm: f64,
+    /// Receiver noise figure; noise is counted over the whole bandwidth.
+    pub noise_figure_db: f64,
+    /// Steady extra loss while blocked (dB): the last sample used of the module's
+    /// `g_blockage_down` trace (sample 340: -35.964785 dB).
+    pub blockage_loss_db: f64,
+    /// Duration of the drop and of the recovery ramp (s). The module advances one trace
+    /// sample per channel evaluation over 340 samples; the reference network reads this as about
+    /// 40 ms. 0 = instantaneous step.
+    pub blockage_ramp_s: f64,
+    /// Mean of the beamforming + fading gain (dB), drawn anew every `bf_redraw_s` from
+    /// a distribution with this mean, percentiles and extremes (reference network: mean
+    /// 28.2, 10-90% 24.6-30.7, extremes 20-32).
+    pub bf_gain_mean_db: f64,
+    /// 10th percentile of the beamforming + fading gain.
+    pub bf_gain_p10_db: f64,
+    /// 90th percentile of that gain.
+    pub bf_gain_p90_db: f64,
+    /// Smallest value of that gain.
+    pub bf_gain_min_db: f64,
+    /// Largest value of that gain.
+    pub bf_gain_max_db: f64,
+    /// Redraw period of that gain (s), independent of position (reference network: 100 ms).
+    pub bf_redraw_s: f64,
+    /// How the beamforming + fading gain is modelled: `wideband` (one gain per redraw
+    /// from the distribution above) or `multipath` (the module's 20-path,
+    /// 72-chunk frequency-selective gain with Doppler, see `multipath.rs`; the
+    /// `bf_gain_*` keys are then unused).
+    pub channel: Ns3Channel,
+    /// Subframes the scheduler keeps a downlink CQI report
+    /// (`MmWaveFlexTtiMacScheduler::CqiTimerThreshold`; 100 = 10 ms). The UE reports
+    /// on each downlink TB, so after a longer downlink silence the next TBs go at
+    /// MCS 0 until the report on the first of them arrives, 3 subframes later.
+    /// 0 keeps no report: every TB at MCS 0, as in the module.
+    pub cqi_timer_subframes: u32,
+    /// RLC AM status-prohibit timer (s), `LteRlcAm::StatusProhibitTimer`: a status
+    /// report requested while it runs takes the next data transmission opportunity of
+    /// the opposite direction alone. 1 ms as in the module's TCP examples and the
+    /// FB-TCP scripts (the attribute's own default is 10 ms); 0 = never.
+    pub status_prohibit_s: f64,
+}
+
+/// The ns3-mmwave profile's beamforming + fading gain model.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Default,
+    serde::Deserialize,
+    serde::Serialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Ns3Channel {
+    /// One wideband gain per redraw; TBs see a flat channel.
+    #[default]
+    Wideband,
+    /// Per-chunk gains; MCS choice and TB errors from the chunks' mutual information.
+    Multipath,
+}
+
+impl Default for Ns3MmwaveParams {
+    fn default() -> Self {
+        Ns3MmwaveParams {
+            carrier_hz: 28e9,
+            bandwidth_hz: 1e9,
+            gnb_tx_power_dbm: 30.0,
+            ue_tx_power_dbm: 30.0,
+            noise_figure_db: 5.0,
+            blockage_loss_db: NS3_TRACE_STEADY_DB,
+            blockage_ramp_s: 0.04,
+            bf_gain_mean_db: 28.2,
+            bf_gain_p10_db: 24.6,
+            bf_gain_p90_db: 30.7,
+            bf_gain_min_db: 20.0,
+            bf_gain_max_db: 32.0,
+            bf_redraw_s: 0.1,
+            channel: Ns3Channel::Wideband,
+            cqi_timer_subframes: 100,
+            status_prohibit_s: 0.001,
+        }
+    }
+}
+
+/// The module's steady blocked value: `g_blockage_down[339]` = -35.964785 dB.
+pub const NS3_TRACE_STEADY_DB: f64 = 35.964785;
+
+impl Ns3MmwaveParams {
+    /// LoS intercept (dB) of `alpha + 20 log10(d)`: `mmWaveLosLoss` in
+    /// `buildings-obstacle-propagation-loss-model.cc` (28 GHz: 61.4, 73 GHz: 69.8; both
+    /// are free-space loss at 1 m, 20 log10(4 pi / lambda)).
+    pub fn los_intercept_db(&self) -> Option<f64> {
+        if self.carrier_hz == 28e9 {
+            Some(61.4)
+        } else if self.carrier_hz == 73e9 {
+            Some(69.8)
+        } else {
+            None
+        }
+    }
+
+    /// Median of the beamforming-gain distribution, chosen so that the piecewise-linear
+    /// quantile function through (0, min), (0.1, p10), (0.5, median), (0.9, p90),
+    /// (1, max) has the requested mean: mean = 0.05 min + 0.25 p10 + 0.4 median +
+    /// 0.25 p90 + 0.05 max. Defaults: (28.2 - 1 - 6.15 - 7.675 - 1.6) / 0.4 = 29.4375 dB
+    /// (left-skewed, as a gain capped by the array size should be).
+    pub fn bf_gain_median_db(&self) -> f64 {
+        (self.bf_gain_mean_db
+            - 0.05 * self.bf_gain_min_db
+            - 0.25 * self.bf_gain_p10_db
+            - 0.25 * self.bf_gain_p90_db
+            - 0.05 * self.bf_gain_max_db)
+            / 0.4
+    }
+}
 
 /// Trace samples per ramp (`g_nlosSamplesTrace` in `mmwave-los-tracker.cc`).
 const NS3_TRACE_SAMPLES: f64 = 340.0;
@@ -106,6 +235,50 @@ fn bf_quantile_knots(p: &Ns3MmwaveParams) -> [(f64, f64); 5] {
 }
 
 impl Profile for Ns3MmwaveParams {
+    fn validate(&self) -> Result<(), String> {
+        if self.los_intercept_db().is_none() {
+            return Err(format!(
+                "carrier_hz = {}: must be 28e9 or 73e9 (the mmWave module's LoS model knows only these)",
+                self.carrier_hz
+            ));
+        }
+        link_budget(
+            self.bandwidth_hz,
+            self.gnb_tx_power_dbm,
+            self.ue_tx_power_dbm,
+            self.noise_figure_db,
+        )?;
+        non_negative("blockage_loss_db", self.blockage_loss_db)?;
+        non_negative("blockage_ramp_s", self.blockage_ramp_s)?;
+        positive("bf_redraw_s", self.bf_redraw_s)?;
+        for (k, v) in [
+            ("bf_gain_mean_db", self.bf_gain_mean_db),
+            ("bf_gain_p10_db", self.bf_gain_p10_db),
+            ("bf_gain_p90_db", self.bf_gain_p90_db),
+            ("bf_gain_min_db", self.bf_gain_min_db),
+            ("bf_gain_max_db", self.bf_gain_max_db),
+        ] {
+            finite(k, v)?;
+        }
+        let m = self.bf_gain_median_db();
+        if !(self.bf_gain_min_db <= self.bf_gain_p10_db
+            && self.bf_gain_p10_db <= m
+            && m <= self.bf_gain_p90_db
+            && self.bf_gain_p90_db <= self.bf_gain_max_db)
+        {
+            return Err(format!(
+                "bf_gain_mean_db = {}: with min {} / p10 {} / p90 {} / max {} it needs a median of {m:.2} dB, \
+                 which must lie between p10 and p90 (and min <= p10 <= p90 <= max)",
+                self.bf_gain_mean_db,
+                self.bf_gain_min_db,
+                self.bf_gain_p10_db,
+                self.bf_gain_p90_db,
+                self.bf_gain_max_db
+            ));
+        }
+        Ok(())
+    }
+
     /// The module's 2D test.
     fn default_los_test(&self) -> LosTest {
         LosTest::Ns32d

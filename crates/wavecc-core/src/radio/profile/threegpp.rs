@@ -3,12 +3,150 @@
 //! distances, per-obstacle-class blockage losses, NR numerology and the TS 38.214 MCS
 //! tables. Noise is counted over the occupied PRBs.
 
-use super::{ChannelModel, Gain, Profile, Update};
+use super::{ChannelModel, Gain, Profile, Update, finite, link_budget, non_negative, positive};
 use crate::engine::Rng;
 use crate::radio::geometry::{LosTest, ObstacleClass, Point};
-use crate::radio::mcs::{McsTable, Numerology, nr_prbs, thermal_noise_dbm};
+use crate::radio::mcs::{
+    McsTable, NR_DEFAULT_DATA_SYMBOLS, NrMcsTable, Numerology, nr_prbs, thermal_noise_dbm,
+};
 use crate::radio::propagation::std_normal;
-use crate::scenario::{GppScenario, ThreeGppParams};
+
+/// 38.901 scenario of Table 7.4.1-1.
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, serde::Deserialize, serde::Serialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum GppScenario {
+    /// UMi - street canyon.
+    Umi,
+    /// UMa.
+    Uma,
+}
+
+/// The `3gpp` profile (TR 38.901 UMi street canyon / UMa, NR numerology, 38.214 MCS).
+#[derive(Clone, Debug, PartialEq, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields, default)]
+pub struct ThreeGppParams {
+    pub scenario: GppScenario,
+    /// Carrier (Hz); 38.901 path loss is valid 0.5-100 GHz.
+    pub carrier_hz: f64,
+    /// Channel bandwidth (Hz). Default 400 MHz, the largest single NR carrier at
+    /// 120 kHz (TS 38.101-2 Table 5.3.2-1: 264 PRBs); 1e9 gives the ns-3 profile's band
+    /// (660 PRBs by the 95% rule, as carrier aggregation would).
+    pub bandwidth_hz: f64,
+    /// NR numerology (TS 38.211 4.2); default 3 (120 kHz, 125 us slots).
+    pub mu: u8,
+    /// Data symbols per 14-symbol slot (default 11, see `mcs::NR_DEFAULT_DATA_SYMBOLS`).
+    pub data_symbols: u32,
+    /// TS 38.214 PDSCH MCS table: "qam64" (Table 5.1.3.1-1, the default table) or
+    /// "qam256" (Table 5.1.3.1-2).
+    pub mcs_table: NrMcsTable,
+    /// Transmit power of the gNB: 30 dBm like the ns-3 profile, so the two profiles
+    /// differ only in propagation.
+    pub gnb_tx_power_dbm: f64,
+    /// Transmit power of the UE (its ACKs).
+    pub ue_tx_power_dbm: f64,
+    /// Receiver noise figure; noise is counted over the occupied band.
+    pub noise_figure_db: f64,
+    /// Beamforming (array) gains (dB): 10 log10 of the element count with ideal beam
+    /// alignment, same arrays as the ns-3 profile (64 gNB -> 18.06 dB, 16 UE -> 12.04 dB).
+    pub gnb_antenna_gain_db: f64,
+    /// Array gain of the UE (16 elements: 12.04 dB).
+    pub ue_antenna_gain_db: f64,
+    /// Log-normal shadowing on/off.
+    pub shadowing: bool,
+    /// Shadowing sigmas (dB); absent = 38.901 Table 7.4.1-1 (UMi 4 / 7.82, UMa 4 / 6).
+    pub shadowing_sigma_los_db: Option<f64>,
+    /// Shadowing sigma in NLoS; absent: 38.901's (UMi 7.82, UMa 6).
+    pub shadowing_sigma_nlos_db: Option<f64>,
+    /// Shadowing decorrelation distances (m); absent = 38.901 Table 7.5-6 Part-1
+    /// (UMi 10 LoS / 13 NLoS, UMa 37 / 50).
+    pub decorrelation_los_m: Option<f64>,
+    /// Shadowing decorrelation distance in NLoS; absent: 38.901's (UMi 13, UMa 50).
+    pub decorrelation_nlos_m: Option<f64>,
+    /// Extra loss (dB) of one tree crown on the LoS path: ITU-R P.833 (attenuation in
+    /// vegetation) gives a loss growing with the path length in foliage and saturating;
+    /// at 28 GHz a single in-leaf crown measures about 10-20 dB. 15 dB, mid-range.
+    pub tree_loss_db: f64,
+    /// Extra loss (dB) of a human body: 38.901 7.6.4.1 blockage model A, 20 dB per
+    /// non-self-blocking blocker (30 dB is its self-blocking value).
+    pub human_loss_db: f64,
+    /// Extra loss (dB) of a vehicle: 38.901 7.4.3.2 car penetration loss is 9 dB
+    /// (mu, sigma 5) through windows and 20 dB with metal-coated windows; a whole car
+    /// body on the path is at least the latter: 20 dB.
+    pub vehicle_loss_db: f64,
+    /// Extra loss (dB) of a lamppost: a 0.2-0.3 m metal pole a few metres from the UE
+    /// covers about one first-Fresnel-zone width at 28 GHz; knife-edge diffraction round
+    /// both sides (38.901 7.6.4.2 model B's formula) gives about 8-12 dB. 10 dB.
+    pub lamppost_loss_db: f64,
+}
+
+impl Default for ThreeGppParams {
+    fn default() -> Self {
+        ThreeGppParams {
+            scenario: GppScenario::Umi,
+            carrier_hz: 28e9,
+            bandwidth_hz: 400e6,
+            mu: 3,
+            data_symbols: NR_DEFAULT_DATA_SYMBOLS,
+            mcs_table: NrMcsTable::Qam64,
+            gnb_tx_power_dbm: 30.0,
+            ue_tx_power_dbm: 30.0,
+            noise_figure_db: 5.0,
+            gnb_antenna_gain_db: 10.0 * 64f64.log10(),
+            ue_antenna_gain_db: 10.0 * 16f64.log10(),
+            shadowing: true,
+            shadowing_sigma_los_db: None,
+            shadowing_sigma_nlos_db: None,
+            decorrelation_los_m: None,
+            decorrelation_nlos_m: None,
+            tree_loss_db: 15.0,
+            human_loss_db: 20.0,
+            vehicle_loss_db: 20.0,
+            lamppost_loss_db: 10.0,
+        }
+    }
+}
+
+impl ThreeGppParams {
+    /// (sigma LoS, sigma NLoS) in dB: 38.901 Table 7.4.1-1 unless overridden.
+    pub fn shadowing_sigmas_db(&self) -> (f64, f64) {
+        let (l, n) = match self.scenario {
+            GppScenario::Umi => (4.0, 7.82),
+            GppScenario::Uma => (4.0, 6.0),
+        };
+        (
+            self.shadowing_sigma_los_db.unwrap_or(l),
+            self.shadowing_sigma_nlos_db.unwrap_or(n),
+        )
+    }
+
+    /// (LoS, NLoS) shadowing decorrelation distances (m): 38.901 Table 7.5-6 Part-1
+    /// unless overridden.
+    pub fn decorrelation_m(&self) -> (f64, f64) {
+        let (l, n) = match self.scenario {
+            GppScenario::Umi => (10.0, 13.0),
+            GppScenario::Uma => (37.0, 50.0),
+        };
+        (
+            self.decorrelation_los_m.unwrap_or(l),
+            self.decorrelation_nlos_m.unwrap_or(n),
+        )
+    }
+
+    /// Extra loss (dB) of one obstacle of `class` on the path; buildings switch the path
+    /// loss to the NLoS formula instead (0 here). Several obstacles add up in dB (each
+    /// blocker entry counts once), on top of LoS or, if a building blocks, NLoS loss.
+    pub fn class_loss_db(&self, class: ObstacleClass) -> f64 {
+        match class {
+            ObstacleClass::Building => 0.0,
+            ObstacleClass::Tree => self.tree_loss_db,
+            ObstacleClass::Human => self.human_loss_db,
+            ObstacleClass::Vehicle => self.vehicle_loss_db,
+            ObstacleClass::Lamppost => self.lamppost_loss_db,
+        }
+    }
+}
 
 /// Occupied bandwidth N_PRB x 12 x SCS (Hz), over which noise is counted.
 fn occupied_bandwidth_hz(p: &ThreeGppParams) -> f64 {
@@ -65,6 +203,56 @@ fn pl_38901_nlos_db(
 }
 
 impl Profile for ThreeGppParams {
+    fn validate(&self) -> Result<(), String> {
+        if !(0.5e9..=100e9).contains(&self.carrier_hz) {
+            return Err(format!(
+                "carrier_hz = {}: must be within 0.5e9..=100e9 (38.901's range)",
+                self.carrier_hz
+            ));
+        }
+        if self.mu > 4 {
+            return Err(format!(
+                "mu = {}: must be 0..=4 (TS 38.211 numerologies)",
+                self.mu
+            ));
+        }
+        if !(1..=14).contains(&self.data_symbols) {
+            return Err(format!(
+                "data_symbols = {}: must be 1..=14",
+                self.data_symbols
+            ));
+        }
+        link_budget(
+            self.bandwidth_hz,
+            self.gnb_tx_power_dbm,
+            self.ue_tx_power_dbm,
+            self.noise_figure_db,
+        )?;
+        finite("gnb_antenna_gain_db", self.gnb_antenna_gain_db)?;
+        finite("ue_antenna_gain_db", self.ue_antenna_gain_db)?;
+        for (k, v) in [
+            ("shadowing_sigma_los_db", self.shadowing_sigma_los_db),
+            ("shadowing_sigma_nlos_db", self.shadowing_sigma_nlos_db),
+        ] {
+            if let Some(v) = v {
+                non_negative(k, v)?;
+            }
+        }
+        for (k, v) in [
+            ("decorrelation_los_m", self.decorrelation_los_m),
+            ("decorrelation_nlos_m", self.decorrelation_nlos_m),
+        ] {
+            if let Some(v) = v {
+                positive(k, v)?;
+            }
+        }
+        non_negative("tree_loss_db", self.tree_loss_db)?;
+        non_negative("human_loss_db", self.human_loss_db)?;
+        non_negative("vehicle_loss_db", self.vehicle_loss_db)?;
+        non_negative("lamppost_loss_db", self.lamppost_loss_db)?;
+        Ok(())
+    }
+
     /// The exact 3D segment test.
     fn default_los_test(&self) -> LosTest {
         LosTest::Exact3d

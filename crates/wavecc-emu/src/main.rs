@@ -1,6 +1,6 @@
 //! wavecc-emu: the link emulator behind `wavecc emulate` (docs/emulation.md).
 //!
-//!   wavecc-emu bulk        < SPEC.json   a bulk TCP flow across the emulated path
+//!   wavecc-emu bulk        < SPEC.json   a TCP flow (bulk or at a rate) across the path
 //!   wavecc-emu link        < SPEC, LINES the path alone, for a command run beside it
 //!   wavecc-emu selftest [PHASE_S]        the accuracy table
 //!   wavecc-emu cleanup                   removes namespaces killed runs left
@@ -67,6 +67,9 @@ struct BulkSpec {
     interval_s: f64,
     #[serde(default)]
     seed: u64,
+    /// The flow's application when it writes at a rate; absent: bulk.
+    #[serde(default)]
+    rate: Option<bulk::Rate>,
 }
 
 fn default_interval() -> f64 {
@@ -133,6 +136,7 @@ fn bulk_command(emit: &mut dyn FnMut(Value)) -> Result<(), String> {
         cca: spec.cca,
         duration_s: spec.duration_s,
         interval_s: spec.interval_s,
+        rate: spec.rate,
     };
     bulk::run(&ns, &links, &flow, emit)
 }

@@ -15,16 +15,18 @@ from . import default_out, print_flows
 def add_parser(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
         "emulate",
-        help="run the kernel's TCP over a wired scenario's link, emulated (root)",
-        description="Runs one bulk TCP flow with the kernel's congestion control between two "
-        "network namespaces joined by wavecc's link emulator, and writes the same result "
-        "files as 'wavecc run'. --selftest measures the emulator's accuracy instead.",
+        help="run the kernel's TCP over a scenario's link, emulated (root)",
+        description="Runs the scenario's TCP flow (bulk or at a rate) with the kernel's "
+        "congestion control between two network namespaces joined by wavecc's link "
+        "emulator, and writes the same result files as 'wavecc run'. A radio scenario's "
+        "link is its trace, exported as 'wavecc trace export' does (flows[0]'s UE). "
+        "--selftest measures the emulator's accuracy instead.",
     )
     parser.add_argument(
         "scenario",
         nargs="?",
         metavar="SCENARIO",
-        help="a TOML file or a built-in id with a wired path (any path with --trace)",
+        help="a TOML file or a built-in id with one flow",
     )
     parser.add_argument(
         "--cca",
@@ -50,7 +52,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "--trace",
         type=Path,
         metavar="FILE",
-        help="a wavecc link trace (docs/emulation.md) to use instead of the scenario's path",
+        help="a wavecc link trace (docs/traces.md) to use instead of the scenario's path "
+        "(a radio scenario's default: its own, exported for the run)",
     )
     parser.add_argument(
         "--out",

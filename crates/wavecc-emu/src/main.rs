@@ -126,11 +126,13 @@ fn bulk_command(emit: &mut dyn FnMut(Value)) -> Result<(), String> {
     let ns = netns::Namespaces::create()?;
     let (sender, receiver) = ns.tun_pair()?;
     let (sender, receiver) = (Arc::new(sender), Arc::new(receiver));
+    // A trace's slot 0 is now, just before the flow (or the command) starts.
+    let epoch = sys::now_ns();
     let links = forward::Forwarders::start(
         &sender,
         &receiver,
-        Link::new(forward, spec.seed),
-        Link::new(reverse, spec.seed ^ 0x5eed),
+        Link::new(forward, spec.seed).starting_at(epoch),
+        Link::new(reverse, spec.seed ^ 0x5eed).starting_at(epoch),
     );
     let flow = bulk::Flow {
         cca: spec.cca,
@@ -158,11 +160,13 @@ fn link_command(emit: &mut dyn FnMut(Value)) -> Result<(), String> {
     ns.default_congestion_control(&spec.cca)?;
     let (sender, receiver) = ns.tun_pair()?;
     let (sender, receiver) = (Arc::new(sender), Arc::new(receiver));
+    // A trace's slot 0 is now, just before the flow (or the command) starts.
+    let epoch = sys::now_ns();
     let links = forward::Forwarders::start(
         &sender,
         &receiver,
-        Link::new(forward, spec.seed),
-        Link::new(reverse, spec.seed ^ 0x5eed),
+        Link::new(forward, spec.seed).starting_at(epoch),
+        Link::new(reverse, spec.seed ^ 0x5eed).starting_at(epoch),
     );
     emit(serde_json::json!({"ready": {
         "sender_ns": ns.sender, "receiver_ns": ns.receiver,

@@ -10,7 +10,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -246,6 +245,7 @@ def test_emulate_writes_a_run_and_leaves_no_namespace(emu_env, tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert _ours() == before
+    assert "link: the scenario's path\n" in done.stdout
     summary = json.loads((out / "summary.json").read_text())
     flow = summary["flows"][0]
     assert flow["cca"] == "cubic"
@@ -264,20 +264,23 @@ def test_emulate_writes_a_run_and_leaves_no_namespace(emu_env, tmp_path):
     assert again.returncode == 2 and "--force" in again.stderr
 
 
-def _owned_directories() -> set[str]:
-    """The directories runs export a radio scenario's trace into, while they run."""
-    return {p.name for p in Path(tempfile.gettempdir()).glob("wavecc-emulate-*")}
-
-
 @needs_namespaces
 def test_a_radio_scenario_runs_over_its_own_exported_trace(emu_env, tmp_path):
-    before, owned = _ours(), _owned_directories()
+    before = _ours()
+    # The run exports the trace into a directory of its own under TMPDIR, and removes it.
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {**emu_env, "TMPDIR": str(scratch)}
     out = tmp_path / "urban"
     done = _cli(
-        emu_env, tmp_path, "emulate", "urban", "--cca", "bbr", "--duration", "2", "--out", str(out)
+        env, tmp_path, "emulate", "urban", "--cca", "bbr", "--duration", "2", "--out", str(out)
     )
     assert done.returncode == 0, done.stderr
-    assert _ours() == before and _owned_directories() == owned, "left something behind"
+    # A run removes stale namespaces of runs that died, so fewer may be left than before.
+    assert set(_ours()) <= set(before), "the run left a namespace behind"
+    assert list(scratch.iterdir()) == [], "the run left its exported trace behind"
+    assert "exporting urban's link trace (2 s of radio" in done.stderr
+    assert "link: urban's trace, exported for the run (UE 0, seed 1): " in done.stdout
     assert sorted(p.name for p in out.iterdir()) == sorted(
         [".wavecc-output.json", "summary.json", "config.json", "figure.png"]
         + [f"{table}.parquet" for table in wavecc.result.TABLES]
@@ -421,6 +424,7 @@ def test_a_link_trace_replaces_the_scenarios_path(emu_env, tmp_path):
     assert 40 < summary["flows"][0]["goodput_mbps"] < 80 * 1448 / 1500
     assert 10 <= summary["flows"][0]["min_rtt_ms"] < 12
     assert summary["emulated"]["trace"] == str(trace)
+    assert f"link: the trace {trace}\n" in done.stdout
 
 
 @needs_namespaces
@@ -503,6 +507,7 @@ def test_a_command_runs_in_the_sender_namespace_and_its_connections_are_flows(em
     )
     assert done.returncode == 0, done.stderr
     assert _ours() == before
+    assert "link: the scenario's path\n" in done.stdout
     summary = json.loads((out / "summary.json").read_text())
     assert summary["sim_time_s"] < 4, "the run ends with the command"
     data = max(summary["flows"], key=lambda f: f["bytes_delivered"])

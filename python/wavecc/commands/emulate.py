@@ -113,7 +113,23 @@ def _print_flows(summary: dict) -> None:
         f"{summary['name']}: {summary['sim_time_s']:g} s emulated on Linux "
         f"{emulated['kernel']} (load average {emulated['load_average']:.2f})"
     )
+    print(f"link: {_link(emulated)}")
     print_flows(summary["flows"])
+
+
+def _link(emulated: dict) -> str:
+    """What the kernel's flow ran over: the scenario's path, a trace file, or a radio
+    scenario's own trace, exported for the run."""
+    exported = emulated.get("trace_exported")
+    if exported is not None:
+        return (
+            f"{exported['scenario']}'s trace, exported for the run (UE {exported['ue']}, "
+            f"seed {exported['seed']}): {exported['slots']} slots of "
+            f"{exported['slot_s'] * 1e3:g} ms, mean {exported['mean_rate_mbps']:.1f} Mb/s"
+        )
+    if "trace" in emulated:
+        return f"the trace {emulated['trace']}"
+    return "the scenario's path"
 
 
 _SELFTEST = Table(

@@ -87,6 +87,8 @@ def test_a_trace_case_runs_urbans_server_over_the_trace_on_both_sides(tmp_path):
     assert emulate._check_flows(emulated) == {"rate": {"bps": 1e9, "write_bytes": 1400}}
     assert simulated["flows"][0]["app"] == "rate"
     assert simulated["flows"][0]["cca"] == "bbr"
+    # The kernel's socket memory: the emulator's namespaces allow up to 64 MiB.
+    assert simulated["tcp"]["snd_buf_bytes"] == simulated["tcp"]["rcv_buf_bytes"] == 2**26
 
 
 def test_the_trace_is_exported_once_into_the_comparison_and_its_runs_name_it(monkeypatch, tmp_path):

@@ -72,8 +72,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "100 Mb/s, 500 Mb/s, 1 Gb/s and a 125 us slot trace",
     )
     parser.epilog = (
-        "-- COMMAND ...: run COMMAND in the sender namespace instead of the bulk "
-        "flow ($WAVECC_RECEIVER_ADDR is the receiver, $WAVECC_RECEIVER_NS its "
+        "-- COMMAND ...: run COMMAND in the sender namespace instead of the "
+        "scenario's flow ($WAVECC_RECEIVER_ADDR is the receiver, $WAVECC_RECEIVER_NS its "
         "namespace); each TCP connection it opens is a flow"
     )
     parser.set_defaults(handler=handle, run_command=[])

@@ -197,10 +197,18 @@ def test_the_overlay_takes_settings_that_are_not_numbers(tmp_path):
 
     import pandas as pd
 
-    from wavecc.validate.kernel_plot import overlay
+    from wavecc.validate.kernel_plot import overlay, settings_line
 
-    # A link trace's case names its file: the title must show it, not fail on it.
-    case = kernel.Case("cubic-trace", "cubic", "cubic", (("path.trace", "urban.csv"),))
+    # A link trace's case names its file: the title must show it, not fail on it, and
+    # by its name (the runs read it from the comparison's staging directory).
+    staged = "/tmp/.cmp.1-ab.partial/traces/urban.csv"
+    case = kernel.Case("cubic-trace", "cubic", "cubic", (("path.trace", staged),))
+    assert settings_line(case) == "trace urban.csv"
+    (bbr,) = kernel.select(["bbr-urban"])
+    assert settings_line(bbr) == (
+        "app rate, rate_bps 1e+09, write_bytes 1400, snd_buf_bytes 6.71089e+07, "
+        "rcv_buf_bytes 6.71089e+07"
+    )
     flows = pd.DataFrame(
         {
             "t_s": [0.1, 0.2],

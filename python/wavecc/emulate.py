@@ -15,15 +15,17 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from . import _core, result
+from . import _core, result, traces
 from ._core import ConfigError
 from .config import check_minimum, resolve, to_json
 
@@ -58,12 +60,14 @@ def emulate(
     overrides: list[str] | None = None,
     trace: Path | None = None,
 ) -> result.Result:
-    """Runs one bulk TCP flow with the kernel's `cca` across SCENARIO's path, emulated,
-    for `duration_s` (default: the scenario's); returns it as a Result. A `trace` (a
-    wavecc link trace, docs/emulation.md) replaces the scenario's path."""
-    config, spec = _prepare(scenario, cca, duration_s, seed, overrides, trace)
-    started = time.monotonic()
-    lines = list(_run_binary(["bulk"], json.dumps(spec)))
+    """Runs the scenario's flow (bulk, or an application writing at a rate) with the
+    kernel's `cca` across SCENARIO's path, emulated, for `duration_s` (default: the
+    scenario's); returns it as a Result. A `trace` (a wavecc link trace,
+    docs/emulation.md) replaces the scenario's path; a radio path without one is
+    emulated over its own exported trace (flows[0]'s UE's, see `_export_trace`)."""
+    with _prepare(scenario, cca, duration_s, seed, overrides, trace) as (config, spec):
+        started = time.monotonic()
+        lines = list(_run_binary(["bulk"], json.dumps(spec)))
     samples = [line["sample"] for line in lines if "sample" in line]
     totals = next(line["summary"] for line in lines if "summary" in line)
     return _result(config, cca, samples, totals, time.monotonic() - started)
@@ -83,8 +87,16 @@ def emulate_command(
     `duration_s` passes (then it gets SIGTERM). Its environment names the receiver:
     WAVECC_RECEIVER_ADDR, and WAVECC_RECEIVER_NS for `ip netns exec` (to start a server).
     Each TCP connection it opens towards the receiver is a flow, sampled with `ss`."""
-    config, spec = _prepare(scenario, cca, duration_s, seed, overrides, trace)
-    started = time.monotonic()
+    with _prepare(scenario, cca, duration_s, seed, overrides, trace) as (config, spec):
+        started = time.monotonic()
+        samples = _run_command(spec, command)
+    config = {**config, "duration_s": samples[-1]["t_s"] if samples else INTERVAL_S}
+    config["emulated"]["command"] = command
+    return _command_result(config, samples, time.monotonic() - started)
+
+
+def _run_command(spec: dict[str, Any], command: list[str]) -> list[dict[str, Any]]:
+    """The link alone (the binary's `link` mode) with `command` beside it; its samples."""
     link = subprocess.Popen(
         [str(find_binary()), "link"],
         stdin=subprocess.PIPE,
@@ -107,16 +119,14 @@ def emulate_command(
             ["ip", "netns", "exec", ready["sender_ns"], *command], env=env, start_new_session=True
         )
         try:
-            samples = _sample_command(link, child, ready, spec["duration_s"])
+            return _sample_command(link, child, ready, spec["duration_s"])
         finally:
             _end_group(child)
     finally:
         _end(link)
-    config = {**config, "duration_s": samples[-1]["t_s"] if samples else INTERVAL_S}
-    config["emulated"]["command"] = command
-    return _command_result(config, samples, time.monotonic() - started)
 
 
+@contextmanager
 def _prepare(
     scenario: str,
     cca: str,
@@ -124,23 +134,63 @@ def _prepare(
     seed: int | None,
     overrides: list[str] | None,
     trace: Path | None,
-) -> tuple[dict, dict]:
+) -> Iterator[tuple[dict, dict]]:
     """The effective config, with what is emulated under `emulated` (which goes to the
-    summary, so that config.json stays a scenario `wavecc run` takes), and the spec."""
+    summary, so that config.json stays a scenario `wavecc run` takes), and the spec.
+    A radio scenario without a trace has its own exported into a directory of its
+    own, which lives as long as the context (the emulator reads it as it starts)."""
     config = effective_config(scenario, seed=seed, overrides=overrides)
+    duration = float(duration_s if duration_s is not None else config["duration_s"])
+    check_minimum("--duration", duration, INTERVAL_S, note=" s")
+    flow = _check_flows(config)
     # A scenario whose path is a link trace (`path.trace`) emulates that trace.
     trace = trace if trace is not None else config["path"].get("trace")
-    if trace is None:
-        path = link_spec(config)
-    else:
-        _check_flows(config["flows"])
-        path = {"trace": str(Path(trace).resolve())}
-    spec = {**path, "cca": cca, "seed": int(config.get("seed", 1))}
-    spec["duration_s"] = float(duration_s if duration_s is not None else config["duration_s"])
-    check_minimum("--duration", spec["duration_s"], INTERVAL_S, note=" s")
-    _check_can_emulate()
-    emulated = {"cca": cca, **({"trace": path["trace"]} if trace is not None else {})}
-    return {**config, "duration_s": spec["duration_s"], "emulated": emulated}, spec
+    emulated: dict[str, Any] = {"cca": cca}
+    with tempfile.TemporaryDirectory(prefix="wavecc-emulate-") as owned:
+        if trace is not None:
+            path = {"trace": str(Path(trace).resolve())}
+            emulated["trace"] = path["trace"]
+        elif config.get("radio") is not None:
+            _check_can_emulate()  # before a long measuring run, not after it
+            exported = Path(owned) / "link.csv"
+            source = {"scenario": scenario, "seed": seed, "overrides": overrides or []}
+            emulated["trace_exported"] = _export_trace(config, source, duration, exported)
+            path = {"trace": str(exported)}
+        else:
+            path = link_spec(config)
+        spec = {**path, **flow, "cca": cca, "seed": int(config.get("seed", 1))}
+        spec["duration_s"] = duration
+        _check_can_emulate()
+        yield {**config, "duration_s": duration, "emulated": emulated}, spec
+
+
+def _export_trace(
+    config: dict[str, Any], source: dict[str, Any], duration_s: float, out: Path
+) -> dict[str, Any]:
+    """Writes the trace of the radio path of `config` (the effective form of `source`,
+    the scenario as given) as `wavecc trace export` does (a UDP-saturated run of
+    `duration_s` towards flows[0]'s UE) to `out`; returns what the summary says of it,
+    enough to export it again."""
+    sys.stderr.write(
+        f"exporting {config.get('name', 'unnamed')}'s link trace "
+        f"({duration_s:g} s of radio, as 'wavecc trace export')\n"
+    )
+    trace = traces.export(
+        source["scenario"],
+        duration_s=duration_s,
+        seed=source["seed"],
+        overrides=source["overrides"],
+    )
+    traces.write(trace, out)
+    return {
+        "scenario": config.get("name", "unnamed"),
+        "ue": config["flows"][0].get("ue", 0),
+        "seed": config.get("seed", 1),
+        "duration_s": duration_s,
+        "slot_s": trace.slot_s,
+        "slots": len(trace.bytes),
+        "mean_rate_mbps": trace.mean_rate_bps / 1e6,
+    }
 
 
 def effective_config(
@@ -164,11 +214,11 @@ def link_spec(config: dict[str, Any]) -> dict[str, Any]:
     """The two directions of a wired scenario's `path` as the binary takes them."""
     if config.get("radio") is not None:
         raise ConfigError(
-            f"scenario {config.get('name')!r} has a radio path: emulating it needs its link "
-            "trace (--trace FILE), which 'wavecc trace export' writes; wired scenarios "
-            "(path.rate_bps) can be emulated as they are"
+            f"scenario {config.get('name')!r} has a radio path, which is a link trace "
+            "('wavecc trace export' writes it; 'wavecc emulate' exports it itself), "
+            "not two directions"
         )
-    _check_flows(config["flows"])
+    _check_flows(config)
     path = config["path"]
     loss = path["loss"]
     if loss.get("gilbert_elliott") is not None:
@@ -195,16 +245,23 @@ def link_spec(config: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _check_flows(flows: list[dict[str, Any]]) -> None:
-    """The emulator runs one bulk flow from the start, with no access link of its own."""
+def _check_flows(config: dict[str, Any]) -> dict[str, Any]:
+    """The emulator runs one flow from the start, with no access link of its own,
+    whose application is bulk or writes at a rate; returns the application as the
+    binary's spec takes it (`rate`, absent for bulk)."""
+    flows = config["flows"]
     if len(flows) != 1:
         raise ConfigError(
-            f"wavecc emulate runs one bulk flow; the scenario has {len(flows)} "
-            "flows (set flows to one bulk flow)"
+            f"wavecc emulate runs one flow; the scenario has {len(flows)} "
+            "flows (set flows to one bulk or rate flow)"
         )
     flow = flows[0]
+    if flow.get("app") not in _APPS:
+        raise ConfigError(
+            f"flows[0].app = {flow.get('app')!r} cannot be emulated yet "
+            f"(only {' or '.join(map(repr, _APPS))})"
+        )
     for key, plain in (
-        ("app", "bulk"),
         ("start_s", 0.0),
         ("access_delay_s", 0.0),
         ("access_rate_bps", None),
@@ -214,6 +271,14 @@ def _check_flows(flows: list[dict[str, Any]]) -> None:
             raise ConfigError(
                 f"flows[0].{key} = {flow.get(key)!r} cannot be emulated yet (only {plain!r})"
             )
+    if flow["app"] == "bulk":
+        return {}
+    write_bytes = flow.get("write_bytes") or config["tcp"]["mss_bytes"]
+    return {"rate": {"bps": flow["rate_bps"], "write_bytes": write_bytes}}
+
+
+# The applications the emulator's sender can play (docs/emulation.md).
+_APPS = ("bulk", "rate")
 
 
 def _check_can_emulate() -> None:
@@ -408,7 +473,7 @@ def _summary(
     flow = {
         "flow": 0,
         "cca": cca,
-        "app": "bulk",
+        "app": config["flows"][0]["app"],
         "transport": "tcp",
         "goodput_mbps": totals["bytes_delivered"] * 8 / config["duration_s"] / 1e6,
         "bytes_delivered": totals["bytes_delivered"],

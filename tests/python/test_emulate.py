@@ -122,12 +122,32 @@ def test_what_cannot_be_emulated_yet_is_refused_by_name():
         emulate.link_spec(emulate.effective_config("urban"))
     with pytest.raises(ConfigError, match=r"flows\[0\]\.start_s"):
         emulate.link_spec(emulate.effective_config("dumbbell-1g", overrides=["flows.0.start_s=1"]))
+    onoff = ["flows.0.app='onoff'", "flows.0.rate_bps=1e8", "flows.0.on_s=1", "flows.0.off_s=1"]
+    with pytest.raises(ConfigError, match=r"flows\[0\]\.app = 'onoff' .*'bulk' or 'rate'"):
+        emulate.link_spec(emulate.effective_config("dumbbell-1g", overrides=onoff))
 
 
-def test_a_radio_scenario_is_refused_in_one_line(cli, tmp_path):
-    done = cli("emulate", "urban", "--cca", "cubic")
+def test_a_rate_application_is_played_by_the_emulators_sender():
+    # urban's server: 1400-byte writes at 1 Gb/s.
+    assert emulate._check_flows(emulate.effective_config("urban")) == {
+        "rate": {"bps": 1e9, "write_bytes": 1400}
+    }
+    # Without write_bytes, the application writes one MSS at a time, as in the simulator.
+    paced = emulate.effective_config(
+        "dumbbell-1g", overrides=["flows.0.app='rate'", "flows.0.rate_bps=5e7"]
+    )
+    assert emulate._check_flows(paced) == {"rate": {"bps": 5e7, "write_bytes": 1400}}
+    assert emulate._check_flows(emulate.effective_config("dumbbell-1g")) == {}
+
+
+def test_a_scenario_with_several_flows_is_refused_in_one_line(cli, tmp_path):
+    two = "flows=[{cca = 'cubic', app = 'bulk'}, {cca = 'reno', app = 'bulk'}]"
+    done = cli("emulate", "urban", "--cca", "cubic", "--set", two)
     assert done.returncode == 2
-    assert done.stderr.count("\n") == 1 and "wavecc trace export" in done.stderr
+    assert done.stderr == (
+        "wavecc: error: wavecc emulate runs one flow; the scenario has 2 flows "
+        "(set flows to one bulk or rate flow)\n"
+    )
     assert not (tmp_path / "work" / "out").exists()
 
 
@@ -225,6 +245,7 @@ def test_emulate_writes_a_run_and_leaves_no_namespace(emu_env, tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert _ours() == before
+    assert "link: the scenario's path\n" in done.stdout
     summary = json.loads((out / "summary.json").read_text())
     flow = summary["flows"][0]
     assert flow["cca"] == "cubic"
@@ -241,6 +262,51 @@ def test_emulate_writes_a_run_and_leaves_no_namespace(emu_env, tmp_path):
     # Saved like a run: the same kind of output directory, refused without --force.
     again = _cli(emu_env, tmp_path, "emulate", "dumbbell-1g", "--cca", "cubic", "--out", str(out))
     assert again.returncode == 2 and "--force" in again.stderr
+
+
+@needs_namespaces
+def test_a_radio_scenario_runs_over_its_own_exported_trace(emu_env, tmp_path):
+    before = _ours()
+    # The run exports the trace into a directory of its own under TMPDIR, and removes it.
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    env = {**emu_env, "TMPDIR": str(scratch)}
+    out = tmp_path / "urban"
+    done = _cli(
+        env, tmp_path, "emulate", "urban", "--cca", "bbr", "--duration", "2", "--out", str(out)
+    )
+    assert done.returncode == 0, done.stderr
+    # A run removes stale namespaces of runs that died, so fewer may be left than before.
+    assert set(_ours()) <= set(before), "the run left a namespace behind"
+    assert list(scratch.iterdir()) == [], "the run left its exported trace behind"
+    assert "exporting urban's link trace (2 s of radio" in done.stderr
+    assert "link: urban's trace, exported for the run (UE 0, seed 1): " in done.stdout
+    assert sorted(p.name for p in out.iterdir()) == sorted(
+        [".wavecc-output.json", "summary.json", "config.json", "figure.png"]
+        + [f"{table}.parquet" for table in wavecc.result.TABLES]
+    )
+    summary = json.loads((out / "summary.json").read_text())
+    flow = summary["flows"][0]
+    assert (flow["cca"], flow["app"]) == ("bbr", "rate")
+    # urban's server writes at 1 Gb/s; 1448 of each 1500 bytes on the link are payload.
+    assert 100 < flow["goodput_mbps"] < 1000
+    # The trace's delays: 11 ms forward, 11.6 ms back.
+    assert 22.6 <= flow["min_rtt_ms"] < 40
+    exported = summary["emulated"]["trace_exported"]
+    assert {key: exported[key] for key in ("scenario", "ue", "seed", "duration_s", "slot_s")} == {
+        "scenario": "urban",
+        "ue": 0,
+        "seed": 1,
+        "duration_s": 2.0,
+        "slot_s": 1e-4,
+    }
+    # The radio offers 2.3 Gb/s on average over urban's first minute.
+    assert 1000 < exported["mean_rate_mbps"] < 4000
+    assert 19_000 < exported["slots"] <= 20_000, "2 s of 100 us slots, from the first delivery"
+    flows = pd.read_parquet(out / "flows.parquet")
+    assert len(flows) == 20 and (flows["srtt_ms"] >= 22.6).all()
+    config = json.loads((out / "config.json").read_text())
+    assert config["name"] == "urban" and config["radio"] is not None
 
 
 @needs_namespaces
@@ -358,6 +424,7 @@ def test_a_link_trace_replaces_the_scenarios_path(emu_env, tmp_path):
     assert 40 < summary["flows"][0]["goodput_mbps"] < 80 * 1448 / 1500
     assert 10 <= summary["flows"][0]["min_rtt_ms"] < 12
     assert summary["emulated"]["trace"] == str(trace)
+    assert f"link: the trace {trace}\n" in done.stdout
 
 
 @needs_namespaces
@@ -440,6 +507,7 @@ def test_a_command_runs_in_the_sender_namespace_and_its_connections_are_flows(em
     )
     assert done.returncode == 0, done.stderr
     assert _ours() == before
+    assert "link: the scenario's path\n" in done.stdout
     summary = json.loads((out / "summary.json").read_text())
     assert summary["sim_time_s"] < 4, "the run ends with the command"
     data = max(summary["flows"], key=lambda f: f["bytes_delivered"])

@@ -81,10 +81,10 @@ def test_the_emulator_takes_a_scenarios_path_trace(monkeypatch, tmp_path):
 
     monkeypatch.setattr(emulate, "_check_can_emulate", lambda: None)
     trace = write_trace(tmp_path / "t.csv", "0,1500\n")
-    config, spec = emulate._prepare(
+    with emulate._prepare(
         "trace-bottleneck", "cubic", 1.0, None, [f"path.trace={trace}"], None
-    )
-    assert spec["trace"] == str(trace) and "forward" not in spec
+    ) as (config, spec):
+        assert spec["trace"] == str(trace) and "forward" not in spec
     assert config["emulated"]["trace"] == str(trace)
 
 

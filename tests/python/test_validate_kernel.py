@@ -4,10 +4,12 @@ refusals, and (as root, with the emulator) a short comparison end to end."""
 from __future__ import annotations
 
 import csv
+import json
 import os
 import shutil
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -39,8 +41,8 @@ def _emulation_unavailable() -> str | None:
 UNAVAILABLE = _emulation_unavailable()
 
 
-def test_the_grid_is_three_algorithms_on_two_rates_with_and_without_loss():
-    assert len(kernel.CASES) == 12
+def test_the_grid_is_three_algorithms_on_two_rates_with_and_without_loss_and_urban():
+    assert len(kernel.CASES) == 15
     assert {(c.kernel_cca, c.cca) for c in kernel.CASES} == {
         ("reno", "newreno"),
         ("cubic", "cubic"),
@@ -50,8 +52,92 @@ def test_the_grid_is_three_algorithms_on_two_rates_with_and_without_loss():
         "cubic-500m-0",
         "cubic-500m-1e-4",
     ]
+    assert [c.name for c in kernel.select(["*-urban"])] == [
+        "reno-urban",
+        "cubic-urban",
+        "bbr-urban",
+    ]
     with pytest.raises(ConfigError, match="unknown kernel case 'vegas-1g'"):
         kernel.select(["vegas-1g"])
+
+
+TRACE = """# wavecc link trace 1
+# slot_s = 0.0001
+# forward_delay_s = 0.011
+# reverse_delay_s = 0.0116
+# buffer_bytes = 20971520
+t_s,bytes
+0.0000,38556
+0.0001,0
+"""
+
+
+def test_a_trace_case_runs_urbans_server_over_the_trace_on_both_sides(tmp_path):
+    trace = tmp_path / "urban.csv"
+    trace.write_text(TRACE)
+    (case,) = kernel.select(["bbr-urban"])
+    assert case.trace_of == "urban"
+    case = case.with_trace(trace)
+    emulated = emulate.effective_config(case.scenario, overrides=case.overrides())
+    simulated = resolve(case.scenario, cca=case.cca, overrides=case.overrides())
+    for config in (emulated, simulated):
+        assert Path(config["path"]["trace"]).resolve() == trace
+        assert config["tcp"]["mss_bytes"] == 1448 and config["tcp"]["min_rto_s"] == 0.2
+    # The urban study's server on the kernel's side too: 1400-byte writes at 1 Gb/s.
+    assert emulate._check_flows(emulated) == {"rate": {"bps": 1e9, "write_bytes": 1400}}
+    assert simulated["flows"][0]["app"] == "rate"
+    assert simulated["flows"][0]["cca"] == "bbr"
+    # The kernel's socket memory: the emulator's namespaces allow up to 64 MiB.
+    assert simulated["tcp"]["snd_buf_bytes"] == simulated["tcp"]["rcv_buf_bytes"] == 2**26
+
+
+def test_the_trace_is_exported_once_into_the_comparison_and_its_runs_name_it(monkeypatch, tmp_path):
+    # Without root: the kernel's side is played by the simulator, so that what is
+    # checked is what the comparison gives both sides and what it keeps.
+    exports: list[tuple[str, float]] = []
+    export = kernel.traces.export
+
+    def counted_export(scenario: str, **options: float) -> object:
+        exports.append((scenario, options["duration_s"]))
+        return export(scenario, **options)
+
+    read: list[str] = []
+
+    def stand_in(case: kernel.Case, run: int, duration_s: float) -> object:
+        trace = dict(case.settings)["path.trace"]
+        read.append(Path(trace).read_text())  # the file exists while the runs read it
+        simulated = kernel.run_wavecc(case, run, duration_s)
+        # What the emulator's summary says of its run.
+        emulated = {"cca": case.kernel_cca, "trace": trace, "load_average": 0.0}
+        return replace(simulated, summary={**simulated.summary, "emulated": emulated})
+
+    monkeypatch.setattr(kernel, "check_can_run", lambda: None)
+    monkeypatch.setattr(kernel.traces, "export", counted_export)
+    monkeypatch.setattr(kernel, "run_kernel", stand_in)
+    out = tmp_path / "cmp"
+    cases = kernel.select(["cubic-urban", "bbr-urban"])
+    kernel.compare(cases, out, runs=1, duration_s=0.5, figures=False)
+    assert exports == [("urban", 0.5)], "one export, of the runs' duration, for both cases"
+    kept = out / "traces" / "urban.csv"
+    assert read == [kept.read_text()] * 2
+    assert kept.read_text().startswith("# wavecc link trace 1\n")
+    for case in ("cubic-urban", "bbr-urban"):
+        for side in ("kernel-1", "wavecc-1"):
+            run_dir = out / "runs" / case / side
+            config = json.loads((run_dir / "config.json").read_text())
+            # As a run's config.json does: the absolute path, here the comparison's copy.
+            assert config["path"]["trace"] == str(kept.resolve())
+            summary = json.loads((run_dir / "summary.json").read_text())
+            if side == "kernel-1":
+                assert summary["emulated"]["trace"] == str(kept.resolve())
+    rows = list(csv.DictReader(open(out / "runs.csv", encoding="utf-8")))
+    assert [(r["case"], r["side"]) for r in rows] == [
+        ("cubic-urban", "kernel"),
+        ("cubic-urban", "wavecc"),
+        ("bbr-urban", "kernel"),
+        ("bbr-urban", "wavecc"),
+    ]
+    assert all(float(r["goodput_mbps"]) > 0 for r in rows)
 
 
 def test_both_sides_get_the_same_link_with_a_buffer_of_one_bdp():
@@ -111,10 +197,18 @@ def test_the_overlay_takes_settings_that_are_not_numbers(tmp_path):
 
     import pandas as pd
 
-    from wavecc.validate.kernel_plot import overlay
+    from wavecc.validate.kernel_plot import overlay, settings_line
 
-    # A link trace's case names its file: the title must show it, not fail on it.
-    case = kernel.Case("cubic-trace", "cubic", "cubic", (("path.trace", "urban.csv"),))
+    # A link trace's case names its file: the title must show it, not fail on it, and
+    # by its name (the runs read it from the comparison's staging directory).
+    staged = "/tmp/.cmp.1-ab.partial/traces/urban.csv"
+    case = kernel.Case("cubic-trace", "cubic", "cubic", (("path.trace", staged),))
+    assert settings_line(case) == "trace urban.csv"
+    (bbr,) = kernel.select(["bbr-urban"])
+    assert settings_line(bbr) == (
+        "app rate, rate_bps 1e+09, write_bytes 1400, snd_buf_bytes 6.71089e+07, "
+        "rcv_buf_bytes 6.71089e+07"
+    )
     flows = pd.DataFrame(
         {
             "t_s": [0.1, 0.2],
@@ -217,3 +311,33 @@ def test_a_short_comparison_writes_the_table_the_runs_and_a_figure(tmp_path):
 def _namespaces() -> set[str]:
     listing = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True, check=True)
     return {line.split()[0] for line in listing.stdout.splitlines() if line.startswith("wavecc-")}
+
+
+@pytest.mark.skipif(UNAVAILABLE is not None, reason=str(UNAVAILABLE))
+def test_an_urban_case_runs_both_sides_over_urbans_exported_trace(tmp_path):
+    binary = os.environ.get("WAVECC_EMU") or str(REPO / "target" / "release" / "wavecc-emu")
+    out = tmp_path / "cmp"
+    done = subprocess.run(
+        [sys.executable, "-m", "wavecc", "validate", "kernel", "--cases", "bbr-urban"]
+        + ["--runs", "1", "--duration", "2", "--no-figures", "--out", str(out)],
+        env={**os.environ, "WAVECC_EMU": binary},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.endswith(
+        f"wrote {out}: comparison.csv, comparison.md, runs.csv, runs/, traces/\n"
+    )
+    kept = out / "traces" / "urban.csv"
+    assert "# wavecc link trace 1" in kept.read_text()
+    for side in ("kernel", "wavecc"):
+        run_dir = out / "runs" / "bbr-urban" / f"{side}-1"
+        config = json.loads((run_dir / "config.json").read_text())
+        assert config["path"]["trace"] == str(kept.resolve())
+        flow = json.loads((run_dir / "summary.json").read_text())["flows"][0]
+        assert (flow["cca"], flow["app"]) == ("bbr", "rate")
+        # urban's server writes at 1 Gb/s; the trace's delays are 11 ms and 11.6 ms.
+        assert 100 < flow["goodput_mbps"] < 1000, (side, flow)
+        assert 22.5 < flow["min_rtt_ms"] < 30, (side, flow)

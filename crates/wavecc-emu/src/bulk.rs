@@ -1,6 +1,7 @@
-//! A bulk TCP flow with the kernel's congestion control across the emulated link:
-//! a receiver in the receiver namespace, a sender in the sender namespace that sets
-//! TCP_CONGESTION, and a sampler that reads TCP_INFO and the link every interval.
+//! A TCP flow with the kernel's congestion control across the emulated link: a
+//! receiver in the receiver namespace, a sender in the sender namespace that sets
+//! TCP_CONGESTION and writes as the flow's application does (always, or at a rate),
+//! and a sampler that reads TCP_INFO and the link every interval.
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -24,7 +25,22 @@ pub struct Flow {
     pub cca: String,
     pub duration_s: f64,
     pub interval_s: f64,
+    /// None: a bulk application, which keeps the send buffer full.
+    pub rate: Option<Rate>,
 }
+
+/// An application that writes `write_bytes` every `write_bytes` x 8 / `bps` seconds,
+/// as the simulator's `app = "rate"`: a write that finds the send buffer full is lost.
+#[derive(Clone, Copy, Debug, PartialEq, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rate {
+    pub bps: f64,
+    pub write_bytes: u64,
+}
+
+/// How often the paced writer wakes: it writes what fell due since in one system call
+/// (1 ms of a 1 Gb/s application is 125 kB, well under a 20 ms RTT's worth).
+const WRITE_TICK_NS: u64 = 1_000_000;
 
 /// Runs the flow, printing one JSON line per sample and a last one with the summary.
 pub fn run(
@@ -37,7 +53,11 @@ pub fn run(
     let done = Arc::new(AtomicBool::new(false));
     let receiver = spawn_receiver(&ns.receiver, received.clone(), done.clone())?;
     let socket = connect(&ns.sender, &flow.cca)?;
-    let sender = spawn_sender(socket.try_clone().map_err(|e| e.to_string())?, done.clone());
+    let writer = socket.try_clone().map_err(|e| e.to_string())?;
+    let sender = match flow.rate {
+        None => spawn_sender(writer, done.clone()),
+        Some(rate) => spawn_paced_sender(writer, rate, done.clone()),
+    };
     // On a signal the threads are not joined: one may be blocked on a link that no
     // longer forwards, and leaving at once lets the namespaces go; exit ends them.
     sample(&socket, &received, links, flow, emit)?;
@@ -244,6 +264,49 @@ fn spawn_sender(mut stream: TcpStream, done: Arc<AtomicBool>) -> std::thread::Jo
     })
 }
 
+fn spawn_paced_sender(
+    stream: TcpStream,
+    rate: Rate,
+    done: Arc<AtomicBool>,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        let chunk = vec![0u8; 1 << 20];
+        let start = now_ns();
+        let mut written = 0u64;
+        let mut tick = 0;
+        while !done.load(Ordering::Relaxed) && !stopped() {
+            let due = bytes_due(rate, now_ns() - start);
+            // What the buffer cannot take now is lost, as the application's writes are.
+            let mut owed = due - written;
+            while owed > 0 {
+                let n = owed.min(chunk.len() as u64) as usize;
+                let sent = unsafe {
+                    libc::send(
+                        stream.as_raw_fd(),
+                        chunk.as_ptr().cast(),
+                        n,
+                        libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL,
+                    )
+                };
+                if sent <= 0 {
+                    break;
+                }
+                owed -= sent as u64;
+            }
+            written = due;
+            tick += 1;
+            sleep_until(start + tick * WRITE_TICK_NS);
+        }
+    })
+}
+
+/// Bytes the application has written `elapsed_ns` after its start: one write at the
+/// start and one every interval after it.
+fn bytes_due(rate: Rate, elapsed_ns: u64) -> u64 {
+    let interval_ns = rate.write_bytes as f64 * 8.0 * 1e9 / rate.bps;
+    ((elapsed_ns as f64 / interval_ns).floor() as u64 + 1) * rate.write_bytes
+}
+
 fn tcp_info(socket: &TcpStream) -> libc::tcp_info {
     let mut info: libc::tcp_info = unsafe { std::mem::zeroed() };
     let mut len = std::mem::size_of::<libc::tcp_info>() as libc::socklen_t;
@@ -282,4 +345,22 @@ fn netstat_in(ns: &str, names: &[&str]) -> u64 {
     .ok()
     .flatten()
     .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rate_application_writes_once_at_the_start_and_then_on_its_clock() {
+        // 1400 bytes at 1 Gb/s: a write every 11.2 us.
+        let rate = Rate {
+            bps: 1e9,
+            write_bytes: 1400,
+        };
+        assert_eq!(bytes_due(rate, 0), 1400);
+        assert_eq!(bytes_due(rate, 11_199), 1400);
+        assert_eq!(bytes_due(rate, 11_200), 2800);
+        assert_eq!(bytes_due(rate, 1_000_000_000), (89_285 + 1) * 1400);
+    }
 }

@@ -88,6 +88,8 @@ pub struct Link {
     /// and the bytes it has left.
     slot: u64,
     slot_left: u64,
+    /// Slots: when slot 0 begins (the trace's time 0), on the clock `offer` is given.
+    epoch_ns: u64,
     pub counters: Counters,
 }
 
@@ -101,8 +103,17 @@ impl Link {
             busy_until_ns: 0.0,
             slot: NO_SLOT,
             slot_left: 0,
+            epoch_ns: 0,
             counters: Counters::default(),
         }
+    }
+
+    /// The link with its trace's slot 0 beginning at `epoch_ns` (default 0), so that
+    /// a run replays the trace from its start as the simulator does, whatever the
+    /// clock read when the run began.
+    pub fn starting_at(mut self, epoch_ns: u64) -> Link {
+        self.epoch_ns = epoch_ns;
+        self
     }
 
     /// Offers a packet of `len` bytes arriving at `now_ns` (non-decreasing over calls).
@@ -160,7 +171,7 @@ impl Link {
             }
             Capacity::Slots { slot_ns, bytes } => {
                 let (slot_ns, bytes) = (*slot_ns, bytes);
-                let now_slot = now_ns / slot_ns;
+                let now_slot = now_ns.saturating_sub(self.epoch_ns) / slot_ns;
                 if self.slot == NO_SLOT || self.slot < now_slot {
                     self.slot = now_slot;
                     self.slot_left = bytes[(now_slot % bytes.len() as u64) as usize];
@@ -176,7 +187,7 @@ impl Link {
                     self.slot += 1;
                     self.slot_left = bytes[(self.slot % bytes.len() as u64) as usize];
                 }
-                (self.slot + 1) * slot_ns
+                self.epoch_ns + (self.slot + 1) * slot_ns
             }
         }
     }
@@ -284,6 +295,20 @@ mod tests {
         );
         // A packet spanning slots leaves with the slot of its last byte.
         assert_eq!(at(l.offer(MS / 2, 3000)), 6 * MS + 5 * MS);
+    }
+
+    #[test]
+    fn a_trace_starts_at_its_links_epoch() {
+        let slots = Capacity::Slots {
+            slot_ns: MS,
+            bytes: vec![1500, 0, 0, 0],
+        };
+        let epoch = 1_000 * MS + MS / 2;
+        let mut l = link(slots, 0, None, Loss::default()).starting_at(epoch);
+        // Slot 0 begins at the epoch: a packet then leaves at its end, the next one
+        // waits for slot 0 of the next period.
+        assert_eq!(at(l.offer(epoch, 1500)), epoch + MS);
+        assert_eq!(at(l.offer(epoch, 1500)), epoch + 5 * MS);
     }
 
     #[test]

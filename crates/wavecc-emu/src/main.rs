@@ -1,6 +1,6 @@
 //! wavecc-emu: the link emulator behind `wavecc emulate` (docs/emulation.md).
 //!
-//!   wavecc-emu bulk        < SPEC.json   a bulk TCP flow across the emulated path
+//!   wavecc-emu bulk        < SPEC.json   a TCP flow (bulk or at a rate) across the path
 //!   wavecc-emu link        < SPEC, LINES the path alone, for a command run beside it
 //!   wavecc-emu selftest [PHASE_S]        the accuracy table
 //!   wavecc-emu cleanup                   removes namespaces killed runs left
@@ -67,6 +67,9 @@ struct BulkSpec {
     interval_s: f64,
     #[serde(default)]
     seed: u64,
+    /// The flow's application when it writes at a rate; absent: bulk.
+    #[serde(default)]
+    rate: Option<bulk::Rate>,
 }
 
 fn default_interval() -> f64 {
@@ -123,16 +126,19 @@ fn bulk_command(emit: &mut dyn FnMut(Value)) -> Result<(), String> {
     let ns = netns::Namespaces::create()?;
     let (sender, receiver) = ns.tun_pair()?;
     let (sender, receiver) = (Arc::new(sender), Arc::new(receiver));
+    // A trace's slot 0 is now, just before the flow (or the command) starts.
+    let epoch = sys::now_ns();
     let links = forward::Forwarders::start(
         &sender,
         &receiver,
-        Link::new(forward, spec.seed),
-        Link::new(reverse, spec.seed ^ 0x5eed),
+        Link::new(forward, spec.seed).starting_at(epoch),
+        Link::new(reverse, spec.seed ^ 0x5eed).starting_at(epoch),
     );
     let flow = bulk::Flow {
         cca: spec.cca,
         duration_s: spec.duration_s,
         interval_s: spec.interval_s,
+        rate: spec.rate,
     };
     bulk::run(&ns, &links, &flow, emit)
 }
@@ -154,11 +160,13 @@ fn link_command(emit: &mut dyn FnMut(Value)) -> Result<(), String> {
     ns.default_congestion_control(&spec.cca)?;
     let (sender, receiver) = ns.tun_pair()?;
     let (sender, receiver) = (Arc::new(sender), Arc::new(receiver));
+    // A trace's slot 0 is now, just before the flow (or the command) starts.
+    let epoch = sys::now_ns();
     let links = forward::Forwarders::start(
         &sender,
         &receiver,
-        Link::new(forward, spec.seed),
-        Link::new(reverse, spec.seed ^ 0x5eed),
+        Link::new(forward, spec.seed).starting_at(epoch),
+        Link::new(reverse, spec.seed ^ 0x5eed).starting_at(epoch),
     );
     emit(serde_json::json!({"ready": {
         "sender_ns": ns.sender, "receiver_ns": ns.receiver,

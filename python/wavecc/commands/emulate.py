@@ -15,16 +15,18 @@ from . import default_out, print_flows
 def add_parser(commands: argparse._SubParsersAction) -> None:
     parser = commands.add_parser(
         "emulate",
-        help="run the kernel's TCP over a wired scenario's link, emulated (root)",
-        description="Runs one bulk TCP flow with the kernel's congestion control between two "
-        "network namespaces joined by wavecc's link emulator, and writes the same result "
-        "files as 'wavecc run'. --selftest measures the emulator's accuracy instead.",
+        help="run the kernel's TCP over a scenario's link, emulated (root)",
+        description="Runs the scenario's TCP flow (bulk or at a rate) with the kernel's "
+        "congestion control between two network namespaces joined by wavecc's link "
+        "emulator, and writes the same result files as 'wavecc run'. A radio scenario's "
+        "link is its trace, exported as 'wavecc trace export' does (flows[0]'s UE). "
+        "--selftest measures the emulator's accuracy instead.",
     )
     parser.add_argument(
         "scenario",
         nargs="?",
         metavar="SCENARIO",
-        help="a TOML file or a built-in id with a wired path (any path with --trace)",
+        help="a TOML file or a built-in id with one flow",
     )
     parser.add_argument(
         "--cca",
@@ -50,7 +52,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "--trace",
         type=Path,
         metavar="FILE",
-        help="a wavecc link trace (docs/emulation.md) to use instead of the scenario's path",
+        help="a wavecc link trace (docs/traces.md) to use instead of the scenario's path "
+        "(a radio scenario's default: its own, exported for the run)",
     )
     parser.add_argument(
         "--out",
@@ -69,8 +72,8 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
         "100 Mb/s, 500 Mb/s, 1 Gb/s and a 125 us slot trace",
     )
     parser.epilog = (
-        "-- COMMAND ...: run COMMAND in the sender namespace instead of the bulk "
-        "flow ($WAVECC_RECEIVER_ADDR is the receiver, $WAVECC_RECEIVER_NS its "
+        "-- COMMAND ...: run COMMAND in the sender namespace instead of the "
+        "scenario's flow ($WAVECC_RECEIVER_ADDR is the receiver, $WAVECC_RECEIVER_NS its "
         "namespace); each TCP connection it opens is a flow"
     )
     parser.set_defaults(handler=handle, run_command=[])
@@ -110,7 +113,23 @@ def _print_flows(summary: dict) -> None:
         f"{summary['name']}: {summary['sim_time_s']:g} s emulated on Linux "
         f"{emulated['kernel']} (load average {emulated['load_average']:.2f})"
     )
+    print(f"link: {_link(emulated)}")
     print_flows(summary["flows"])
+
+
+def _link(emulated: dict) -> str:
+    """What the kernel's flow ran over: the scenario's path, a trace file, or a radio
+    scenario's own trace, exported for the run."""
+    exported = emulated.get("trace_exported")
+    if exported is not None:
+        return (
+            f"{exported['scenario']}'s trace, exported for the run (UE {exported['ue']}, "
+            f"seed {exported['seed']}): {exported['slots']} slots of "
+            f"{exported['slot_s'] * 1e3:g} ms, mean {exported['mean_rate_mbps']:.1f} Mb/s"
+        )
+    if "trace" in emulated:
+        return f"the trace {emulated['trace']}"
+    return "the scenario's path"
 
 
 _SELFTEST = Table(

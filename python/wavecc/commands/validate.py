@@ -151,7 +151,8 @@ def _add_kernel(peers: argparse._SubParsersAction) -> None:
         help="compare wavecc's Linux stack with the Linux kernel's TCP, emulated (root)",
         description="Runs the kernel's reno, cubic and bbr across wavecc's link emulator and "
         "wavecc's linux stack on the same links, several runs each, and compares goodput, "
-        "mean RTT and retransmissions. Needs root and the emulator (see 'wavecc emulate').",
+        "mean RTT and retransmissions: dumbbells, and urban's radio link as its exported "
+        "trace ('*-urban'). Needs root and the emulator (see 'wavecc emulate').",
     )
     parser.add_argument(
         "--cases",
@@ -250,8 +251,9 @@ def handle_kernel(args: argparse.Namespace) -> int:
         f"{noise} differ by no more than the spread over runs explains "
         f"(Welch p >= {validate.SIGNIFICANCE})"
     )
+    traces = ", traces/" if any(case.trace_of is not None for case in cases) else ""
     print(
-        f"wrote {out}: comparison.csv, comparison.md, runs.csv, runs/"
+        f"wrote {out}: comparison.csv, comparison.md, runs.csv, runs/{traces}"
         + ("" if args.no_figures else " and one figure per case")
     )
     return 0

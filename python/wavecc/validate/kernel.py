@@ -4,8 +4,9 @@ the same link, the kernel's side emulated (`wavecc emulate`, docs/emulation.md).
 A case is an algorithm (the kernel's name and wavecc's) and a link, given as settings
 that both sides apply to the same base scenario: the emulator runs the kernel across
 the scenario's path with them (`wavecc emulate SCENARIO --set ...`), the simulator runs
-the scenario with them (`wavecc run SCENARIO --set ...`). A link trace is one more such
-case once `wavecc trace export` writes urban's trace and both sides read it.
+the scenario with them (`wavecc run SCENARIO --set ...`). A trace case's link is a
+radio scenario's exported trace (`wavecc trace export`, written once per comparison
+into its output), which both sides read as `path.trace`.
 
 The kernel is not deterministic (scheduling, timers, the machine's load) and the
 simulator's random loss depends on its seed, so each side runs several times (runs
@@ -21,11 +22,11 @@ import os
 import statistics
 import warnings
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from .. import emulate, outdir
+from .. import emulate, outdir, traces
 from ..atomic import atomic_directory
 from ..result import Result
 from .cases import match_names
@@ -58,6 +59,12 @@ class Case:
     cca: str
     settings: tuple[tuple[str, Any], ...]
     scenario: str = BASE_SCENARIO
+    # The radio scenario whose exported trace is the link (`with_trace` sets it).
+    trace_of: str | None = None
+
+    def with_trace(self, path: Path) -> Case:
+        """The case with `path` (the trace of `trace_of`) as its link on both sides."""
+        return replace(self, settings=(*self.settings, ("path.trace", str(path))))
 
     def overrides(self) -> list[str]:
         """The settings as `--set` overrides, the aligned ones included."""
@@ -76,6 +83,25 @@ def dumbbell(rate_bps: float, per_packet: float) -> tuple[tuple[str, Any], ...]:
     )
 
 
+# The radio scenario of the trace cases, and its flow: the urban study's server, 1400-byte
+# writes at 1 Gb/s, which keeps the emulated link at a rate its selftest certifies
+# (docs/emulation.md) where urban's trace offers 2.3 Gb/s on average.
+TRACE_SCENARIO = "urban"
+TRACE_BASE = "trace-bottleneck"
+# The kernel's socket memory in the emulator's namespaces (tcp_wmem and tcp_rmem of up
+# to 64 MiB), aligned on wavecc's side as the MSS is: in urban's blockage the kernel's
+# window grows past urban's 6.5 MB buffers until the 20 MiB RLC buffer overflows. A
+# dumbbell case's window stays below 3 MB, where the buffers do not bind.
+KERNEL_SOCKET_BYTES = 64 * 2**20
+URBAN_SETTINGS = (
+    ("flows.0.app", "rate"),
+    ("flows.0.rate_bps", 1e9),
+    ("flows.0.write_bytes", 1400),
+    ("tcp.snd_buf_bytes", KERNEL_SOCKET_BYTES),
+    ("tcp.rcv_buf_bytes", KERNEL_SOCKET_BYTES),
+)
+
+
 def _grid() -> tuple[Case, ...]:
     cases = []
     for kernel_cca, cca in ALGORITHMS:
@@ -83,6 +109,9 @@ def _grid() -> tuple[Case, ...]:
             for per_packet, loss in ((0.0, "0"), (1e-4, "1e-4")):
                 name = f"{kernel_cca}-{rate}-{loss}"
                 cases.append(Case(name, kernel_cca, cca, dumbbell(rate_bps, per_packet)))
+    for kernel_cca, cca in ALGORITHMS:
+        name = f"{kernel_cca}-{TRACE_SCENARIO}"
+        cases.append(Case(name, kernel_cca, cca, URBAN_SETTINGS, TRACE_BASE, TRACE_SCENARIO))
     return tuple(cases)
 
 
@@ -235,8 +264,9 @@ def compare(
     on_case: Callable[[Row], None] | None = None,
 ) -> Comparison:
     """Runs each case `runs` times on each side and writes out/comparison.csv (a row
-    per case), out/runs.csv (a row per run), out/comparison.md, out/<case>.png and
-    every run's result files in out/runs/<case>/<side>-<run>/.
+    per case), out/runs.csv (a row per run), out/comparison.md, out/<case>.png,
+    every run's result files in out/runs/<case>/<side>-<run>/ and the trace cases'
+    exported traces in out/traces/<scenario>.csv.
     Needs root and the emulator (`emulate.EmulationFailed` otherwise, before anything
     runs); `out` follows outdir's rules (`outdir.OutputRefused`)."""
     out = Path(out)
@@ -245,12 +275,21 @@ def compare(
     outdir.check(out, COMPARISON, force=force)
     rows: list[Row] = []
     with atomic_directory(out, discard=outdir.discard) as staging:
+        exported: dict[str, Path] = {}
         for case in cases:
+            trace = None
+            if case.trace_of is not None:
+                if case.trace_of not in exported:
+                    exported[case.trace_of] = _export(case.trace_of, duration_s, staging)
+                trace = exported[case.trace_of]
+                case = case.with_trace(trace)
             kernel = [run_kernel(case, k, duration_s) for k in range(1, runs + 1)]
             wavecc = [run_wavecc(case, k, duration_s) for k in range(1, runs + 1)]
             row = Row(case.name, tuple(map(measure, kernel)), tuple(map(measure, wavecc)))
             rows.append(row)
-            _save_runs(staging / "runs" / case.name, {"kernel": kernel, "wavecc": wavecc})
+            saved = {"kernel": kernel, "wavecc": wavecc}
+            kept = None if trace is None else out.resolve() / trace.relative_to(staging)
+            _save_runs(staging / "runs" / case.name, saved, kept)
             if figures:
                 from .kernel_plot import overlay
 
@@ -264,12 +303,35 @@ def compare(
     return Comparison(rows)
 
 
-def _save_runs(directory: Path, runs: dict[str, list[Result]]) -> None:
+def _export(scenario: str, duration_s: float, staging: Path) -> Path:
+    """`scenario`'s link trace for runs of `duration_s` (`wavecc trace export SCENARIO
+    --duration S`), written into the comparison as traces/<scenario>.csv."""
+    path = staging / "traces" / f"{scenario}.csv"
+    path.parent.mkdir(exist_ok=True)
+    traces.write(traces.export(scenario, duration_s=duration_s), path)
+    return path
+
+
+def _save_runs(directory: Path, runs: dict[str, list[Result]], trace: Path | None) -> None:
     """Every run's result files (as `wavecc run` writes them, without the figure) in
-    directory/<side>-<run>, so that a difference can be traced to its time series."""
+    directory/<side>-<run>, so that a difference can be traced to its time series; a
+    trace case's runs name `trace`, the comparison's copy of their trace."""
     for side, results in runs.items():
         for k, result in enumerate(results, start=1):
+            if trace is not None:
+                result = _trace_named(result, trace)
             result.save(directory / f"{side}-{k}", figure=False)
+
+
+def _trace_named(result: Result, trace: Path) -> Result:
+    """The run with its link trace named `trace`: the runs read it from the
+    comparison's staging directory, which becomes `out` only at the end, so the path
+    they ran with would name nothing once the comparison is written."""
+    config = {**result.config, "path": {**result.config["path"], "trace": str(trace)}}
+    summary = result.summary
+    if "trace" in summary.get("emulated", {}):
+        summary = {**summary, "emulated": {**summary["emulated"], "trace": str(trace)}}
+    return replace(result, config=config, summary=summary)
 
 
 def check_can_run() -> None:

@@ -47,11 +47,8 @@ def overlay(
         ax.set_ylim(bottom=0)
     axes[-1].set_xlabel("time (s)")
     axes[0].legend(loc="lower center", bbox_to_anchor=(0.5, 1.02), ncols=2, frameon=False)
-    settings = ", ".join(
-        f"{key.rsplit('.', 1)[-1]} {_shown(value)}" for key, value in case.settings
-    )
     fig.suptitle(
-        f"{case.name}: kernel {case.kernel_cca} / wavecc {case.cca}\n{settings}\n"
+        f"{case.name}: kernel {case.kernel_cca} / wavecc {case.cca}\n{settings_line(case)}\n"
         f"goodput {row.mean('kernel', 'goodput_mbps'):.1f} / "
         f"{row.mean('wavecc', 'goodput_mbps'):.1f} Mb/s "
         f"({pct_cell(row.diff('goodput_mbps'))}), mean srtt "
@@ -62,6 +59,17 @@ def overlay(
     fig.savefig(path, dpi=100)
 
 
-def _shown(value: object) -> str:
-    """A setting for the title: numbers short (5e+08), anything else as it is."""
+def settings_line(case: Case) -> str:
+    """The case's settings for the title, each by its last key."""
+    return ", ".join(
+        f"{key.rsplit('.', 1)[-1]} {_shown(key, value)}" for key, value in case.settings
+    )
+
+
+def _shown(key: str, value: object) -> str:
+    """A setting for the title: numbers short (5e+08), a trace by its file's name (the
+    comparison's runs read it from a staging directory whose path says nothing),
+    anything else as it is."""
+    if key == "path.trace":
+        return Path(str(value)).name
     return format(value, "g") if isinstance(value, int | float) else str(value)

@@ -30,7 +30,8 @@ class CaseFailed(RuntimeError):
 class Case:
     name: str
     scenario: str
-    cca: str
+    # Every flow's algorithm; None keeps the scenario's own mix.
+    cca: str | None
     overrides: tuple[str, ...] = ()
 
 
@@ -52,6 +53,17 @@ CASES = (
     Case("cubic-urban-60s", "urban", "cubic", ("duration_s=60",)),
     Case("cubic-multiuser-40s", "mateo-multiuser", "cubic", ("duration_s=40",)),
 )
+
+# The scaling cases (`--cases scaling`): the city grid with 10 to 1000 UEs for 5
+# simulated seconds each, the same streets, gNBs and (first) UEs in every one, and the
+# 100-UE city for the full minute. Not in the default run: the largest takes minutes.
+SCALING_UES = (10, 30, 100, 300, 1000)
+SCALING = (
+    *(Case(f"city-{n}ue-5s", f"city-{n}ue", None, ("duration_s=5",)) for n in SCALING_UES),
+    Case("city-100ue-60s", "city-100ue", None, ("duration_s=60",)),
+)
+# What `--cases` accepts besides case names: a group's name for all its cases.
+GROUPS = {"scaling": SCALING}
 
 
 @dataclass(frozen=True)
@@ -119,15 +131,17 @@ class Repeated:
 
 
 def select(names: Iterable[str] | None) -> list[Case]:
-    """The cases called `names`, in the order given; all of them for None."""
+    """The cases called `names` (a group's name stands for its cases), in the order
+    given; the standard cases for None."""
     if names is None:
         return list(CASES)
-    by_name = {case.name: case for case in CASES}
+    names = list(names)
+    by_name = {case.name: (case,) for case in (*CASES, *SCALING)} | GROUPS
     unknown = [name for name in names if name not in by_name]
     if unknown or not names:
         what = f"unknown bench case '{unknown[0]}'" if unknown else "no bench case named"
         raise ConfigError(f"{what} (cases: {', '.join(by_name)})")
-    return [by_name[name] for name in names]
+    return [case for name in names for case in by_name[name]]
 
 
 def config_json(case: Case, duration_s: float | None = None) -> str:

@@ -121,3 +121,24 @@ def test_the_child_imports_only_the_core():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == "[]"
+
+
+def test_the_scaling_group_is_the_city_from_ten_to_a_thousand_ues():
+    cases = bench.select(["scaling"])
+    assert [case.name for case in cases] == [
+        "city-10ue-5s",
+        "city-30ue-5s",
+        "city-100ue-5s",
+        "city-300ue-5s",
+        "city-1000ue-5s",
+        "city-100ue-60s",
+    ]
+    small = json.loads(bench.config_json(cases[0]))
+    assert (len(small["radio"]["ues"]), len(small["radio"]["gnbs"]), small["duration_s"]) == (
+        10,
+        10,
+        5,
+    )
+    # The scenario's own mix of algorithms stays.
+    assert len({flow["cca"] for flow in small["flows"]}) > 1
+    assert bench.select(["city-100ue-60s", "cubic-urban-60s"])[1].scenario == "urban"

@@ -1,15 +1,14 @@
 """The standard benchmark: how fast the simulator runs and how much memory it needs.
 
 Each case runs in a fresh child process (`wavecc.bench_child`) so that its peak
-resident memory, read from `os.wait4`'s rusage, belongs to that case alone: a
-process's peak never goes down, so cases sharing one would hide each other.
+resident memory, which the child reports, belongs to that case alone: a process's
+peak never goes down, so cases sharing one would hide each other.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -175,13 +174,10 @@ def measure(case: Case, duration_s: float | None = None) -> Measurement:
             child.stdin.close()
         output = child.stdout.read()
         child.stdout.close()
-        # Reaping the child ourselves is the only way to get its own rusage; tell
-        # Popen so that it does not try to reap it again.
-        _, status, usage = os.wait4(child.pid, 0)
-        child.returncode = os.waitstatus_to_exitcode(status)
+        child.wait()
+        stderr.seek(0)
+        lines = stderr.read().decode(errors="replace").strip().splitlines()
         if child.returncode != 0:
-            stderr.seek(0)
-            lines = stderr.read().decode(errors="replace").strip().splitlines()
             reason = lines[-1] if lines else f"exit code {child.returncode}"
             raise CaseFailed(f"bench case {case.name} failed: {reason}")
     summary = json.loads(output)["summary"]
@@ -190,9 +186,15 @@ def measure(case: Case, duration_s: float | None = None) -> Measurement:
         sim_time_s=summary["sim_time_s"],
         wall_time_s=summary["wall_time_s"],
         events=summary["events"],
-        # Linux reports ru_maxrss in KiB.
-        peak_rss_mb=usage.ru_maxrss / 1024,
+        peak_rss_mb=_peak_kib(lines[-1]) / 1024,
     )
+
+
+def _peak_kib(line: str) -> int:
+    """The child's last stderr line, `VmHWM:   12345 kB`, as KiB."""
+    name, value, unit = line.split()
+    assert (name, unit) == ("VmHWM:", "kB"), line
+    return int(value)
 
 
 def check_runs(runs: int) -> None:

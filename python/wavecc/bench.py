@@ -1,15 +1,14 @@
 """The standard benchmark: how fast the simulator runs and how much memory it needs.
 
 Each case runs in a fresh child process (`wavecc.bench_child`) so that its peak
-resident memory, read from `os.wait4`'s rusage, belongs to that case alone: a
-process's peak never goes down, so cases sharing one would hide each other.
+resident memory, which the child reports, belongs to that case alone: a process's
+peak never goes down, so cases sharing one would hide each other.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import os
 import statistics
 import subprocess
 import sys
@@ -30,7 +29,8 @@ class CaseFailed(RuntimeError):
 class Case:
     name: str
     scenario: str
-    cca: str
+    # Every flow's algorithm; None keeps the scenario's own mix.
+    cca: str | None
     overrides: tuple[str, ...] = ()
 
 
@@ -52,6 +52,17 @@ CASES = (
     Case("cubic-urban-60s", "urban", "cubic", ("duration_s=60",)),
     Case("cubic-multiuser-40s", "mateo-multiuser", "cubic", ("duration_s=40",)),
 )
+
+# The scaling cases (`--cases scaling`): the city grid with 10 to 1000 UEs for 5
+# simulated seconds each, the same streets, gNBs and (first) UEs in every one, and the
+# 100-UE city for the full minute. Not in the default run: the largest takes minutes.
+SCALING_UES = (10, 30, 100, 300, 1000)
+SCALING = (
+    *(Case(f"city-{n}ue-5s", f"city-{n}ue", None, ("duration_s=5",)) for n in SCALING_UES),
+    Case("city-100ue-60s", "city-100ue", None, ("duration_s=60",)),
+)
+# What `--cases` accepts besides case names: a group's name for all its cases.
+GROUPS = {"scaling": SCALING}
 
 
 @dataclass(frozen=True)
@@ -119,15 +130,17 @@ class Repeated:
 
 
 def select(names: Iterable[str] | None) -> list[Case]:
-    """The cases called `names`, in the order given; all of them for None."""
+    """The cases called `names` (a group's name stands for its cases), in the order
+    given; the standard cases for None."""
     if names is None:
         return list(CASES)
-    by_name = {case.name: case for case in CASES}
+    names = list(names)
+    by_name = {case.name: (case,) for case in (*CASES, *SCALING)} | GROUPS
     unknown = [name for name in names if name not in by_name]
     if unknown or not names:
         what = f"unknown bench case '{unknown[0]}'" if unknown else "no bench case named"
         raise ConfigError(f"{what} (cases: {', '.join(by_name)})")
-    return [by_name[name] for name in names]
+    return [case for name in names for case in by_name[name]]
 
 
 def config_json(case: Case, duration_s: float | None = None) -> str:
@@ -161,13 +174,10 @@ def measure(case: Case, duration_s: float | None = None) -> Measurement:
             child.stdin.close()
         output = child.stdout.read()
         child.stdout.close()
-        # Reaping the child ourselves is the only way to get its own rusage; tell
-        # Popen so that it does not try to reap it again.
-        _, status, usage = os.wait4(child.pid, 0)
-        child.returncode = os.waitstatus_to_exitcode(status)
+        child.wait()
+        stderr.seek(0)
+        lines = stderr.read().decode(errors="replace").strip().splitlines()
         if child.returncode != 0:
-            stderr.seek(0)
-            lines = stderr.read().decode(errors="replace").strip().splitlines()
             reason = lines[-1] if lines else f"exit code {child.returncode}"
             raise CaseFailed(f"bench case {case.name} failed: {reason}")
     summary = json.loads(output)["summary"]
@@ -176,9 +186,15 @@ def measure(case: Case, duration_s: float | None = None) -> Measurement:
         sim_time_s=summary["sim_time_s"],
         wall_time_s=summary["wall_time_s"],
         events=summary["events"],
-        # Linux reports ru_maxrss in KiB.
-        peak_rss_mb=usage.ru_maxrss / 1024,
+        peak_rss_mb=_peak_kib(lines[-1]) / 1024,
     )
+
+
+def _peak_kib(line: str) -> int:
+    """The child's last stderr line, `VmHWM:   12345 kB`, as KiB."""
+    name, value, unit = line.split()
+    assert (name, unit) == ("VmHWM:", "kB"), line
+    return int(value)
 
 
 def check_runs(runs: int) -> None:

@@ -18,7 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Union
 
-from . import _core
+from . import _core, city
 from ._core import ConfigError
 
 Config = dict[str, Any]
@@ -73,13 +73,22 @@ def _anchor_trace(config: Config, directory: Path) -> None:
 
 
 def _load_builtin(scenario_id: str) -> Config:
+    return tomllib.loads(builtin_text(scenario_id))
+
+
+def builtin_text(scenario_id: str) -> str:
+    """The TOML of a built-in scenario: one the core ships, or a member of the city
+    family, `city-<N>ue` for N = 1 to 1000 UEs, which `wavecc.city` writes."""
     ids = [sid for sid, _ in _core.builtin_scenarios()]
-    if scenario_id not in ids:
-        raise ConfigError(
-            f"unknown scenario '{scenario_id}': not a file, and not a built-in "
-            f"(built-ins: {', '.join(ids)})"
-        )
-    return tomllib.loads(_core.builtin_scenario(scenario_id))
+    if scenario_id in ids:
+        return _core.builtin_scenario(scenario_id)
+    ues = city.ues_of(scenario_id)
+    if ues is not None and 1 <= ues <= city.MAX_UES:
+        return city.generate(ues)
+    raise ConfigError(
+        f"unknown scenario '{scenario_id}': not a file, and not a built-in "
+        f"(built-ins: {', '.join(ids)}, city-<N>ue for N = 1 to {city.MAX_UES})"
+    )
 
 
 def apply_overrides(config: Config, overrides: Iterable[str]) -> Config:

@@ -121,3 +121,34 @@ def test_the_child_imports_only_the_core():
     )
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert proc.stdout.strip() == "[]"
+
+
+def test_the_scaling_group_is_the_city_from_ten_to_a_thousand_ues():
+    cases = bench.select(["scaling"])
+    assert [case.name for case in cases] == [
+        "city-10ue-5s",
+        "city-30ue-5s",
+        "city-100ue-5s",
+        "city-300ue-5s",
+        "city-1000ue-5s",
+        "city-100ue-60s",
+    ]
+    small = json.loads(bench.config_json(cases[0]))
+    assert (len(small["radio"]["ues"]), len(small["radio"]["gnbs"]), small["duration_s"]) == (
+        10,
+        10,
+        5,
+    )
+    # The scenario's own mix of algorithms stays.
+    assert len({flow["cca"] for flow in small["flows"]}) > 1
+    assert bench.select(["city-100ue-60s", "cubic-urban-60s"])[1].scenario == "urban"
+
+
+def test_the_peak_memory_is_the_childs_own_not_the_parents():
+    """A spawned child's rusage keeps the peak of the process it came from; the
+    child's own figure does not, however large the parent is."""
+    ballast = b"\1" * (400 << 20)  # the parent holds 400 MB more
+    case = bench.select(["cubic-1g-20ms-60s"])[0]
+    measured = bench.measure(case, duration_s=0.1)
+    assert len(ballast) == 400 << 20
+    assert 5 < measured.peak_rss_mb < 200

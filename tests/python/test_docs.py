@@ -68,7 +68,7 @@ def test_defaults_are_the_effective_configs(rows: dict[str, docs.Key]) -> None:
 
 def _upper_end(limit: str) -> tuple[float, str] | None:
     """A limit's upper end and what follows it (`[1e3, 1e13] b/s` -> (1e13, "] b/s")),
-    or None for a limit of another form (`at most 1000 flows`)."""
+    or None for a limit of another form (`at most 2000 flows`)."""
     match = re.match(r"^[\[(][^,]+, ([^\])]+)([\])].*)$", limit)
     return (float(match[1]), match[2]) if match else None
 

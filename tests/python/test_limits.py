@@ -62,10 +62,10 @@ def test_the_sample_cap_names_the_count_and_a_fitting_interval():
     assert wavecc.run(dumbbell(**{"trace.interval_s": 1.2e-4})).flows.shape[0] > 0
 
 
-def test_a_thousand_flows_at_most():
+def test_two_thousand_flows_at_most():
     config = dumbbell()
-    config["flows"] = [{"cca": "cubic"}] * 1001
-    assert rejection(config) == "flows: at most 1000 flows, got 1001"
+    config["flows"] = [{"cca": "cubic"}] * 2001
+    assert rejection(config) == "flows: at most 2000 flows, got 2001"
 
 
 def test_both_buffer_limits_are_refused():

@@ -14,7 +14,13 @@ def add_parser(commands: argparse._SubParsersAction) -> None:
     bench_ = commands.add_parser("bench", help="measure simulation speed and memory")
     bench_.add_argument("--json", action="store_true", help="print a JSON list instead of a table")
     all_cases = ", ".join(case.name for case in bench.CASES)
-    bench_.add_argument("--cases", metavar="NAME,...", help=f"cases to run (default: {all_cases})")
+    scaling = ", ".join(case.name for case in bench.SCALING)
+    bench_.add_argument(
+        "--cases",
+        metavar="NAME,...",
+        help=f"cases to run (default: {all_cases}); also {scaling}, or `scaling` for all"
+        " of these (the city grid with 10 to 1000 UEs)",
+    )
     bench_.add_argument(
         "--repeat",
         type=int,

@@ -7,7 +7,7 @@
 
 use super::config::{self, Forwarding, RadioConfig};
 use super::cqi::{CqiExpiry, CqiState};
-use super::geometry::{LosTest, Obstacle, ObstacleClass, Point, blockers};
+use super::geometry::{BearingIndex, LosTest, Obstacle, ObstacleClass, Point};
 use super::mcs::McsTable;
 use super::miesm::{EffectiveSinr, effective_sinr_db, flat};
 use super::mobility::Trajectory;
@@ -101,6 +101,8 @@ pub struct Ran {
     forwarding: Forwarding,
     scheduler: SchedulerKind,
     obstacles: Vec<Obstacle>,
+    /// Per gNB, the obstacles by bearing: the LoS tests of a channel update.
+    los_index: Vec<BearingIndex>,
     gnbs: Vec<Gnb>,
     ues: Vec<Ue>,
     slot_number: u64,
@@ -211,6 +213,11 @@ impl Ran {
                 }
             })
             .collect();
+        let obstacles: Vec<Obstacle> = cfg.obstacles.iter().map(config::obstacle).collect();
+        let los_index = gnbs
+            .iter()
+            .map(|g| BearingIndex::new(g.position, &obstacles))
+            .collect();
         let mut ran = Ran {
             table: profile.mcs_table(),
             cqi_expiry: profile.cqi_expiry(),
@@ -230,7 +237,8 @@ impl Ran {
             interruption: from_secs(cfg.handover.interruption_s),
             forwarding: cfg.handover.forwarding,
             scheduler: cfg.scheduler,
-            obstacles: cfg.obstacles.iter().map(config::obstacle).collect(),
+            obstacles,
+            los_index,
             gnbs,
             ues,
             slot_number: 0,
@@ -330,9 +338,8 @@ impl Ran {
         ue.position = ue.trajectory.position(t);
         for (g, gnb) in self.gnbs.iter().enumerate() {
             self.scratch_blockers.clear();
-            blockers(
+            self.los_index[g].blockers(
                 self.los_test,
-                gnb.position,
                 ue.position,
                 &self.obstacles,
                 &mut self.scratch_blockers,

@@ -21,6 +21,11 @@ const BUILTINS: &[(&str, &str)] = &[
     ("fbtcp-3", include_str!("../../scenarios/fbtcp-3.toml")),
     ("fbtcp-4", include_str!("../../scenarios/fbtcp-4.toml")),
     ("urban", include_str!("../../scenarios/urban.toml")),
+    // `python/wavecc/city.py`'s output for 100 UEs (a Python test checks they agree).
+    (
+        "city-100ue",
+        include_str!("../../scenarios/city-100ue.toml"),
+    ),
     (
         "mateo-building13",
         include_str!("../../scenarios/mateo-building13.toml"),

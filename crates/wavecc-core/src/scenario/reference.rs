@@ -91,7 +91,7 @@ mod tests {
             ("path.buffer_bytes", "[1500, 1e10] bytes"),
             ("path.loss.gilbert_elliott.loss_bad", "[0, 1]"),
             ("tcp.initial_ssthresh_segments", "[2, 1e6]"),
-            ("flows", "at most 1000 flows"),
+            ("flows", "at most 2000 flows"),
             ("flows[].rate_bps", "[1e3, 1e13] b/s"),
             ("flows[].on_s", "[1e-9, 1e6] s"),
             ("flows[].access_rate_bps", "[1e3, 1e13] b/s"),

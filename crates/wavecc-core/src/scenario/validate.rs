@@ -30,8 +30,8 @@ pub const MAX_EVENTS: f64 = 1e7;
 /// Rows of the sampled time series over a run (`TraceRows::sampled`): about
 /// 300 MB in the core and 2.5 GB as DataFrames through the Python API.
 pub const MAX_SAMPLED_ROWS: f64 = 5e6;
-/// Flows, UEs and gNBs of one scenario.
-pub const MAX_FLOWS: usize = 1000;
+/// Flows, UEs and gNBs of one scenario (two flows for each of the most UEs).
+pub const MAX_FLOWS: usize = 2000;
 pub const MAX_UES: usize = 1000;
 pub const MAX_GNBS: usize = 100;
 /// Coordinates, metres, and speeds, m/s.

@@ -495,13 +495,18 @@ impl Ran {
         // What is handed up now was decoded in the slot that ends now.
         let decoded_in = (now / self.slot).saturating_sub(1);
         for (u, ue) in self.ues.iter_mut().enumerate() {
+            // An entity that holds no SDU has nothing to hand up: skip it cheaply.
             let before = out.len();
-            ue.dl.deliver(out);
+            if ue.dl.is_busy() {
+                ue.dl.deliver(out);
+            }
             if let Some(log) = self.deliveries.as_mut().filter(|log| log.ue == u) {
                 let bytes = out[before..].iter().map(|p| u64::from(p.size)).sum();
                 log.add(decoded_in, bytes);
             }
-            ue.ul.deliver(out);
+            if ue.ul.is_busy() {
+                ue.ul.deliver(out);
+            }
         }
         for g in 0..self.gnbs.len() {
             self.run_cell_slot(g, now);
@@ -524,6 +529,9 @@ impl Ran {
         let mut left = self.data_symbols;
         for &u in members.iter() {
             let ue = &mut self.ues[u];
+            if !ue.ul.is_busy() {
+                continue;
+            }
             let ch = SlotChannel {
                 table,
                 mcs: ue.ul_mcs,
@@ -552,7 +560,11 @@ impl Ran {
             };
             let bits_per_symbol = table.bits_per_symbol(mcs);
             self.scratch_demands.push(Demand {
-                symbols: ue.dl.demand_symbols(now, &ch),
+                symbols: if ue.dl.is_busy() {
+                    ue.dl.demand_symbols(now, &ch)
+                } else {
+                    0
+                },
                 bits_per_symbol,
                 average_bits: ue.pf_average_bits,
             });
@@ -568,6 +580,12 @@ impl Ran {
         let gnb = &mut self.gnbs[g];
         for (k, &u) in members.iter().enumerate() {
             let ue = &mut self.ues[u];
+            if !ue.dl.is_busy() && !ue.ul.is_busy() {
+                // Idle in both directions: nothing sent or decoded, so the status
+                // reports are unchanged; only the proportional-fair average decays.
+                ue.pf_average_bits = pf_average(ue.pf_average_bits, 0.0);
+                continue;
+            }
             let mcs = ue.dl_cqi.mcs(now, ue.mcs, self.cqi_expiry);
             let ch = SlotChannel {
                 table,
@@ -717,5 +735,54 @@ fn transmit_with_reports(
             used
         }
         _ => entity.transmit(now, symbols, ch),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::net::{Body, Segment};
+    use crate::scenario::{Config, builtin};
+
+    fn packet(seq: u64) -> Packet {
+        Packet {
+            flow: 0,
+            size: 1500,
+            hop: 0,
+            body: Body::Data(Segment {
+                seq,
+                len: 1500,
+                ts_val: 0,
+                retransmission: false,
+            }),
+        }
+    }
+
+    /// Slots skip idle UEs, so one whose downlink fills again must still be served in
+    /// the next slot and have its packet handed up in the one after.
+    #[test]
+    fn an_idle_ue_that_gets_data_is_served_in_the_next_slot() {
+        let config = Config::from_toml(builtin::get("urban").unwrap()).unwrap();
+        let radio = config.radio.as_ref().unwrap();
+        let mut ran = Ran::new(radio, &RngStreams::new(config.seed));
+        let (mut events, mut dropped, mut out) = (Vec::new(), Vec::new(), Vec::new());
+        ran.update_channels(0, &mut events, &mut dropped);
+        let slot = ran.slot();
+        for k in 0..20 {
+            assert!(!ran.run_slot(k * slot, &mut out), "nothing queued");
+        }
+        assert!(out.is_empty());
+        let now = 20 * slot;
+        ran.enqueue_downlink(now - 1, 0, packet(7)).unwrap();
+        ran.run_slot(now, &mut out);
+        assert!(
+            ran.ues[0].dl.stats.tbs >= 1,
+            "sent in the first slot after arrival"
+        );
+        for k in 1..10 {
+            ran.run_slot(now + k * slot, &mut out);
+        }
+        assert_eq!(out.len(), 1);
+        assert!(matches!(out[0].body, Body::Data(s) if s.seq == 7));
     }
 }

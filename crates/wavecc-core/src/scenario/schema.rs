@@ -238,6 +238,11 @@ pub struct TcpConfig {
     /// (nothing) or `ns3` (one segment until the cumulative ACK passes it, as ns-3
     /// 3.37's `TcpTxBuffer`; see [`crate::tcp::Pipe`]).
     pub pipe: crate::tcp::Pipe,
+    /// Which ACKs give the RTT estimator a sample: `linux` (every newly delivered
+    /// segment never retransmitted, SACKed ones included) or `ns3` (only a cumulative
+    /// ACK covering the oldest segment sent as new data since the last timeout, if
+    /// never retransmitted; see [`crate::tcp::RttSamples`]).
+    pub rtt_samples: crate::tcp::RttSamples,
 }
 
 impl Default for TcpConfig {
@@ -271,6 +276,7 @@ impl Default for TcpConfig {
             partial_ack_rto: crate::tcp::PartialAckRto::Every,
             rate_samples: crate::tcp::RateSamples::Linux,
             pipe: crate::tcp::Pipe::Linux,
+            rtt_samples: crate::tcp::RttSamples::Linux,
         }
     }
 }

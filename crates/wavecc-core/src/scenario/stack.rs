@@ -108,6 +108,7 @@ pub const STACKS: &[Stack] = &[
             ("pipe", Str("ns3")), // a SACKed retransmission stays in flight until the cumulative ACK
             ("rate_samples", Str("ns3")), // TcpRateLinux keeps one delivery-rate sample across ACKs
             ("pacing_burst_s", Float(0.0)), // no TSO: the pacer sends packet by packet
+            ("rtt_samples", Str("ns3")), // EstimateRtt samples only the RttHistory's oldest entry
         ],
         cc: &[
             ("newreno", NS3_NEWRENO),
@@ -158,7 +159,8 @@ pub const STACKS: &[Stack] = &[
             ("partial_ack_rto", Str("first")), // NewAck restarts the RTO on the first partial ACK only
             ("pipe", Str("ns3")),              // TcpTxBuffer keeps a SACKed retransmission's count
             ("undo", Bool(false)),             // no D-SACK from the receiver, no undo in the sender
-            ("pacing_burst_s", Float(0.0)),    // no TSO: the pacer sends packet by packet
+            ("rtt_samples", Str("ns3")), // EstimateRtt samples only the RttHistory's oldest entry
+            ("pacing_burst_s", Float(0.0)), // no TSO: the pacer sends packet by packet
         ],
         cc: &[
             ("newreno", NS3_NEWRENO),

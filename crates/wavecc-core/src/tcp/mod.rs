@@ -11,7 +11,7 @@ mod sender;
 
 pub use rate::{RateSampler, RateSamples, TxState};
 pub use receiver::{AckPolicy, AppSink, ReceiveWindow, Receiver, ReceiverConfig};
-pub use rtt::{CcRtt, RttEstimator, clock_rtt};
+pub use rtt::{CcRtt, RttEstimator, RttSamples, clock_rtt};
 pub use scoreboard::{Scoreboard, SegInfo};
 pub use sender::{
     FlowCounters, PartialAckRto, Pipe, Recovery, RecoverySends, Sender, SenderConfig,

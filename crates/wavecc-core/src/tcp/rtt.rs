@@ -18,6 +18,28 @@ pub enum CcRtt {
     Smoothed,
 }
 
+/// Which ACKs give the RTT estimator a sample (`tcp.rtt_samples`).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum RttSamples {
+    /// Every ACK that newly delivers a segment never retransmitted, cumulatively or
+    /// by SACK: the oldest such segment's send time, else the timestamp echo (Linux
+    /// `tcp_clean_rtx_queue` and `tcp_sacktag_write_queue`). During a recovery the
+    /// SACKs of segments that waited behind the hole keep feeding the estimator.
+    #[default]
+    Linux,
+    /// ns-3's `RttHistory` (`TcpSocketBase::EstimateRtt`): one entry per segment sent
+    /// as new data, marked when retransmitted and all dropped at a timeout. Only an
+    /// ACK that cumulatively covers the oldest entry gives a sample, and only if that
+    /// segment was never retransmitted: the timestamp echo's age, or without
+    /// timestamps the entry's send time. SACKs and duplicate ACKs give none, so the
+    /// estimator keeps its value through a recovery, and after a timeout nothing sent
+    /// before it ever yields a sample.
+    Ns3,
+}
+
 /// Nanoseconds to microseconds.
 const US: Time = 1_000;
 

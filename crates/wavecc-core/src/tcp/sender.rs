@@ -7,7 +7,8 @@
 use super::pacing::PacingRate;
 use super::rate::{PendingSample, RateSampler, RateSamples};
 use super::{
-    CcRtt, FlowEvent, FlowTimer, Io, Outbox, RttEstimator, Scoreboard, TimerEvent, clock_rtt,
+    CcRtt, FlowEvent, FlowTimer, Io, Outbox, RttEstimator, RttSamples, Scoreboard, TimerEvent,
+    clock_rtt,
 };
 use crate::app::Source;
 use crate::cc::{CaState, CongestionControl, CwndEvent, LossResponse, RateSample, Socket};
@@ -46,6 +47,8 @@ pub struct SenderConfig {
     pub rate_samples: RateSamples,
     /// What the pipe counts of retransmitted segments that are SACKed.
     pub pipe: Pipe,
+    /// Which ACKs give the RTT estimator a sample.
+    pub rtt_samples: RttSamples,
 }
 
 /// What the pipe (segments in flight) counts of a retransmitted segment once it is
@@ -322,6 +325,27 @@ impl Sender {
         self.sock.link.sinr_db = sinr_db;
     }
 
+    /// The send time an ACK's RTT sample starts from under ns-3's sampling
+    /// ([`RttSamples::Ns3`]): the oldest unacknowledged segment must be covered by
+    /// the cumulative ACK and never retransmitted; the sample is then the timestamp
+    /// echo's age, or without timestamps that segment's own. (ns-3 also forgets
+    /// every segment sent before a timeout; here go-back-N has retransmitted the
+    /// oldest one before any later ACK can cover it, so that needs no state.)
+    fn rtt_history_sample(&self, ack: &Ack) -> Option<Time> {
+        if self.cfg.rtt_samples != RttSamples::Ns3 || ack.ack <= self.snd_una {
+            return None;
+        }
+        let oldest = self.sb.front()?;
+        if oldest.end() > ack.ack || oldest.ever_retrans {
+            return None;
+        }
+        Some(if self.cfg.timestamps && ack.ts_ecr > 0 {
+            ack.ts_ecr
+        } else {
+            oldest.tx.sent_time
+        })
+    }
+
     pub fn on_ack(&mut self, ack: &Ack, io: &mut Io<impl Outbox, impl TimerEvent>) {
         let now = io.now;
         if ack.ack > self.snd_nxt || ack.ack < self.snd_una {
@@ -331,6 +355,7 @@ impl Sender {
         let prior_in_flight = self.sb.in_flight();
         let advanced = ack.ack > self.snd_una;
 
+        let history_sent = self.rtt_history_sample(ack);
         let mut pending = PendingSample::default();
         let mut delivered = 0u32;
         // RTT from send times of never-retransmitted segments (Karn): the oldest one
@@ -379,19 +404,24 @@ impl Sender {
         delivered -= counted_by_dupacks;
         self.rate.delivered -= counted_by_dupacks as u64;
 
-        let sent = oldest_sent.or_else(|| {
+        let measured = oldest_sent.or_else(|| {
             // Timestamps disambiguate retransmissions (RFC 7323).
             (self.cfg.timestamps && delivered > 0 && ack.ts_ecr > 0).then_some(ack.ts_ecr)
         });
-        // The results report the exact RTT; TCP and the algorithm read it off their clock.
-        let granularity = self.cfg.rtt_granularity;
-        let read = move |sent: Time| clock_rtt(sent, now, granularity);
-        let rtt = sent.map(read);
-        if let Some(sent) = sent {
+        // The results report the exact RTT of every such sample, whatever the stack;
+        // TCP and the algorithm take the stack's samples, read off their clock.
+        if let Some(sent) = measured {
             let exact = now.saturating_sub(sent);
             self.rtt_stats.record(exact);
             self.sampler.record_rtt(exact);
         }
+        let sent = match self.cfg.rtt_samples {
+            RttSamples::Linux => measured,
+            RttSamples::Ns3 => history_sent,
+        };
+        let granularity = self.cfg.rtt_granularity;
+        let read = move |sent: Time| clock_rtt(sent, now, granularity);
+        let rtt = sent.map(read);
         if let Some(r) = rtt {
             let min_rtt = self.rtt.min_rtt;
             self.rtt.sample(r);
@@ -412,7 +442,11 @@ impl Sender {
             acked_sacked: delivered,
             losses,
             rtt_s: match self.cfg.cc_rtt {
-                CcRtt::Sample => newest_sent.map(read).or(rtt).map(to_secs),
+                CcRtt::Sample => match self.cfg.rtt_samples {
+                    RttSamples::Linux => newest_sent.map(read).or(rtt),
+                    RttSamples::Ns3 => rtt,
+                }
+                .map(to_secs),
                 CcRtt::Smoothed => Some(self.rtt.srtt_s()).filter(|&s| s > 0.0),
             },
             prior_in_flight,
@@ -1002,6 +1036,7 @@ mod tests {
             partial_ack_rto: PartialAckRto::Every,
             pipe: Pipe::Linux,
             rate_samples: RateSamples::Linux,
+            rtt_samples: RttSamples::Linux,
         };
         tune(&mut cfg);
         let flow = crate::Config::from_toml("[[flows]]\n").unwrap().flows[0].clone();
@@ -1385,6 +1420,67 @@ mod tests {
             (impatient[0], impatient[0]),
             "the others do not"
         );
+    }
+
+    #[test]
+    fn ns3_rtt_samples_come_only_from_the_cumulative_ack_of_the_oldest_segment() {
+        let sampling = |rtt_samples| {
+            let mut h = harness("newreno", |c| c.rtt_samples = rtt_samples);
+            // Segment 0 is late: SACKs of 1-2 at 20 ms, then the cumulative ACK at 30.
+            h.ack(20, 0, &[(1, 3)]);
+            let after_sack = h.s.rtt.min_rtt;
+            h.ack(30, 3, &[]);
+            (after_sack, h.s.rtt.min_rtt)
+        };
+        assert_eq!(
+            sampling(RttSamples::Linux),
+            (Some(20 * MS), Some(20 * MS)),
+            "Linux samples the SACKed segments"
+        );
+        assert_eq!(
+            sampling(RttSamples::Ns3),
+            (None, Some(30 * MS)),
+            "ns-3 waits for the ACK that covers the oldest segment"
+        );
+    }
+
+    /// Whether `ack` changes the smoothed RTT, i.e. gives the estimator a sample.
+    fn samples(h: &mut Harness, at_ms: u64, ack: u64) -> bool {
+        let before = h.s.rtt.srtt_s();
+        h.ack(at_ms, ack, &[]);
+        h.s.rtt.srtt_s() != before
+    }
+
+    #[test]
+    fn ns3_rtt_samples_skip_an_ack_whose_oldest_segment_was_retransmitted() {
+        let sampling = |rtt_samples| {
+            let mut h = harness("newreno", |c| c.rtt_samples = rtt_samples);
+            assert!(samples(&mut h, 10, 1), "a clean first sample, 10 ms");
+            // Segment 1 lost: three SACKed segments above it retransmit it.
+            h.ack(20, 1, &[(2, 5)]);
+            assert_eq!(h.s.state, CaState::Recovery);
+            // The retransmission arrives; the ACK also delivers 5, never retransmitted.
+            samples(&mut h, 45, 6)
+        };
+        assert!(sampling(RttSamples::Linux), "segment 5 gives a sample");
+        assert!(!sampling(RttSamples::Ns3), "the oldest was retransmitted");
+    }
+
+    #[test]
+    fn after_a_timeout_ns3_samples_nothing_sent_before_it() {
+        let sampling = |rtt_samples| {
+            let mut h = harness("newreno", |c| c.rtt_samples = rtt_samples);
+            assert!(samples(&mut h, 10, 1));
+            // The timeout, one RTO after the ACK restarted the timer.
+            let rto_at = 10 * MS + h.s.rtt.rto();
+            assert_eq!(h.run_timers_until(rto_at), vec![1], "the timeout");
+            // The retransmission of 1 is acknowledged (no sample: Karn), then the
+            // original segments 2-5, sent before the timeout and never again.
+            h.ack(rto_at / MS + 5, 2, &[]);
+            samples(&mut h, rto_at / MS + 10, 6)
+        };
+        assert!(sampling(RttSamples::Linux), "segments 2-5 give a sample");
+        assert!(!sampling(RttSamples::Ns3), "the timeout emptied RttHistory");
     }
 
     #[test]

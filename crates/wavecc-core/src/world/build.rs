@@ -216,6 +216,7 @@ impl World {
                 partial_ack_rto: t.partial_ack_rto,
                 rate_samples: t.rate_samples,
                 pipe: t.pipe,
+                rtt_samples: t.rtt_samples,
             };
             let rtt = RttEstimator::new(t.initial_rto_s, t.min_rto_s, t.max_rto_s);
             let receiver = Receiver::new(

@@ -39,6 +39,12 @@ struct Ue {
     /// The gains filtered for handover decisions.
     filtered_gain_db: Vec<f64>,
     blocked: Vec<bool>,
+    /// Per gNB, the power (mW) it puts into this UE's band when it interferes, kept
+    /// until the channel changes.
+    interferer_mw: Vec<Option<f64>>,
+    /// The channels have been measured once (a geometric profile skips later updates
+    /// at an unchanged position).
+    measured: bool,
     serving: usize,
     /// Downlink and uplink SINR now (wideband: the chunks' mean-linear SINR, what the
     /// module reports), their effective SINR per modulation (what TBs meet), and the
@@ -87,6 +93,8 @@ pub struct Ran {
     slot: Time,
     data_symbols: u32,
     update_every: Time,
+    /// The profile's channels depend on geometry alone (`Profile::channel_is_geometric`).
+    geometric_channels: bool,
     los_test: LosTest,
     target_bler: f64,
     dl_power_dbm: f64,
@@ -184,6 +192,8 @@ impl Ran {
                     gain_db: vec![f64::NEG_INFINITY; gnbs.len()],
                     filtered_gain_db: Vec::new(),
                     blocked: vec![false; gnbs.len()],
+                    interferer_mw: vec![None; gnbs.len()],
+                    measured: false,
                     serving: 0,
                     sinr_db: f64::NEG_INFINITY,
                     ul_sinr_db: f64::NEG_INFINITY,
@@ -225,6 +235,7 @@ impl Ran {
             slot: numerology.slot,
             data_symbols: numerology.data_symbols,
             update_every: from_secs(cfg.channel_update_s),
+            geometric_channels: profile.channel_is_geometric(),
             los_test: config::los_test(cfg),
             target_bler: cfg.target_bler,
             dl_power_dbm: profile.tx_power_dbm(true),
@@ -331,26 +342,45 @@ impl Ran {
                 .sum::<u64>()
     }
 
-    /// Path gains of `ue` towards every gNB at `now`, with its position and blockage.
+    /// Path gains of `ue` towards every gNB at `now`, with its position and blockage,
+    /// and the handover filter's step. With a geometric profile, a UE that has not
+    /// moved keeps its gains as they are (an update would give the same).
     fn measure(&mut self, u: usize, now: Time) {
         let t = to_secs(now);
         let ue = &mut self.ues[u];
-        ue.position = ue.trajectory.position(t);
-        for (g, gnb) in self.gnbs.iter().enumerate() {
-            self.scratch_blockers.clear();
-            self.los_index[g].blockers(
-                self.los_test,
-                ue.position,
-                &self.obstacles,
-                &mut self.scratch_blockers,
-            );
-            ue.blocked[g] = !self.scratch_blockers.is_empty();
-            ue.gain_db[g] =
-                ue.channels[g].update(t, gnb.position, ue.position, &self.scratch_blockers);
-            if let Some(f) = ue.filtered_gain_db.get_mut(g) {
-                *f += self.filter_weight * (ue.gain_db[g] - *f);
+        let position = ue.trajectory.position(t);
+        let in_place = self.geometric_channels && ue.measured && position == ue.position;
+        ue.position = position;
+        ue.measured = true;
+        if !in_place {
+            for g in 0..self.gnbs.len() {
+                self.measure_link(u, g, t);
             }
         }
+        let ue = &mut self.ues[u];
+        for (f, &gain) in ue.filtered_gain_db.iter_mut().zip(&ue.gain_db) {
+            *f += self.filter_weight * (gain - *f);
+        }
+    }
+
+    /// The path gain and blockage of UE `u` towards gNB `g` at `t_s`.
+    fn measure_link(&mut self, u: usize, g: usize, t_s: f64) {
+        let ue = &mut self.ues[u];
+        self.scratch_blockers.clear();
+        self.los_index[g].blockers(
+            self.los_test,
+            ue.position,
+            &self.obstacles,
+            &mut self.scratch_blockers,
+        );
+        ue.blocked[g] = !self.scratch_blockers.is_empty();
+        ue.gain_db[g] = ue.channels[g].update(
+            t_s,
+            self.gnbs[g].position,
+            ue.position,
+            &self.scratch_blockers,
+        );
+        ue.interferer_mw[g] = None;
     }
 
     /// The channel update at `now`: measurements, SINR, link adaptation, handover
@@ -370,10 +400,13 @@ impl Ran {
             let noise_mw = db_to_linear(self.noise_dbm);
             let ue = &mut self.ues[u];
             let s = ue.serving;
+            let (power_dbm, beam_loss_db) = (self.dl_power_dbm, self.interferer_beam_loss_db);
             let interference_mw: f64 = (0..self.gnbs.len())
                 .filter(|&g| g != s && self.gnbs[g].was_transmitting)
                 .map(|g| {
-                    db_to_linear(self.dl_power_dbm + ue.gain_db[g] - self.interferer_beam_loss_db)
+                    *ue.interferer_mw[g].get_or_insert_with(|| {
+                        db_to_linear(power_dbm + ue.gain_db[g] - beam_loss_db)
+                    })
                 })
                 .sum();
             ue.sinr_db =

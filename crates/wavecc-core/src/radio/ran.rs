@@ -14,7 +14,7 @@ use super::mobility::Trajectory;
 use super::profile;
 use super::propagation::Channel;
 use super::rlc::{RlcConfig, RlcEntity, SlotChannel};
-use super::scheduler::{Demand, SchedulerKind, pf_average, share};
+use super::scheduler::{Demand, SchedulerKind, pf_average, pf_idle_decay, rotation_among, share};
 use super::status::{LinkReports, StatusReport};
 use crate::engine::{RngStreams, Time, from_secs, to_secs};
 use crate::net::Packet;
@@ -68,7 +68,16 @@ struct Ue {
     nlos_intervals: Vec<(Time, Time)>,
     sinr_sum_db: f64,
     sinr_samples: u64,
+    /// The proportional-fair average, current up to (not including) slot `pf_slot`: the
+    /// decay of the slots since, in which the UE was idle, is applied when it is next
+    /// scheduled (`catch_up_pf`).
     pf_average_bits: f64,
+    pf_slot: u64,
+    /// In `Ran::active`: an entity may hold SDUs.
+    active: bool,
+    /// In `Ran::interrupted`: a handover interruption holds its proportional-fair
+    /// average still.
+    pf_frozen: bool,
     /// The downlink CQI reports the scheduler holds (the UE reports on each downlink
     /// TB); without one, TBs go at MCS 0.
     dl_cqi: CqiState,
@@ -113,13 +122,22 @@ pub struct Ran {
     los_index: Vec<BearingIndex>,
     gnbs: Vec<Gnb>,
     ues: Vec<Ue>,
+    /// Per gNB, the UEs it serves, in UE order.
+    members: Vec<Vec<usize>>,
+    /// The UEs whose RLC entities may hold SDUs (a superset of the busy ones), in UE
+    /// order once `active_sorted`: the only UEs a slot works on.
+    active: Vec<usize>,
+    active_sorted: bool,
+    /// UEs handed over whose interruption had not ended at the last slot.
+    interrupted: Vec<usize>,
     slot_number: u64,
     /// A slot event is in the queue.
     pub slot_pending: bool,
     /// SDUs lost at handovers without forwarding.
     pub handover_drops: u64,
     scratch_blockers: Vec<ObstacleClass>,
-    scratch_members: Vec<usize>,
+    /// Per gNB, its busy members in this slot.
+    scratch_busy: Vec<Vec<usize>>,
     scratch_demands: Vec<Demand>,
     scratch_shares: Vec<u32>,
     /// What one UE's downlink hands up, slot by slot, when recorded.
@@ -218,6 +236,9 @@ impl Ran {
                     sinr_sum_db: 0.0,
                     sinr_samples: 0,
                     pf_average_bits: 0.0,
+                    pf_slot: 0,
+                    active: false,
+                    pf_frozen: false,
                     dl_cqi: CqiState::default(),
                     reports: LinkReports::default(),
                 }
@@ -250,13 +271,17 @@ impl Ran {
             scheduler: cfg.scheduler,
             obstacles,
             los_index,
+            members: vec![Vec::new(); gnbs.len()],
+            scratch_busy: vec![Vec::new(); gnbs.len()],
             gnbs,
             ues,
+            active: Vec::new(),
+            active_sorted: true,
+            interrupted: Vec::new(),
             slot_number: 0,
             slot_pending: false,
             handover_drops: 0,
             scratch_blockers: Vec::new(),
-            scratch_members: Vec::new(),
             scratch_demands: Vec::new(),
             scratch_shares: Vec::new(),
             deliveries: None,
@@ -266,6 +291,7 @@ impl Ran {
             let ue = &mut ran.ues[u];
             ue.filtered_gain_db = ue.gain_db.clone();
             ue.serving = best_cell(&ran.gnbs, &ue.gain_db);
+            ran.members[ue.serving].push(u);
         }
         ran
     }
@@ -317,11 +343,25 @@ impl Ran {
     }
 
     pub fn enqueue_downlink(&mut self, now: Time, ue: u32, pkt: Packet) -> Result<(), Packet> {
-        self.ues[ue as usize].dl.enqueue(now, pkt)
+        self.ues[ue as usize].dl.enqueue(now, pkt)?;
+        self.activate(ue as usize);
+        Ok(())
     }
 
     pub fn enqueue_uplink(&mut self, now: Time, ue: u32, pkt: Packet) -> Result<(), Packet> {
-        self.ues[ue as usize].ul.enqueue(now, pkt)
+        self.ues[ue as usize].ul.enqueue(now, pkt)?;
+        self.activate(ue as usize);
+        Ok(())
+    }
+
+    /// Puts UE `u`, which now holds an SDU, on the list the slots work on.
+    fn activate(&mut self, u: usize) {
+        let ue = &mut self.ues[u];
+        if !ue.active {
+            ue.active = true;
+            self.active_sorted &= self.active.last().is_none_or(|&last| last < u);
+            self.active.push(u);
+        }
     }
 
     /// Packets inside the radio (for the conservation check).
@@ -500,6 +540,13 @@ impl Ran {
                 cell: ue.serving as u32,
             });
         }
+        if !ue.pf_frozen {
+            // A member of its cell in every slot since: owed their decay.
+            catch_up_pf(ue, self.slot_number);
+            ue.pf_frozen = true;
+            self.interrupted.push(u);
+        }
+        move_member(&mut self.members, u, ue.serving, best);
         ue.serving = best;
         ue.candidate = None;
         ue.handovers += 1;
@@ -523,44 +570,87 @@ impl Ran {
     /// The slot starting at `now`: what the last slot decoded is handed up to `out`
     /// (downlink packets at their UE, uplink ones at the gNB), then each gNB schedules the
     /// uplink (ACKs, small: served first) and shares the rest of the data symbols
-    /// among its UEs' downlinks. Returns whether another slot is needed.
+    /// among its UEs' downlinks. Only UEs holding SDUs are visited (the active list);
+    /// the idle ones' proportional-fair averages decay when they are next scheduled.
+    /// Returns whether another slot is needed.
     pub fn run_slot(&mut self, now: Time, out: &mut Vec<Packet>) -> bool {
-        // What is handed up now was decoded in the slot that ends now.
+        if !self.active_sorted {
+            self.active.sort_unstable();
+            self.active_sorted = true;
+        }
+        self.end_interruptions(now);
+        self.hand_up(now, out);
+        for busy in &mut self.scratch_busy {
+            busy.clear();
+        }
+        for &u in &self.active {
+            let ue = &self.ues[u];
+            if (ue.dl.is_busy() || ue.ul.is_busy()) && !ue.pf_frozen {
+                self.scratch_busy[ue.serving].push(u);
+            }
+        }
+        let mut busy = std::mem::take(&mut self.scratch_busy);
+        for (g, members) in busy.iter().enumerate() {
+            if !members.is_empty() {
+                self.run_cell_slot(g, now, members);
+            }
+        }
+        std::mem::swap(&mut self.scratch_busy, &mut busy);
+        self.slot_number += 1;
+        let ues = &mut self.ues;
+        self.active.retain(|&u| {
+            let ue = &mut ues[u];
+            ue.active = ue.dl.is_busy() || ue.ul.is_busy();
+            ue.active
+        });
+        !self.active.is_empty()
+    }
+
+    /// Handed-over UEs whose interruption has ended by `now` are members of their new
+    /// cell again: their proportional-fair average decays from this slot on.
+    fn end_interruptions(&mut self, now: Time) {
+        let (ues, slot) = (&mut self.ues, self.slot_number);
+        self.interrupted.retain(|&u| {
+            let ue = &mut ues[u];
+            if now < ue.interrupted_until {
+                return true;
+            }
+            ue.pf_frozen = false;
+            ue.pf_slot = slot;
+            false
+        });
+    }
+
+    /// What the slot that ends at `now` decoded, handed up to `out` in UE order.
+    fn hand_up(&mut self, now: Time, out: &mut Vec<Packet>) {
         let decoded_in = (now / self.slot).saturating_sub(1);
-        for (u, ue) in self.ues.iter_mut().enumerate() {
+        let logged = self.deliveries.as_ref().map(|log| log.ue);
+        let mut logged_bytes = 0;
+        for &u in &self.active {
+            let ue = &mut self.ues[u];
             // An entity that holds no SDU has nothing to hand up: skip it cheaply.
             let before = out.len();
             if ue.dl.is_busy() {
                 ue.dl.deliver(out);
             }
-            if let Some(log) = self.deliveries.as_mut().filter(|log| log.ue == u) {
-                let bytes = out[before..].iter().map(|p| u64::from(p.size)).sum();
-                log.add(decoded_in, bytes);
+            if logged == Some(u) {
+                logged_bytes = out[before..].iter().map(|p| u64::from(p.size)).sum();
             }
             if ue.ul.is_busy() {
                 ue.ul.deliver(out);
             }
         }
-        for g in 0..self.gnbs.len() {
-            self.run_cell_slot(g, now);
+        if let Some(log) = self.deliveries.as_mut() {
+            log.add(decoded_in, logged_bytes);
         }
-        self.slot_number += 1;
-        self.ues.iter().any(|u| u.dl.is_busy() || u.ul.is_busy())
     }
 
-    fn run_cell_slot(&mut self, g: usize, now: Time) {
-        let members = &mut self.scratch_members;
-        members.clear();
-        members.extend(
-            (0..self.ues.len())
-                .filter(|&u| self.ues[u].serving == g && now >= self.ues[u].interrupted_until),
-        );
-        if members.is_empty() {
-            return;
-        }
+    /// Cell `g`'s slot at `now`; `busy` are its members (not interrupted) that hold
+    /// SDUs, in UE order.
+    fn run_cell_slot(&mut self, g: usize, now: Time, busy: &[usize]) {
         let table = &self.table;
         let mut left = self.data_symbols;
-        for &u in members.iter() {
+        for &u in busy {
             let ue = &mut self.ues[u];
             if !ue.ul.is_busy() {
                 continue;
@@ -583,8 +673,9 @@ impl Ran {
             }
         }
         self.scratch_demands.clear();
-        for &u in members.iter() {
-            let ue = &self.ues[u];
+        for &u in busy {
+            let ue = &mut self.ues[u];
+            catch_up_pf(ue, self.slot_number);
             let mcs = ue.dl_cqi.mcs(now, ue.mcs, self.cqi_expiry);
             let ch = SlotChannel {
                 table,
@@ -602,23 +693,21 @@ impl Ran {
                 average_bits: ue.pf_average_bits,
             });
         }
-        self.scratch_shares.resize(members.len(), 0);
+        self.scratch_shares.resize(busy.len(), 0);
+        let rotation = match self.scheduler {
+            SchedulerKind::Rr => self.rr_rotation(g, busy),
+            SchedulerKind::Pf => 0,
+        };
         share(
             self.scheduler,
             left,
             &self.scratch_demands,
-            self.slot_number as usize,
+            rotation,
             &mut self.scratch_shares,
         );
         let gnb = &mut self.gnbs[g];
-        for (k, &u) in members.iter().enumerate() {
+        for (k, &u) in busy.iter().enumerate() {
             let ue = &mut self.ues[u];
-            if !ue.dl.is_busy() && !ue.ul.is_busy() {
-                // Idle in both directions: nothing sent or decoded, so the status
-                // reports are unchanged; only the proportional-fair average decays.
-                ue.pf_average_bits = pf_average(ue.pf_average_bits, 0.0);
-                continue;
-            }
             let mcs = ue.dl_cqi.mcs(now, ue.mcs, self.cqi_expiry);
             let ch = SlotChannel {
                 table,
@@ -648,11 +737,34 @@ impl Ran {
             }
             let bits = f64::from(used) * f64::from(table.bits_per_symbol(mcs));
             ue.pf_average_bits = pf_average(ue.pf_average_bits, bits);
+            ue.pf_slot = self.slot_number + 1;
             if let Some(prohibit) = self.status_prohibit {
                 let (dl, ul) = (ue.dl.stats.tbs_decoded, ue.ul.stats.tbs_decoded);
                 ue.reports.slot_end(now + self.slot, dl, ul, prohibit);
             }
         }
+    }
+
+    /// The round robin's rotation for cell `g`'s `busy` members: the robin turns over
+    /// all the cell's members taking part in the slot (those not interrupted by a
+    /// handover), by slot number (`rotation_among`).
+    fn rr_rotation(&self, g: usize, busy: &[usize]) -> usize {
+        let members = &self.members[g];
+        // Interrupted members before `u` in UE order.
+        let held = |u: usize| {
+            self.interrupted
+                .iter()
+                .filter(|&&w| self.ues[w].serving == g && w < u)
+                .count()
+        };
+        let places = busy
+            .iter()
+            .map(|&u| members.partition_point(|&m| m < u) - held(u));
+        rotation_among(
+            places,
+            members.len() - held(usize::MAX),
+            self.slot_number as usize,
+        )
     }
 
     /// UE `u`'s row of the UE trace at `now`.
@@ -720,6 +832,24 @@ fn effective_sinrs(ratios: Option<&[f64]>, sinr_db: f64, out: &mut EffectiveSinr
     match ratios {
         Some(r) => effective_sinr_db(db_to_linear(sinr_db), r, out),
         None => *out = flat(sinr_db),
+    }
+}
+
+/// Applies to `ue`'s proportional-fair average the decay of the slots from its
+/// `pf_slot` to `slot`, in which it was a member of its cell but idle, as those slots
+/// would have: the same steps in the same order, so the value is the same to the bit.
+fn catch_up_pf(ue: &mut Ue, slot: u64) {
+    ue.pf_average_bits = pf_idle_decay(ue.pf_average_bits, slot.saturating_sub(ue.pf_slot));
+    ue.pf_slot = slot;
+}
+
+/// Moves UE `u` from cell `from`'s member list to cell `to`'s, keeping UE order.
+fn move_member(members: &mut [Vec<usize>], u: usize, from: usize, to: usize) {
+    if let Ok(k) = members[from].binary_search(&u) {
+        members[from].remove(k);
+    }
+    if let Err(k) = members[to].binary_search(&u) {
+        members[to].insert(k, u);
     }
 }
 

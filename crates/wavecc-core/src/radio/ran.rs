@@ -45,6 +45,9 @@ struct Ue {
     /// The channels have been measured once (a geometric profile skips later updates
     /// at an unchanged position).
     measured: bool,
+    /// Where every link was last measured (a geometric profile measures only the
+    /// serving one until the UE has moved `neighbour_remeasure_m` from here).
+    all_links_at: Point,
     serving: usize,
     /// Downlink and uplink SINR now (wideband: the chunks' mean-linear SINR, what the
     /// module reports), their effective SINR per modulation (what TBs meet), and the
@@ -104,6 +107,9 @@ pub struct Ran {
     update_every: Time,
     /// The profile's channels depend on geometry alone (`Profile::channel_is_geometric`).
     geometric_channels: bool,
+    /// With geometric channels, the distance (m) after which a UE's neighbour links are
+    /// measured again.
+    neighbour_remeasure_m: f64,
     los_test: LosTest,
     target_bler: f64,
     dl_power_dbm: f64,
@@ -212,6 +218,7 @@ impl Ran {
                     blocked: vec![false; gnbs.len()],
                     interferer_mw: vec![None; gnbs.len()],
                     measured: false,
+                    all_links_at: Point::default(),
                     serving: 0,
                     sinr_db: f64::NEG_INFINITY,
                     ul_sinr_db: f64::NEG_INFINITY,
@@ -257,6 +264,7 @@ impl Ran {
             data_symbols: numerology.data_symbols,
             update_every: from_secs(cfg.channel_update_s),
             geometric_channels: profile.channel_is_geometric(),
+            neighbour_remeasure_m: cfg.neighbour_remeasure_m,
             los_test: config::los_test(cfg),
             target_bler: cfg.target_bler,
             dl_power_dbm: profile.tx_power_dbm(true),
@@ -384,18 +392,26 @@ impl Ran {
 
     /// Path gains of `ue` towards every gNB at `now`, with its position and blockage,
     /// and the handover filter's step. With a geometric profile, a UE that has not
-    /// moved keeps its gains as they are (an update would give the same).
+    /// moved keeps its gains as they are (an update would give the same), and one that
+    /// is less than `neighbour_remeasure_m` from where its links were all measured has
+    /// only its serving link measured (docs/model.md, "Channel updates").
     fn measure(&mut self, u: usize, now: Time) {
         let t = to_secs(now);
         let ue = &mut self.ues[u];
         let position = ue.trajectory.position(t);
-        let in_place = self.geometric_channels && ue.measured && position == ue.position;
-        ue.position = position;
+        let moved = std::mem::replace(&mut ue.position, position) != position;
+        let all_links = !self.geometric_channels
+            || !ue.measured
+            || moved && position.distance(ue.all_links_at) >= self.neighbour_remeasure_m;
         ue.measured = true;
-        if !in_place {
+        if all_links {
+            ue.all_links_at = position;
             for g in 0..self.gnbs.len() {
                 self.measure_link(u, g, t);
             }
+        } else if moved {
+            let serving = ue.serving;
+            self.measure_link(u, serving, t);
         }
         let ue = &mut self.ues[u];
         for (f, &gain) in ue.filtered_gain_db.iter_mut().zip(&ue.gain_db) {
@@ -919,6 +935,75 @@ mod tests {
                 retransmission: false,
             }),
         }
+    }
+
+    /// Channel updates 1 ms apart of the city's UEs from time 0, with neighbour links
+    /// measured again after `remeasure_m`: per update, each UE's position and gains.
+    fn city_gains(remeasure_m: f64, updates: u64) -> Vec<Vec<(Point, Vec<f64>)>> {
+        let config = Config::from_toml(builtin::get("city-100ue").unwrap()).unwrap();
+        let mut radio = config.radio.clone().unwrap();
+        radio.neighbour_remeasure_m = remeasure_m;
+        let mut ran = Ran::new(&radio, &RngStreams::new(config.seed));
+        let (mut events, mut dropped) = (Vec::new(), Vec::new());
+        (0..updates)
+            .map(|k| {
+                ran.update_channels(k * 1_000_000, &mut events, &mut dropped);
+                ran.ues
+                    .iter()
+                    .map(|ue| (ue.position, ue.gain_db.clone()))
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Under the 3gpp profile a standing UE keeps its gains, a moving one has its
+    /// serving link measured at every update and the others once it is
+    /// `neighbour_remeasure_m` from where they were last measured (0: every update).
+    #[test]
+    fn neighbour_links_are_measured_again_after_the_ue_moves_far_enough() {
+        let (lazy, every) = (city_gains(0.1, 400), city_gains(0.0, 400));
+        let (mut standing, mut moving, mut near_but_measured) = (0, 0, 0);
+        for u in 0..lazy[0].len() {
+            let (start, _) = &lazy[0][u];
+            if lazy.iter().all(|step| step[u].0 == *start) {
+                standing += 1;
+                assert!(lazy.iter().all(|step| step[u].1 == lazy[0][u].1), "UE {u}");
+                continue;
+            }
+            moving += 1;
+            let mut measured_at = *start;
+            for k in 1..lazy.len() {
+                let (position, gains) = &lazy[k][u];
+                let before = &lazy[k - 1][u].1;
+                let changed: Vec<bool> = gains.iter().zip(before).map(|(a, b)| a != b).collect();
+                let far = position.distance(measured_at) >= 0.1;
+                if far {
+                    measured_at = *position;
+                }
+                let neighbours = changed.iter().filter(|&&c| c).count();
+                assert!(
+                    far || neighbours <= 1,
+                    "UE {u} at update {k}: {neighbours} links measured after {:.3} m",
+                    position.distance(measured_at)
+                );
+                if far {
+                    assert!(
+                        neighbours > 1,
+                        "UE {u} at update {k}: neighbours not measured"
+                    );
+                }
+                // Measuring every link at every update moves the neighbours' gains too.
+                let all = every[k][u].1.iter().zip(&every[k - 1][u].1);
+                if !far && all.filter(|(a, b)| a != b).count() > 1 {
+                    near_but_measured += 1;
+                }
+            }
+        }
+        assert!(near_but_measured > 0, "0 m measures every link");
+        assert!(
+            standing > 10 && moving > 10,
+            "{standing} standing, {moving} moving"
+        );
     }
 
     /// Slots skip idle UEs, so one whose downlink fills again must still be served in

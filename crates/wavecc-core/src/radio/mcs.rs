@@ -327,12 +327,15 @@ impl McsTable {
     /// (`MmWaveAmc::CreateCqiFeedbackWbTdma`); the lowest MCS when none. With the same
     /// SINR for every modulation this is [`McsTable::select`].
     pub fn select_effective(&self, effective: &EffectiveSinr, target_bler: f64) -> u8 {
+        // The same for every entry: computed once (it takes a logarithm).
+        let offset_db = match self.error {
+            ErrorModel::Logistic { slope_per_db } => bler_offset_db(target_bler, slope_per_db),
+            ErrorModel::ModuleMi { .. } => 0.0,
+        };
         let passes = |e: &McsEntry| {
             let sinr = effective[modulation_slot(e.modulation_order)];
             match self.error {
-                ErrorModel::Logistic { slope_per_db } => {
-                    e.sinr_db + bler_offset_db(target_bler, slope_per_db) <= sinr
-                }
+                ErrorModel::Logistic { .. } => e.sinr_db + offset_db <= sinr,
                 ErrorModel::ModuleMi { .. } => self.bler(e.mcs, sinr) <= target_bler,
             }
         };

@@ -60,6 +60,10 @@ struct Ue {
     reported_ul_eff_db: Option<EffectiveSinr>,
     mcs: u8,
     ul_mcs: u8,
+    /// The last effective SINRs link adaptation chose from, with its choice, each
+    /// way: a UE whose channel holds still asks the same question every update.
+    mcs_memo: Option<(EffectiveSinr, u8)>,
+    ul_mcs_memo: Option<(EffectiveSinr, u8)>,
     dl: RlcEntity,
     ul: RlcEntity,
     /// The neighbour that has been better than the serving cell, and since when.
@@ -115,6 +119,7 @@ pub struct Ran {
     dl_power_dbm: f64,
     ul_power_dbm: f64,
     noise_dbm: f64,
+    noise_mw: f64,
     interferer_beam_loss_db: f64,
     hysteresis_db: f64,
     /// Weight of a new measurement in the handover filter.
@@ -228,6 +233,8 @@ impl Ran {
                     reported_ul_eff_db: None,
                     mcs: 0,
                     ul_mcs: 0,
+                    mcs_memo: None,
+                    ul_mcs_memo: None,
                     dl: entity(cfg.rlc_buffer_bytes, 0, format!("radio/harq/ue{u}/dl")),
                     // The UE's own uplink buffer is the module's default; ACKs never fill it.
                     ul: entity(
@@ -270,6 +277,7 @@ impl Ran {
             dl_power_dbm: profile.tx_power_dbm(true),
             ul_power_dbm: profile.tx_power_dbm(false),
             noise_dbm: profile.noise_dbm(),
+            noise_mw: db_to_linear(profile.noise_dbm()),
             interferer_beam_loss_db: cfg.interferer_beam_loss_db,
             hysteresis_db: cfg.handover.hysteresis_db,
             filter_weight: filter_weight(cfg.channel_update_s, cfg.handover.filter_s),
@@ -453,7 +461,7 @@ impl Ran {
         for u in 0..self.ues.len() {
             self.measure(u, now);
             self.consider_handover(u, now, events, dropped);
-            let noise_mw = db_to_linear(self.noise_dbm);
+            let noise_mw = self.noise_mw;
             let ue = &mut self.ues[u];
             let s = ue.serving;
             let (power_dbm, beam_loss_db) = (self.dl_power_dbm, self.interferer_beam_loss_db);
@@ -486,8 +494,13 @@ impl Ran {
             // Link adaptation acts on the previous report: one update of CQI delay.
             let reported = ue.reported_eff_db.unwrap_or(ue.eff_sinr_db);
             let reported_ul = ue.reported_ul_eff_db.unwrap_or(ue.ul_eff_sinr_db);
-            ue.mcs = self.table.select_effective(&reported, self.target_bler);
-            ue.ul_mcs = self.table.select_effective(&reported_ul, self.target_bler);
+            ue.mcs = select_mcs(&self.table, &mut ue.mcs_memo, &reported, self.target_bler);
+            ue.ul_mcs = select_mcs(
+                &self.table,
+                &mut ue.ul_mcs_memo,
+                &reported_ul,
+                self.target_bler,
+            );
             ue.reported_eff_db = Some(ue.eff_sinr_db);
             ue.reported_ul_eff_db = Some(ue.ul_eff_sinr_db);
             ue.sinr_sum_db += ue.sinr_db;
@@ -851,6 +864,29 @@ fn effective_sinrs(ratios: Option<&[f64]>, sinr_db: f64, out: &mut EffectiveSinr
     }
 }
 
+/// Link adaptation's MCS for the effective SINRs `reported` (`McsTable::select_effective`),
+/// taken from `memo` when it was last asked for the same SINRs.
+fn select_mcs(
+    table: &McsTable,
+    memo: &mut Option<(EffectiveSinr, u8)>,
+    reported: &EffectiveSinr,
+    target_bler: f64,
+) -> u8 {
+    match memo {
+        Some((sinrs, mcs)) if same_bits(sinrs, reported) => *mcs,
+        _ => {
+            let mcs = table.select_effective(reported, target_bler);
+            *memo = Some((*reported, mcs));
+            mcs
+        }
+    }
+}
+
+/// The two hold the same numbers to the bit (so a memo holds for signed zeros too).
+fn same_bits(a: &EffectiveSinr, b: &EffectiveSinr) -> bool {
+    a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
 /// Applies to `ue`'s proportional-fair average the decay of the slots from its
 /// `pf_slot` to `slot`, in which it was a member of its cell but idle, as those slots
 /// would have: the same steps in the same order, so the value is the same to the bit.
@@ -935,6 +971,36 @@ mod tests {
                 retransmission: false,
             }),
         }
+    }
+
+    /// The memo answers only the question it was asked: any change of the SINRs,
+    /// down to a signed zero, asks the table again.
+    #[test]
+    fn the_mcs_memo_gives_the_tables_choice() {
+        let config = Config::from_toml(builtin::get("city-100ue").unwrap()).unwrap();
+        let radio = config.radio.as_ref().unwrap();
+        let table = profile::of(radio).mcs_table();
+        let mut memo = None;
+        let sinrs = [
+            flat(3.0),
+            flat(3.0),
+            flat(25.0),
+            [25.0, 25.0, 2.0],
+            [25.0, 25.0, 2.0],
+            flat(0.0),
+            flat(-0.0),
+            flat(f64::NEG_INFINITY),
+            flat(3.0),
+        ];
+        for (k, sinr) in sinrs.iter().enumerate() {
+            let want = table.select_effective(sinr, 0.1);
+            assert_eq!(select_mcs(&table, &mut memo, sinr, 0.1), want, "step {k}");
+            assert_eq!(memo, Some((*sinr, want)));
+        }
+        assert_ne!(
+            table.select_effective(&flat(3.0), 0.1),
+            table.select_effective(&flat(25.0), 0.1)
+        );
     }
 
     /// Channel updates 1 ms apart of the city's UEs from time 0, with neighbour links

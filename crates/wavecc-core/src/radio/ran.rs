@@ -60,10 +60,10 @@ struct Ue {
     reported_ul_eff_db: Option<EffectiveSinr>,
     mcs: u8,
     ul_mcs: u8,
-    /// The last effective SINRs link adaptation chose from, with its choice, each
-    /// way: a UE whose channel holds still asks the same question every update.
-    mcs_memo: Option<(EffectiveSinr, u8)>,
-    ul_mcs_memo: Option<(EffectiveSinr, u8)>,
+    /// Link adaptation's last answer each way: a UE whose channel holds still, or
+    /// moves a little, asks a question with the same answer at every update.
+    mcs_memo: Option<McsMemo>,
+    ul_mcs_memo: Option<McsMemo>,
     dl: RlcEntity,
     ul: RlcEntity,
     /// The neighbour that has been better than the serving cell, and since when.
@@ -864,19 +864,40 @@ fn effective_sinrs(ratios: Option<&[f64]>, sinr_db: f64, out: &mut EffectiveSinr
     }
 }
 
+/// A choice of link adaptation and the questions it answers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum McsMemo {
+    /// These effective SINRs.
+    Exact(EffectiveSinr, u8),
+    /// A flat channel at any SINR in `[low, high)` dB (`McsTable::select_flat_with_range`).
+    Flat { low: f64, high: f64, mcs: u8 },
+}
+
 /// Link adaptation's MCS for the effective SINRs `reported` (`McsTable::select_effective`),
-/// taken from `memo` when it was last asked for the same SINRs.
+/// taken from `memo` when it answers the same question.
 fn select_mcs(
     table: &McsTable,
-    memo: &mut Option<(EffectiveSinr, u8)>,
+    memo: &mut Option<McsMemo>,
     reported: &EffectiveSinr,
     target_bler: f64,
 ) -> u8 {
-    match memo {
-        Some((sinrs, mcs)) if same_bits(sinrs, reported) => *mcs,
+    let s = reported[0];
+    let is_flat = same_bits(reported, &flat(s));
+    match *memo {
+        Some(McsMemo::Flat { low, high, mcs }) if is_flat && low <= s && s < high => mcs,
+        Some(McsMemo::Exact(sinrs, mcs)) if same_bits(&sinrs, reported) => mcs,
         _ => {
-            let mcs = table.select_effective(reported, target_bler);
-            *memo = Some((*reported, mcs));
+            let flat_choice = is_flat
+                .then(|| table.select_flat_with_range(s, target_bler))
+                .flatten();
+            let (mcs, new) = match flat_choice {
+                Some((mcs, low, high)) => (mcs, McsMemo::Flat { low, high, mcs }),
+                None => {
+                    let mcs = table.select_effective(reported, target_bler);
+                    (mcs, McsMemo::Exact(*reported, mcs))
+                }
+            };
+            *memo = Some(new);
             mcs
         }
     }
@@ -995,7 +1016,19 @@ mod tests {
         for (k, sinr) in sinrs.iter().enumerate() {
             let want = table.select_effective(sinr, 0.1);
             assert_eq!(select_mcs(&table, &mut memo, sinr, 0.1), want, "step {k}");
-            assert_eq!(memo, Some((*sinr, want)));
+            match memo {
+                Some(McsMemo::Exact(s, mcs)) => assert_eq!((s, mcs), (*sinr, want)),
+                Some(McsMemo::Flat { low, high, mcs }) => {
+                    assert!(low <= sinr[0] && sinr[0] < high && mcs == want, "step {k}");
+                }
+                None => panic!("step {k}: nothing remembered"),
+            }
+        }
+        // A mixed question after a flat one, and the flat one again.
+        let mut memo = None;
+        for sinr in [flat(12.0), [12.0, 12.0, 1.0], flat(12.0), flat(12.5)] {
+            let want = table.select_effective(&sinr, 0.1);
+            assert_eq!(select_mcs(&table, &mut memo, &sinr, 0.1), want, "{sinr:?}");
         }
         assert_ne!(
             table.select_effective(&flat(3.0), 0.1),

@@ -359,7 +359,9 @@ impl McsTable {
         let (mut chosen, mut low) = (self.entries[0].mcs, f64::NEG_INFINITY);
         for e in &self.entries {
             let threshold = e.sinr_db + offset_db;
-            if !(threshold <= sinr_db) {
+            // `select_effective`'s very comparison (false for a NaN SINR too).
+            let passes = threshold <= sinr_db;
+            if !passes {
                 return Some((chosen, low, threshold));
             }
             (chosen, low) = (e.mcs, low.max(threshold));

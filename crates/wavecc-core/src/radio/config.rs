@@ -33,6 +33,11 @@ pub struct RadioConfig {
     pub los_test: Option<LosTest>,
     /// How often positions, path loss, SINR and MCS are recomputed, seconds.
     pub channel_update_s: f64,
+    /// Under a profile whose channels follow the geometry alone (3gpp), a UE's links
+    /// to the gNBs other than its serving one are measured again once it has moved
+    /// this far (m) since they last were; its serving link at every channel update.
+    /// 0 measures every link at every update.
+    pub neighbour_remeasure_m: f64,
     /// Link adaptation picks the highest MCS whose TB error rate is at most this
     /// (the module's 10%), from the SINR of the previous channel update (CQI delay).
     pub target_bler: f64,
@@ -76,6 +81,7 @@ impl Default for RadioConfig {
             threegpp: ThreeGppParams::default(),
             los_test: None,
             channel_update_s: 0.001,
+            neighbour_remeasure_m: 0.1,
             target_bler: 0.1,
             harq_max_retx: 3,
             harq_rtt_s: 0.0004,

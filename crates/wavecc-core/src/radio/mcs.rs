@@ -327,12 +327,15 @@ impl McsTable {
     /// (`MmWaveAmc::CreateCqiFeedbackWbTdma`); the lowest MCS when none. With the same
     /// SINR for every modulation this is [`McsTable::select`].
     pub fn select_effective(&self, effective: &EffectiveSinr, target_bler: f64) -> u8 {
+        // The same for every entry: computed once (it takes a logarithm).
+        let offset_db = match self.error {
+            ErrorModel::Logistic { slope_per_db } => bler_offset_db(target_bler, slope_per_db),
+            ErrorModel::ModuleMi { .. } => 0.0,
+        };
         let passes = |e: &McsEntry| {
             let sinr = effective[modulation_slot(e.modulation_order)];
             match self.error {
-                ErrorModel::Logistic { slope_per_db } => {
-                    e.sinr_db + bler_offset_db(target_bler, slope_per_db) <= sinr
-                }
+                ErrorModel::Logistic { .. } => e.sinr_db + offset_db <= sinr,
                 ErrorModel::ModuleMi { .. } => self.bler(e.mcs, sinr) <= target_bler,
             }
         };
@@ -341,6 +344,29 @@ impl McsTable {
             chosen = e.mcs;
         }
         chosen
+    }
+
+    /// [`McsTable::select_effective`] for a flat channel at `sinr_db` under the
+    /// logistic rule, with the SINRs `[low, high)` at which the choice stays the same
+    /// (every row chosen past passes below `low`, the row that failed fails below
+    /// `high`: the same comparisons give the same answer); `None` under the
+    /// mutual-information rule.
+    pub fn select_flat_with_range(&self, sinr_db: f64, target_bler: f64) -> Option<(u8, f64, f64)> {
+        let ErrorModel::Logistic { slope_per_db } = self.error else {
+            return None;
+        };
+        let offset_db = bler_offset_db(target_bler, slope_per_db);
+        let (mut chosen, mut low) = (self.entries[0].mcs, f64::NEG_INFINITY);
+        for e in &self.entries {
+            let threshold = e.sinr_db + offset_db;
+            // `select_effective`'s very comparison (false for a NaN SINR too).
+            let passes = threshold <= sinr_db;
+            if !passes {
+                return Some((chosen, low, threshold));
+            }
+            (chosen, low) = (e.mcs, low.max(threshold));
+        }
+        Some((chosen, low, f64::INFINITY))
     }
 
     /// Which effective SINR a TB at `mcs` meets (index into [`EffectiveSinr`]).
@@ -445,6 +471,39 @@ pub fn thermal_noise_dbm(bandwidth_hz: f64, noise_figure_db: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    /// Inside the range it gives, the flat choice is `select_effective`'s; at its top
+    /// the choice changes (above the lowest row).
+    #[test]
+    fn the_flat_choice_holds_over_its_range() {
+        let tables = [
+            McsTable::ns3_mmwave(),
+            McsTable::nr(NrMcsTable::Qam64, 400e6, 3),
+        ];
+        for table in &tables {
+            for target in [0.1, 0.01] {
+                for k in 0..4_000 {
+                    let s = -20.0 + f64::from(k) * 0.013_7;
+                    let (mcs, low, high) = table.select_flat_with_range(s, target).unwrap();
+                    assert_eq!(mcs, table.select_effective(&flat(s), target), "{s}");
+                    assert!(low <= s && s < high, "{low} {s} {high}");
+                    for x in [low.max(-1e3), (low.max(-1e3) + high.min(1e3)) / 2.0] {
+                        assert_eq!(table.select_effective(&flat(x), target), mcs, "{x}");
+                    }
+                    let below_high = if high.is_finite() { high - 1e-9 } else { 1e3 };
+                    assert_eq!(table.select_effective(&flat(below_high), target), mcs);
+                    // Below the lowest row's threshold the lowest MCS is the default.
+                    if high.is_finite() && low.is_finite() {
+                        assert_ne!(table.select_effective(&flat(high), target), mcs);
+                    }
+                }
+            }
+        }
+        assert_eq!(
+            McsTable::ns3_mmwave_mi().select_flat_with_range(10.0, 0.1),
+            None
+        );
+    }
+
     use super::*;
 
     #[test]

@@ -14,7 +14,7 @@ use super::mobility::Trajectory;
 use super::profile;
 use super::propagation::Channel;
 use super::rlc::{RlcConfig, RlcEntity, SlotChannel};
-use super::scheduler::{Demand, SchedulerKind, pf_average, share};
+use super::scheduler::{Demand, SchedulerKind, pf_average, pf_idle_decay, rotation_among, share};
 use super::status::{LinkReports, StatusReport};
 use crate::engine::{RngStreams, Time, from_secs, to_secs};
 use crate::net::Packet;
@@ -39,6 +39,15 @@ struct Ue {
     /// The gains filtered for handover decisions.
     filtered_gain_db: Vec<f64>,
     blocked: Vec<bool>,
+    /// Per gNB, the power (mW) it puts into this UE's band when it interferes, kept
+    /// until the channel changes.
+    interferer_mw: Vec<Option<f64>>,
+    /// The channels have been measured once (a geometric profile skips later updates
+    /// at an unchanged position).
+    measured: bool,
+    /// Where every link was last measured (a geometric profile measures only the
+    /// serving one until the UE has moved `neighbour_remeasure_m` from here).
+    all_links_at: Point,
     serving: usize,
     /// Downlink and uplink SINR now (wideband: the chunks' mean-linear SINR, what the
     /// module reports), their effective SINR per modulation (what TBs meet), and the
@@ -51,6 +60,10 @@ struct Ue {
     reported_ul_eff_db: Option<EffectiveSinr>,
     mcs: u8,
     ul_mcs: u8,
+    /// Link adaptation's last answer each way: a UE whose channel holds still, or
+    /// moves a little, asks a question with the same answer at every update.
+    mcs_memo: Option<McsMemo>,
+    ul_mcs_memo: Option<McsMemo>,
     dl: RlcEntity,
     ul: RlcEntity,
     /// The neighbour that has been better than the serving cell, and since when.
@@ -62,7 +75,16 @@ struct Ue {
     nlos_intervals: Vec<(Time, Time)>,
     sinr_sum_db: f64,
     sinr_samples: u64,
+    /// The proportional-fair average, current up to (not including) slot `pf_slot`: the
+    /// decay of the slots since, in which the UE was idle, is applied when it is next
+    /// scheduled (`catch_up_pf`).
     pf_average_bits: f64,
+    pf_slot: u64,
+    /// In `Ran::active`: an entity may hold SDUs.
+    active: bool,
+    /// In `Ran::interrupted`: a handover interruption holds its proportional-fair
+    /// average still.
+    pf_frozen: bool,
     /// The downlink CQI reports the scheduler holds (the UE reports on each downlink
     /// TB); without one, TBs go at MCS 0.
     dl_cqi: CqiState,
@@ -87,11 +109,17 @@ pub struct Ran {
     slot: Time,
     data_symbols: u32,
     update_every: Time,
+    /// The profile's channels depend on geometry alone (`Profile::channel_is_geometric`).
+    geometric_channels: bool,
+    /// With geometric channels, the distance (m) after which a UE's neighbour links are
+    /// measured again.
+    neighbour_remeasure_m: f64,
     los_test: LosTest,
     target_bler: f64,
     dl_power_dbm: f64,
     ul_power_dbm: f64,
     noise_dbm: f64,
+    noise_mw: f64,
     interferer_beam_loss_db: f64,
     hysteresis_db: f64,
     /// Weight of a new measurement in the handover filter.
@@ -105,13 +133,22 @@ pub struct Ran {
     los_index: Vec<BearingIndex>,
     gnbs: Vec<Gnb>,
     ues: Vec<Ue>,
+    /// Per gNB, the UEs it serves, in UE order.
+    members: Vec<Vec<usize>>,
+    /// The UEs whose RLC entities may hold SDUs (a superset of the busy ones), in UE
+    /// order once `active_sorted`: the only UEs a slot works on.
+    active: Vec<usize>,
+    active_sorted: bool,
+    /// UEs handed over whose interruption had not ended at the last slot.
+    interrupted: Vec<usize>,
     slot_number: u64,
     /// A slot event is in the queue.
     pub slot_pending: bool,
     /// SDUs lost at handovers without forwarding.
     pub handover_drops: u64,
     scratch_blockers: Vec<ObstacleClass>,
-    scratch_members: Vec<usize>,
+    /// Per gNB, its busy members in this slot.
+    scratch_busy: Vec<Vec<usize>>,
     scratch_demands: Vec<Demand>,
     scratch_shares: Vec<u32>,
     /// What one UE's downlink hands up, slot by slot, when recorded.
@@ -184,6 +221,9 @@ impl Ran {
                     gain_db: vec![f64::NEG_INFINITY; gnbs.len()],
                     filtered_gain_db: Vec::new(),
                     blocked: vec![false; gnbs.len()],
+                    interferer_mw: vec![None; gnbs.len()],
+                    measured: false,
+                    all_links_at: Point::default(),
                     serving: 0,
                     sinr_db: f64::NEG_INFINITY,
                     ul_sinr_db: f64::NEG_INFINITY,
@@ -193,6 +233,8 @@ impl Ran {
                     reported_ul_eff_db: None,
                     mcs: 0,
                     ul_mcs: 0,
+                    mcs_memo: None,
+                    ul_mcs_memo: None,
                     dl: entity(cfg.rlc_buffer_bytes, 0, format!("radio/harq/ue{u}/dl")),
                     // The UE's own uplink buffer is the module's default; ACKs never fill it.
                     ul: entity(
@@ -208,6 +250,9 @@ impl Ran {
                     sinr_sum_db: 0.0,
                     sinr_samples: 0,
                     pf_average_bits: 0.0,
+                    pf_slot: 0,
+                    active: false,
+                    pf_frozen: false,
                     dl_cqi: CqiState::default(),
                     reports: LinkReports::default(),
                 }
@@ -225,11 +270,14 @@ impl Ran {
             slot: numerology.slot,
             data_symbols: numerology.data_symbols,
             update_every: from_secs(cfg.channel_update_s),
+            geometric_channels: profile.channel_is_geometric(),
+            neighbour_remeasure_m: cfg.neighbour_remeasure_m,
             los_test: config::los_test(cfg),
             target_bler: cfg.target_bler,
             dl_power_dbm: profile.tx_power_dbm(true),
             ul_power_dbm: profile.tx_power_dbm(false),
             noise_dbm: profile.noise_dbm(),
+            noise_mw: db_to_linear(profile.noise_dbm()),
             interferer_beam_loss_db: cfg.interferer_beam_loss_db,
             hysteresis_db: cfg.handover.hysteresis_db,
             filter_weight: filter_weight(cfg.channel_update_s, cfg.handover.filter_s),
@@ -239,13 +287,17 @@ impl Ran {
             scheduler: cfg.scheduler,
             obstacles,
             los_index,
+            members: vec![Vec::new(); gnbs.len()],
+            scratch_busy: vec![Vec::new(); gnbs.len()],
             gnbs,
             ues,
+            active: Vec::new(),
+            active_sorted: true,
+            interrupted: Vec::new(),
             slot_number: 0,
             slot_pending: false,
             handover_drops: 0,
             scratch_blockers: Vec::new(),
-            scratch_members: Vec::new(),
             scratch_demands: Vec::new(),
             scratch_shares: Vec::new(),
             deliveries: None,
@@ -255,6 +307,7 @@ impl Ran {
             let ue = &mut ran.ues[u];
             ue.filtered_gain_db = ue.gain_db.clone();
             ue.serving = best_cell(&ran.gnbs, &ue.gain_db);
+            ran.members[ue.serving].push(u);
         }
         ran
     }
@@ -306,11 +359,25 @@ impl Ran {
     }
 
     pub fn enqueue_downlink(&mut self, now: Time, ue: u32, pkt: Packet) -> Result<(), Packet> {
-        self.ues[ue as usize].dl.enqueue(now, pkt)
+        self.ues[ue as usize].dl.enqueue(now, pkt)?;
+        self.activate(ue as usize);
+        Ok(())
     }
 
     pub fn enqueue_uplink(&mut self, now: Time, ue: u32, pkt: Packet) -> Result<(), Packet> {
-        self.ues[ue as usize].ul.enqueue(now, pkt)
+        self.ues[ue as usize].ul.enqueue(now, pkt)?;
+        self.activate(ue as usize);
+        Ok(())
+    }
+
+    /// Puts UE `u`, which now holds an SDU, on the list the slots work on.
+    fn activate(&mut self, u: usize) {
+        let ue = &mut self.ues[u];
+        if !ue.active {
+            ue.active = true;
+            self.active_sorted &= self.active.last().is_none_or(|&last| last < u);
+            self.active.push(u);
+        }
     }
 
     /// Packets inside the radio (for the conservation check).
@@ -331,26 +398,53 @@ impl Ran {
                 .sum::<u64>()
     }
 
-    /// Path gains of `ue` towards every gNB at `now`, with its position and blockage.
+    /// Path gains of `ue` towards every gNB at `now`, with its position and blockage,
+    /// and the handover filter's step. With a geometric profile, a UE that has not
+    /// moved keeps its gains as they are (an update would give the same), and one that
+    /// is less than `neighbour_remeasure_m` from where its links were all measured has
+    /// only its serving link measured (docs/model.md, "Channel updates").
     fn measure(&mut self, u: usize, now: Time) {
         let t = to_secs(now);
         let ue = &mut self.ues[u];
-        ue.position = ue.trajectory.position(t);
-        for (g, gnb) in self.gnbs.iter().enumerate() {
-            self.scratch_blockers.clear();
-            self.los_index[g].blockers(
-                self.los_test,
-                ue.position,
-                &self.obstacles,
-                &mut self.scratch_blockers,
-            );
-            ue.blocked[g] = !self.scratch_blockers.is_empty();
-            ue.gain_db[g] =
-                ue.channels[g].update(t, gnb.position, ue.position, &self.scratch_blockers);
-            if let Some(f) = ue.filtered_gain_db.get_mut(g) {
-                *f += self.filter_weight * (ue.gain_db[g] - *f);
+        let position = ue.trajectory.position(t);
+        let moved = std::mem::replace(&mut ue.position, position) != position;
+        let all_links = !self.geometric_channels
+            || !ue.measured
+            || moved && position.distance(ue.all_links_at) >= self.neighbour_remeasure_m;
+        ue.measured = true;
+        if all_links {
+            ue.all_links_at = position;
+            for g in 0..self.gnbs.len() {
+                self.measure_link(u, g, t);
             }
+        } else if moved {
+            let serving = ue.serving;
+            self.measure_link(u, serving, t);
         }
+        let ue = &mut self.ues[u];
+        for (f, &gain) in ue.filtered_gain_db.iter_mut().zip(&ue.gain_db) {
+            *f += self.filter_weight * (gain - *f);
+        }
+    }
+
+    /// The path gain and blockage of UE `u` towards gNB `g` at `t_s`.
+    fn measure_link(&mut self, u: usize, g: usize, t_s: f64) {
+        let ue = &mut self.ues[u];
+        self.scratch_blockers.clear();
+        self.los_index[g].blockers(
+            self.los_test,
+            ue.position,
+            &self.obstacles,
+            &mut self.scratch_blockers,
+        );
+        ue.blocked[g] = !self.scratch_blockers.is_empty();
+        ue.gain_db[g] = ue.channels[g].update(
+            t_s,
+            self.gnbs[g].position,
+            ue.position,
+            &self.scratch_blockers,
+        );
+        ue.interferer_mw[g] = None;
     }
 
     /// The channel update at `now`: measurements, SINR, link adaptation, handover
@@ -367,13 +461,16 @@ impl Ran {
         for u in 0..self.ues.len() {
             self.measure(u, now);
             self.consider_handover(u, now, events, dropped);
-            let noise_mw = db_to_linear(self.noise_dbm);
+            let noise_mw = self.noise_mw;
             let ue = &mut self.ues[u];
             let s = ue.serving;
+            let (power_dbm, beam_loss_db) = (self.dl_power_dbm, self.interferer_beam_loss_db);
             let interference_mw: f64 = (0..self.gnbs.len())
                 .filter(|&g| g != s && self.gnbs[g].was_transmitting)
                 .map(|g| {
-                    db_to_linear(self.dl_power_dbm + ue.gain_db[g] - self.interferer_beam_loss_db)
+                    *ue.interferer_mw[g].get_or_insert_with(|| {
+                        db_to_linear(power_dbm + ue.gain_db[g] - beam_loss_db)
+                    })
                 })
                 .sum();
             ue.sinr_db =
@@ -397,8 +494,13 @@ impl Ran {
             // Link adaptation acts on the previous report: one update of CQI delay.
             let reported = ue.reported_eff_db.unwrap_or(ue.eff_sinr_db);
             let reported_ul = ue.reported_ul_eff_db.unwrap_or(ue.ul_eff_sinr_db);
-            ue.mcs = self.table.select_effective(&reported, self.target_bler);
-            ue.ul_mcs = self.table.select_effective(&reported_ul, self.target_bler);
+            ue.mcs = select_mcs(&self.table, &mut ue.mcs_memo, &reported, self.target_bler);
+            ue.ul_mcs = select_mcs(
+                &self.table,
+                &mut ue.ul_mcs_memo,
+                &reported_ul,
+                self.target_bler,
+            );
             ue.reported_eff_db = Some(ue.eff_sinr_db);
             ue.reported_ul_eff_db = Some(ue.ul_eff_sinr_db);
             ue.sinr_sum_db += ue.sinr_db;
@@ -467,6 +569,13 @@ impl Ran {
                 cell: ue.serving as u32,
             });
         }
+        if !ue.pf_frozen {
+            // A member of its cell in every slot since: owed their decay.
+            catch_up_pf(ue, self.slot_number);
+            ue.pf_frozen = true;
+            self.interrupted.push(u);
+        }
+        move_member(&mut self.members, u, ue.serving, best);
         ue.serving = best;
         ue.candidate = None;
         ue.handovers += 1;
@@ -490,44 +599,87 @@ impl Ran {
     /// The slot starting at `now`: what the last slot decoded is handed up to `out`
     /// (downlink packets at their UE, uplink ones at the gNB), then each gNB schedules the
     /// uplink (ACKs, small: served first) and shares the rest of the data symbols
-    /// among its UEs' downlinks. Returns whether another slot is needed.
+    /// among its UEs' downlinks. Only UEs holding SDUs are visited (the active list);
+    /// the idle ones' proportional-fair averages decay when they are next scheduled.
+    /// Returns whether another slot is needed.
     pub fn run_slot(&mut self, now: Time, out: &mut Vec<Packet>) -> bool {
-        // What is handed up now was decoded in the slot that ends now.
+        if !self.active_sorted {
+            self.active.sort_unstable();
+            self.active_sorted = true;
+        }
+        self.end_interruptions(now);
+        self.hand_up(now, out);
+        for busy in &mut self.scratch_busy {
+            busy.clear();
+        }
+        for &u in &self.active {
+            let ue = &self.ues[u];
+            if (ue.dl.is_busy() || ue.ul.is_busy()) && !ue.pf_frozen {
+                self.scratch_busy[ue.serving].push(u);
+            }
+        }
+        let mut busy = std::mem::take(&mut self.scratch_busy);
+        for (g, members) in busy.iter().enumerate() {
+            if !members.is_empty() {
+                self.run_cell_slot(g, now, members);
+            }
+        }
+        std::mem::swap(&mut self.scratch_busy, &mut busy);
+        self.slot_number += 1;
+        let ues = &mut self.ues;
+        self.active.retain(|&u| {
+            let ue = &mut ues[u];
+            ue.active = ue.dl.is_busy() || ue.ul.is_busy();
+            ue.active
+        });
+        !self.active.is_empty()
+    }
+
+    /// Handed-over UEs whose interruption has ended by `now` are members of their new
+    /// cell again: their proportional-fair average decays from this slot on.
+    fn end_interruptions(&mut self, now: Time) {
+        let (ues, slot) = (&mut self.ues, self.slot_number);
+        self.interrupted.retain(|&u| {
+            let ue = &mut ues[u];
+            if now < ue.interrupted_until {
+                return true;
+            }
+            ue.pf_frozen = false;
+            ue.pf_slot = slot;
+            false
+        });
+    }
+
+    /// What the slot that ends at `now` decoded, handed up to `out` in UE order.
+    fn hand_up(&mut self, now: Time, out: &mut Vec<Packet>) {
         let decoded_in = (now / self.slot).saturating_sub(1);
-        for (u, ue) in self.ues.iter_mut().enumerate() {
+        let logged = self.deliveries.as_ref().map(|log| log.ue);
+        let mut logged_bytes = 0;
+        for &u in &self.active {
+            let ue = &mut self.ues[u];
             // An entity that holds no SDU has nothing to hand up: skip it cheaply.
             let before = out.len();
             if ue.dl.is_busy() {
                 ue.dl.deliver(out);
             }
-            if let Some(log) = self.deliveries.as_mut().filter(|log| log.ue == u) {
-                let bytes = out[before..].iter().map(|p| u64::from(p.size)).sum();
-                log.add(decoded_in, bytes);
+            if logged == Some(u) {
+                logged_bytes = out[before..].iter().map(|p| u64::from(p.size)).sum();
             }
             if ue.ul.is_busy() {
                 ue.ul.deliver(out);
             }
         }
-        for g in 0..self.gnbs.len() {
-            self.run_cell_slot(g, now);
+        if let Some(log) = self.deliveries.as_mut() {
+            log.add(decoded_in, logged_bytes);
         }
-        self.slot_number += 1;
-        self.ues.iter().any(|u| u.dl.is_busy() || u.ul.is_busy())
     }
 
-    fn run_cell_slot(&mut self, g: usize, now: Time) {
-        let members = &mut self.scratch_members;
-        members.clear();
-        members.extend(
-            (0..self.ues.len())
-                .filter(|&u| self.ues[u].serving == g && now >= self.ues[u].interrupted_until),
-        );
-        if members.is_empty() {
-            return;
-        }
+    /// Cell `g`'s slot at `now`; `busy` are its members (not interrupted) that hold
+    /// SDUs, in UE order.
+    fn run_cell_slot(&mut self, g: usize, now: Time, busy: &[usize]) {
         let table = &self.table;
         let mut left = self.data_symbols;
-        for &u in members.iter() {
+        for &u in busy {
             let ue = &mut self.ues[u];
             if !ue.ul.is_busy() {
                 continue;
@@ -550,8 +702,9 @@ impl Ran {
             }
         }
         self.scratch_demands.clear();
-        for &u in members.iter() {
-            let ue = &self.ues[u];
+        for &u in busy {
+            let ue = &mut self.ues[u];
+            catch_up_pf(ue, self.slot_number);
             let mcs = ue.dl_cqi.mcs(now, ue.mcs, self.cqi_expiry);
             let ch = SlotChannel {
                 table,
@@ -569,23 +722,21 @@ impl Ran {
                 average_bits: ue.pf_average_bits,
             });
         }
-        self.scratch_shares.resize(members.len(), 0);
+        self.scratch_shares.resize(busy.len(), 0);
+        let rotation = match self.scheduler {
+            SchedulerKind::Rr => self.rr_rotation(g, busy),
+            SchedulerKind::Pf => 0,
+        };
         share(
             self.scheduler,
             left,
             &self.scratch_demands,
-            self.slot_number as usize,
+            rotation,
             &mut self.scratch_shares,
         );
         let gnb = &mut self.gnbs[g];
-        for (k, &u) in members.iter().enumerate() {
+        for (k, &u) in busy.iter().enumerate() {
             let ue = &mut self.ues[u];
-            if !ue.dl.is_busy() && !ue.ul.is_busy() {
-                // Idle in both directions: nothing sent or decoded, so the status
-                // reports are unchanged; only the proportional-fair average decays.
-                ue.pf_average_bits = pf_average(ue.pf_average_bits, 0.0);
-                continue;
-            }
             let mcs = ue.dl_cqi.mcs(now, ue.mcs, self.cqi_expiry);
             let ch = SlotChannel {
                 table,
@@ -615,11 +766,34 @@ impl Ran {
             }
             let bits = f64::from(used) * f64::from(table.bits_per_symbol(mcs));
             ue.pf_average_bits = pf_average(ue.pf_average_bits, bits);
+            ue.pf_slot = self.slot_number + 1;
             if let Some(prohibit) = self.status_prohibit {
                 let (dl, ul) = (ue.dl.stats.tbs_decoded, ue.ul.stats.tbs_decoded);
                 ue.reports.slot_end(now + self.slot, dl, ul, prohibit);
             }
         }
+    }
+
+    /// The round robin's rotation for cell `g`'s `busy` members: the robin turns over
+    /// all the cell's members taking part in the slot (those not interrupted by a
+    /// handover), by slot number (`rotation_among`).
+    fn rr_rotation(&self, g: usize, busy: &[usize]) -> usize {
+        let members = &self.members[g];
+        // Interrupted members before `u` in UE order.
+        let held = |u: usize| {
+            self.interrupted
+                .iter()
+                .filter(|&&w| self.ues[w].serving == g && w < u)
+                .count()
+        };
+        let places = busy
+            .iter()
+            .map(|&u| members.partition_point(|&m| m < u) - held(u));
+        rotation_among(
+            places,
+            members.len() - held(usize::MAX),
+            self.slot_number as usize,
+        )
     }
 
     /// UE `u`'s row of the UE trace at `now`.
@@ -690,6 +864,68 @@ fn effective_sinrs(ratios: Option<&[f64]>, sinr_db: f64, out: &mut EffectiveSinr
     }
 }
 
+/// A choice of link adaptation and the questions it answers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum McsMemo {
+    /// These effective SINRs.
+    Exact(EffectiveSinr, u8),
+    /// A flat channel at any SINR in `[low, high)` dB (`McsTable::select_flat_with_range`).
+    Flat { low: f64, high: f64, mcs: u8 },
+}
+
+/// Link adaptation's MCS for the effective SINRs `reported` (`McsTable::select_effective`),
+/// taken from `memo` when it answers the same question.
+fn select_mcs(
+    table: &McsTable,
+    memo: &mut Option<McsMemo>,
+    reported: &EffectiveSinr,
+    target_bler: f64,
+) -> u8 {
+    let s = reported[0];
+    let is_flat = same_bits(reported, &flat(s));
+    match *memo {
+        Some(McsMemo::Flat { low, high, mcs }) if is_flat && low <= s && s < high => mcs,
+        Some(McsMemo::Exact(sinrs, mcs)) if same_bits(&sinrs, reported) => mcs,
+        _ => {
+            let flat_choice = is_flat
+                .then(|| table.select_flat_with_range(s, target_bler))
+                .flatten();
+            let (mcs, new) = match flat_choice {
+                Some((mcs, low, high)) => (mcs, McsMemo::Flat { low, high, mcs }),
+                None => {
+                    let mcs = table.select_effective(reported, target_bler);
+                    (mcs, McsMemo::Exact(*reported, mcs))
+                }
+            };
+            *memo = Some(new);
+            mcs
+        }
+    }
+}
+
+/// The two hold the same numbers to the bit (so a memo holds for signed zeros too).
+fn same_bits(a: &EffectiveSinr, b: &EffectiveSinr) -> bool {
+    a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
+/// Applies to `ue`'s proportional-fair average the decay of the slots from its
+/// `pf_slot` to `slot`, in which it was a member of its cell but idle, as those slots
+/// would have: the same steps in the same order, so the value is the same to the bit.
+fn catch_up_pf(ue: &mut Ue, slot: u64) {
+    ue.pf_average_bits = pf_idle_decay(ue.pf_average_bits, slot.saturating_sub(ue.pf_slot));
+    ue.pf_slot = slot;
+}
+
+/// Moves UE `u` from cell `from`'s member list to cell `to`'s, keeping UE order.
+fn move_member(members: &mut [Vec<usize>], u: usize, from: usize, to: usize) {
+    if let Ok(k) = members[from].binary_search(&u) {
+        members[from].remove(k);
+    }
+    if let Err(k) = members[to].binary_search(&u) {
+        members[to].insert(k, u);
+    }
+}
+
 /// The weight of each new measurement in an exponential filter of time constant
 /// `filter_s` sampled every `update_s` (1: no filtering).
 fn filter_weight(update_s: f64, filter_s: f64) -> f64 {
@@ -756,6 +992,117 @@ mod tests {
                 retransmission: false,
             }),
         }
+    }
+
+    /// The memo answers only the question it was asked: any change of the SINRs,
+    /// down to a signed zero, asks the table again.
+    #[test]
+    fn the_mcs_memo_gives_the_tables_choice() {
+        let config = Config::from_toml(builtin::get("city-100ue").unwrap()).unwrap();
+        let radio = config.radio.as_ref().unwrap();
+        let table = profile::of(radio).mcs_table();
+        let mut memo = None;
+        let sinrs = [
+            flat(3.0),
+            flat(3.0),
+            flat(25.0),
+            [25.0, 25.0, 2.0],
+            [25.0, 25.0, 2.0],
+            flat(0.0),
+            flat(-0.0),
+            flat(f64::NEG_INFINITY),
+            flat(3.0),
+        ];
+        for (k, sinr) in sinrs.iter().enumerate() {
+            let want = table.select_effective(sinr, 0.1);
+            assert_eq!(select_mcs(&table, &mut memo, sinr, 0.1), want, "step {k}");
+            match memo {
+                Some(McsMemo::Exact(s, mcs)) => assert_eq!((s, mcs), (*sinr, want)),
+                Some(McsMemo::Flat { low, high, mcs }) => {
+                    assert!(low <= sinr[0] && sinr[0] < high && mcs == want, "step {k}");
+                }
+                None => panic!("step {k}: nothing remembered"),
+            }
+        }
+        // A mixed question after a flat one, and the flat one again.
+        let mut memo = None;
+        for sinr in [flat(12.0), [12.0, 12.0, 1.0], flat(12.0), flat(12.5)] {
+            let want = table.select_effective(&sinr, 0.1);
+            assert_eq!(select_mcs(&table, &mut memo, &sinr, 0.1), want, "{sinr:?}");
+        }
+        assert_ne!(
+            table.select_effective(&flat(3.0), 0.1),
+            table.select_effective(&flat(25.0), 0.1)
+        );
+    }
+
+    /// Channel updates 1 ms apart of the city's UEs from time 0, with neighbour links
+    /// measured again after `remeasure_m`: per update, each UE's position and gains.
+    fn city_gains(remeasure_m: f64, updates: u64) -> Vec<Vec<(Point, Vec<f64>)>> {
+        let config = Config::from_toml(builtin::get("city-100ue").unwrap()).unwrap();
+        let mut radio = config.radio.clone().unwrap();
+        radio.neighbour_remeasure_m = remeasure_m;
+        let mut ran = Ran::new(&radio, &RngStreams::new(config.seed));
+        let (mut events, mut dropped) = (Vec::new(), Vec::new());
+        (0..updates)
+            .map(|k| {
+                ran.update_channels(k * 1_000_000, &mut events, &mut dropped);
+                ran.ues
+                    .iter()
+                    .map(|ue| (ue.position, ue.gain_db.clone()))
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// Under the 3gpp profile a standing UE keeps its gains, a moving one has its
+    /// serving link measured at every update and the others once it is
+    /// `neighbour_remeasure_m` from where they were last measured (0: every update).
+    #[test]
+    fn neighbour_links_are_measured_again_after_the_ue_moves_far_enough() {
+        let (lazy, every) = (city_gains(0.1, 400), city_gains(0.0, 400));
+        let (mut standing, mut moving, mut near_but_measured) = (0, 0, 0);
+        for u in 0..lazy[0].len() {
+            let (start, _) = &lazy[0][u];
+            if lazy.iter().all(|step| step[u].0 == *start) {
+                standing += 1;
+                assert!(lazy.iter().all(|step| step[u].1 == lazy[0][u].1), "UE {u}");
+                continue;
+            }
+            moving += 1;
+            let mut measured_at = *start;
+            for k in 1..lazy.len() {
+                let (position, gains) = &lazy[k][u];
+                let before = &lazy[k - 1][u].1;
+                let changed: Vec<bool> = gains.iter().zip(before).map(|(a, b)| a != b).collect();
+                let far = position.distance(measured_at) >= 0.1;
+                if far {
+                    measured_at = *position;
+                }
+                let neighbours = changed.iter().filter(|&&c| c).count();
+                assert!(
+                    far || neighbours <= 1,
+                    "UE {u} at update {k}: {neighbours} links measured after {:.3} m",
+                    position.distance(measured_at)
+                );
+                if far {
+                    assert!(
+                        neighbours > 1,
+                        "UE {u} at update {k}: neighbours not measured"
+                    );
+                }
+                // Measuring every link at every update moves the neighbours' gains too.
+                let all = every[k][u].1.iter().zip(&every[k - 1][u].1);
+                if !far && all.filter(|(a, b)| a != b).count() > 1 {
+                    near_but_measured += 1;
+                }
+            }
+        }
+        assert!(near_but_measured > 0, "0 m measures every link");
+        assert!(
+            standing > 10 && moving > 10,
+            "{standing} standing, {moving} moving"
+        );
     }
 
     /// Slots skip idle UEs, so one whose downlink fills again must still be served in

@@ -82,9 +82,38 @@ fn proportional_fair(mut left: u32, demands: &[Demand], out: &mut [u32]) {
     }
 }
 
+/// The round robin's `rotation` for [`share`] among some of a cell's UEs only (those
+/// with data), given their places (increasing) among all `members` UEs the robin
+/// turns over: the robin starts at place `rotation % members` and passes over the
+/// UEs without data, so among those with data it starts at the first placed there or
+/// after, and the shares come out as over all the members.
+pub fn rotation_among(
+    places: impl Iterator<Item = usize>,
+    members: usize,
+    rotation: usize,
+) -> usize {
+    let start = rotation % members;
+    places.take_while(|&p| p < start).count()
+}
+
 /// The proportional-fair average after a slot in which the UE got `bits`.
 pub fn pf_average(average_bits: f64, bits: f64) -> f64 {
     average_bits + (bits - average_bits) / PF_WINDOW_SLOTS
+}
+
+/// The proportional-fair average after `slots` slots in which the UE got nothing:
+/// [`pf_average`] applied that many times (a closed form would round differently),
+/// stopping early once a step no longer changes it (zero, or a value too small for
+/// the step to move).
+pub fn pf_idle_decay(mut average_bits: f64, slots: u64) -> f64 {
+    for _ in 0..slots {
+        let next = pf_average(average_bits, 0.0);
+        if next == average_bits {
+            break;
+        }
+        average_bits = next;
+    }
+    average_bits
 }
 
 #[cfg(test)]
@@ -133,6 +162,65 @@ mod tests {
         let mut out = [0; 3];
         share(SchedulerKind::Pf, 22, &ds, 0, &mut out);
         assert_eq!(out, [0, 15, 7]);
+    }
+
+    /// Sharing among the UEs with data, rotated by `rotation_among`, gives each the
+    /// share it gets when the robin turns over every member.
+    #[test]
+    fn round_robin_among_the_busy_matches_all_members() {
+        let mut state = 12_345u64;
+        let mut next = |m: u64| {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            (state >> 33) % m
+        };
+        for _ in 0..5_000 {
+            let n = 1 + next(12) as usize;
+            let demands: Vec<Demand> = (0..n)
+                .map(|_| {
+                    let symbols = if next(3) == 0 { 0 } else { next(30) as u32 };
+                    d(symbols, 1, 1.0)
+                })
+                .collect();
+            let (total, rotation) = (next(60) as u32, next(1_000) as usize);
+            let mut all = vec![0; n];
+            share(SchedulerKind::Rr, total, &demands, rotation, &mut all);
+            // Some UEs without data stay in the list: the rule must not depend on it.
+            let places: Vec<usize> = (0..n)
+                .filter(|&i| demands[i].symbols > 0 || next(2) == 0)
+                .collect();
+            let busy: Vec<Demand> = places.iter().map(|&i| demands[i]).collect();
+            let mut some = vec![0; busy.len()];
+            let r = rotation_among(places.iter().copied(), n, rotation);
+            share(SchedulerKind::Rr, total, &busy, r, &mut some);
+            for (k, &i) in places.iter().enumerate() {
+                assert_eq!(some[k], all[i], "{demands:?} {total} {rotation} {places:?}");
+            }
+            let given: u32 = places.iter().map(|&i| all[i]).sum();
+            assert_eq!(given, all.iter().sum::<u32>(), "UEs left out got nothing");
+        }
+    }
+
+    #[test]
+    fn idle_decay_is_the_per_slot_decay_to_the_bit() {
+        for start in [0.0, 1e-300, 3.7, 8_448.0, 1.234_567e6] {
+            let mut each = start;
+            for slots in 0..200_000u64 {
+                if slots < 100 || slots % 997 == 0 {
+                    assert_eq!(pf_idle_decay(start, slots).to_bits(), each.to_bits());
+                }
+                if slots % 9_973 == 0 {
+                    // From a partly decayed value too, as a later catch-up starts.
+                    let half = pf_idle_decay(start, slots / 2);
+                    assert_eq!(
+                        pf_idle_decay(half, slots - slots / 2).to_bits(),
+                        each.to_bits()
+                    );
+                }
+                each = pf_average(each, 0.0);
+            }
+        }
     }
 
     #[test]

@@ -6,8 +6,8 @@
 //! reference network").
 
 use super::validate::{
-    COORDINATE, Check, DB, MAX_GNBS, MAX_SPEED_MPS, MAX_UES, PERIOD, RATE, Range, TIME, VELOCITY,
-    at_most, bytes, check, count,
+    COORDINATE, Check, DB, MAX_COORDINATE_M, MAX_GNBS, MAX_SPEED_MPS, MAX_UES, PERIOD, RATE, Range,
+    TIME, VELOCITY, at_most, bytes, check, count,
 };
 use super::{ConfigError, FlowConfig};
 pub use crate::radio::{
@@ -109,6 +109,11 @@ impl RadioConfig {
     /// The radio link's timing, HARQ, RLC and S1-U, and handover.
     fn validate_link(&self) -> Check {
         check("radio.channel_update_s", self.channel_update_s, PERIOD)?;
+        check(
+            "radio.neighbour_remeasure_m",
+            self.neighbour_remeasure_m,
+            Range::closed(0.0, MAX_COORDINATE_M, "m"),
+        )?;
         check(
             "radio.target_bler",
             self.target_bler,
@@ -327,6 +332,14 @@ mod tests {
         assert_eq!(
             e.to_string(),
             "radio.channel_update_s: must be in [1e-6, 1e6] s, got 1e-9"
+        );
+        let e = Config::from_toml(
+            "[radio]\nneighbour_remeasure_m = -0.1\n[[radio.ues]]\nposition = [0, 5, 1.5]\n[[flows]]\n",
+        )
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "radio.neighbour_remeasure_m: must be in [0, 1e6] m, got -0.1"
         );
     }
 }

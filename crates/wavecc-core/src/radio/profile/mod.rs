@@ -64,6 +64,15 @@ pub trait Profile {
     fn status_prohibit(&self) -> Option<Time> {
         None
     }
+
+    /// True when a channel's gain and state depend on the positions and the
+    /// (static) obstacles alone, with no process in time: an update at an unchanged UE
+    /// position changes nothing, so the radio skips it (a standing UE costs no channel
+    /// work). False for a model with time-driven processes (ns-3's beamforming
+    /// redraws and blockage ramps).
+    fn channel_is_geometric(&self) -> bool {
+        false
+    }
 }
 
 /// What one channel update sees.

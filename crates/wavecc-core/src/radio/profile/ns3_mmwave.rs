@@ -610,6 +610,19 @@ mod tests {
         assert!(draws.windows(2).filter(|w| w[0] != w[1]).count() as f64 > 0.99 * (n - 1.0));
     }
 
+    /// The module's gain moves with time at a fixed position (beamforming redraws), so
+    /// the radio must not skip its updates while the UE stands still.
+    #[test]
+    fn a_standing_ues_channel_still_changes() {
+        assert!(!ns3().channel_is_geometric());
+        let mut ch = Channel::new(&ns3(), rng(8));
+        let ue = Point::new(50.0, 0.0, 1.5);
+        let gains: Vec<f64> = (0..5)
+            .map(|k| ch.update(0.1 * f64::from(k), GNB, ue, &[]))
+            .collect();
+        assert!(gains.windows(2).any(|w| w[0] != w[1]), "{gains:?}");
+    }
+
     /// Excess loss over time with 1 ms updates: blocked from `on` to `off` seconds.
     fn excess_trace(p: &Ns3MmwaveParams, on: f64, off: f64, until: f64) -> Vec<(f64, f64, bool)> {
         let mut ch = Channel::new(p, rng(3));

@@ -279,6 +279,12 @@ impl Profile for ThreeGppParams {
         McsTable::nr(self.mcs_table, self.bandwidth_hz, self.mu)
     }
 
+    /// Path loss, blockage and shadowing follow the UE's position only (shadowing is
+    /// advanced by distance travelled), so an update in place changes nothing.
+    fn channel_is_geometric(&self) -> bool {
+        true
+    }
+
     /// Draws the two shadowing processes' starting values.
     fn channel(&self, rng: &mut Rng) -> Box<dyn ChannelModel> {
         Box::new(GppModel::new(self, rng))
@@ -542,6 +548,31 @@ mod tests {
         assert_eq!(q.decorrelation_m(), (37.0, 50.0));
         assert_eq!(q.mcs_table().highest_mcs(), 27);
         assert!(serde_json::from_str::<ThreeGppParams>(r#"{"scenario": "rma"}"#).is_err());
+    }
+
+    /// The radio skips a 3gpp channel's updates while its UE stands still
+    /// (`channel_is_geometric`): a channel updated in place many times must then go on
+    /// exactly as one that was not, shadowing and blockage included.
+    #[test]
+    fn updates_in_place_change_nothing() {
+        let p = gpp(true);
+        assert!(p.channel_is_geometric());
+        let (here, there) = (Point::new(60.0, 5.0, 1.5), Point::new(60.7, 5.2, 1.5));
+        let blockers = [ObstacleClass::Tree, ObstacleClass::Building];
+        let mut skipped = Channel::new(&p, rng(9));
+        let mut updated = Channel::new(&p, rng(9));
+        let first = skipped.update(0.0, GNB, here, &blockers);
+        assert_eq!(updated.update(0.0, GNB, here, &blockers), first);
+        for k in 1..500 {
+            let again = updated.update(f64::from(k) * 1e-3, GNB, here, &blockers);
+            assert_eq!(again.to_bits(), first.to_bits());
+        }
+        for (k, ue) in [there, here, there].into_iter().enumerate() {
+            let t = 1.0 + k as f64;
+            let a = skipped.update(t, GNB, ue, &[]);
+            let b = updated.update(t, GNB, ue, &[]);
+            assert_eq!(a.to_bits(), b.to_bits(), "after move {k}");
+        }
     }
 
     #[test]

@@ -37,11 +37,6 @@ use std::collections::VecDeque;
 
 use crate::engine::Time;
 
-/// Subframes from a TB to the first TB whose MCS its report sets: the report is
-/// sent at the end of the TB's subframe, reaches the scheduler at the next one, which
-/// schedules `L1L2CtrlLatency` = 2 subframes ahead.
-const REPORT_DELAY_SUBFRAMES: u64 = 3;
-
 /// How long a CQI report sets the MCS, and how long a new one takes to.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CqiExpiry {
@@ -54,12 +49,15 @@ pub struct CqiExpiry {
 
 impl CqiExpiry {
     /// The module's rule for a report kept `timer_subframes` subframes
-    /// (`CqiTimerThreshold`) on subframes of `subframe` length. 0 keeps none: every
-    /// TB goes at MCS 0, as in the module.
-    pub fn ns3_mmwave(timer_subframes: u32, subframe: Time) -> Self {
+    /// (`CqiTimerThreshold`) on subframes of `subframe` length, with the scheduler
+    /// working `l1l2_subframes` ahead (`L1L2CtrlLatency`): the report is sent at the
+    /// end of the TB's subframe and reaches the scheduler at the next one, so it first
+    /// sets the MCS `1 + l1l2_subframes` subframes after the TB. A timer of 0 keeps
+    /// no report: every TB goes at MCS 0, as in the module.
+    pub fn ns3_mmwave(timer_subframes: u32, l1l2_subframes: u32, subframe: Time) -> Self {
         CqiExpiry {
             validity: u64::from(timer_subframes) * subframe,
-            report_delay: REPORT_DELAY_SUBFRAMES * subframe,
+            report_delay: (1 + u64::from(l1l2_subframes)) * subframe,
         }
     }
 }
@@ -139,7 +137,7 @@ mod tests {
 
     #[test]
     fn the_profile_default_is_the_modules_ten_ms() {
-        assert_eq!(Some(CqiExpiry::ns3_mmwave(100, SUBFRAME)), NS3);
+        assert_eq!(Some(CqiExpiry::ns3_mmwave(100, 2, SUBFRAME)), NS3);
     }
 
     #[test]
@@ -188,7 +186,7 @@ mod tests {
 
     #[test]
     fn a_timer_of_zero_keeps_no_report() {
-        let zero = Some(CqiExpiry::ns3_mmwave(0, SUBFRAME));
+        let zero = Some(CqiExpiry::ns3_mmwave(0, 2, SUBFRAME));
         assert_eq!(
             send(&mut CqiState::default(), &[0, 1, 2, 3, 4, 5], zero),
             [0; 6]

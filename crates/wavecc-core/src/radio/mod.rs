@@ -8,6 +8,7 @@
 mod config;
 mod cqi;
 mod geometry;
+mod grants;
 mod mcs;
 mod miesm;
 mod mobility;
@@ -31,7 +32,7 @@ pub use mcs::{
 pub use mobility::{Leg, Trajectory, Waypoint, blocked_intervals};
 pub use profile::{
     ChannelModel, Entry, Gain, GppScenario, NS3_TRACE_STEADY_DB, Ns3Channel, Ns3MmwaveParams,
-    PROFILES, Profile, ThreeGppParams, Update, entry,
+    PROFILES, Profile, ThreeGppParams, Update, UplinkGrantModel, entry,
 };
 pub use propagation::Channel;
 pub use ran::{Deliveries, RadioEvent, Ran};

@@ -8,6 +8,7 @@
 use super::config::{self, Forwarding, RadioConfig};
 use super::cqi::{CqiExpiry, CqiState};
 use super::geometry::{BearingIndex, LosTest, Obstacle, ObstacleClass, Point};
+use super::grants::{GrantTiming, UplinkGrants};
 use super::mcs::McsTable;
 use super::miesm::{EffectiveSinr, effective_sinr_db, flat};
 use super::mobility::Trajectory;
@@ -88,8 +89,21 @@ struct Ue {
     /// The downlink CQI reports the scheduler holds (the UE reports on each downlink
     /// TB); without one, TBs go at MCS 0.
     dl_cqi: CqiState,
+    /// The same for the uplink: the gNB measures the SINR of each uplink TB.
+    ul_cqi: CqiState,
     /// The RLC status reports each end owes the other.
     reports: LinkReports,
+    /// What the serving cell's scheduler knows of the uplink buffer, under a profile
+    /// whose grants follow buffer status reports.
+    grants: UplinkGrants,
+}
+
+impl Ue {
+    /// The UE takes part in slots: an entity holds SDUs, or the scheduler has uplink
+    /// grants to make from reports.
+    fn needs_slots(&self) -> bool {
+        self.dl.is_busy() || self.ul.is_busy() || !self.grants.is_idle()
+    }
 }
 
 /// What happened at a channel update that the world logs.
@@ -106,6 +120,8 @@ pub struct Ran {
     cqi_expiry: Option<CqiExpiry>,
     /// The status-prohibit timer when reports can take a data opportunity.
     status_prohibit: Option<Time>,
+    /// The report-to-grant pipeline when uplink grants follow buffer status reports.
+    uplink_grants: Option<GrantTiming>,
     slot: Time,
     data_symbols: u32,
     update_every: Time,
@@ -235,11 +251,17 @@ impl Ran {
                     ul_mcs: 0,
                     mcs_memo: None,
                     ul_mcs_memo: None,
-                    dl: entity(cfg.rlc_buffer_bytes, 0, format!("radio/harq/ue{u}/dl")),
+                    dl: entity(
+                        cfg.rlc_buffer_bytes,
+                        profile.downlink_lead(),
+                        format!("radio/harq/ue{u}/dl"),
+                    ),
                     // The UE's own uplink buffer is the module's default; ACKs never fill it.
                     ul: entity(
                         cfg.rlc_buffer_bytes,
-                        from_secs(cfg.uplink_grant_delay_s),
+                        profile
+                            .uplink_grants()
+                            .map_or(from_secs(cfg.uplink_grant_delay_s), |t| t.fill_lead()),
                         format!("radio/harq/ue{u}/ul"),
                     ),
                     candidate: None,
@@ -254,7 +276,9 @@ impl Ran {
                     active: false,
                     pf_frozen: false,
                     dl_cqi: CqiState::default(),
+                    ul_cqi: CqiState::default(),
                     reports: LinkReports::default(),
+                    grants: UplinkGrants::default(),
                 }
             })
             .collect();
@@ -267,6 +291,7 @@ impl Ran {
             table: profile.mcs_table(),
             cqi_expiry: profile.cqi_expiry(),
             status_prohibit: profile.status_prohibit(),
+            uplink_grants: profile.uplink_grants(),
             slot: numerology.slot,
             data_symbols: numerology.data_symbols,
             update_every: from_secs(cfg.channel_update_s),
@@ -365,7 +390,11 @@ impl Ran {
     }
 
     pub fn enqueue_uplink(&mut self, now: Time, ue: u32, pkt: Packet) -> Result<(), Packet> {
-        self.ues[ue as usize].ul.enqueue(now, pkt)?;
+        let u = &mut self.ues[ue as usize];
+        u.ul.enqueue(now, pkt)?;
+        if let Some(timing) = self.uplink_grants {
+            u.grants.report(now, u.ul.reportable_bytes(), timing);
+        }
         self.activate(ue as usize);
         Ok(())
     }
@@ -582,6 +611,8 @@ impl Ran {
         ue.interrupted_until = now + self.interruption;
         ue.reported_eff_db = None;
         ue.reported_ul_eff_db = None;
+        // The new cell's scheduler has heard no buffer status report.
+        ue.grants = UplinkGrants::default();
         match self.forwarding {
             Forwarding::Lossless => {
                 ue.dl.reestablish(ue.interrupted_until);
@@ -614,7 +645,7 @@ impl Ran {
         }
         for &u in &self.active {
             let ue = &self.ues[u];
-            if (ue.dl.is_busy() || ue.ul.is_busy()) && !ue.pf_frozen {
+            if ue.needs_slots() && !ue.pf_frozen {
                 self.scratch_busy[ue.serving].push(u);
             }
         }
@@ -629,7 +660,7 @@ impl Ran {
         let ues = &mut self.ues;
         self.active.retain(|&u| {
             let ue = &mut ues[u];
-            ue.active = ue.dl.is_busy() || ue.ul.is_busy();
+            ue.active = ue.needs_slots();
             ue.active
         });
         !self.active.is_empty()
@@ -681,25 +712,30 @@ impl Ran {
         let mut left = self.data_symbols;
         for &u in busy {
             let ue = &mut self.ues[u];
-            if !ue.ul.is_busy() {
-                continue;
-            }
             let ch = SlotChannel {
                 table,
-                mcs: ue.ul_mcs,
+                mcs: ue.ul_cqi.mcs(now, ue.ul_mcs, self.cqi_expiry),
                 sinr_db: ue.ul_eff_sinr_db,
             };
-            let want = ue.ul.demand_symbols(now, &ch).min(left);
-            if want > 0 {
-                left -= transmit_with_reports(
-                    &mut ue.ul,
-                    &mut ue.reports.ue,
-                    now,
-                    want,
-                    &ch,
-                    self.status_prohibit,
-                );
+            let spent = match self.uplink_grants {
+                None if ue.ul.is_busy() => {
+                    let want = ue.ul.demand_symbols(now, &ch).min(left);
+                    transmit_with_reports(
+                        &mut ue.ul,
+                        &mut ue.reports.ue,
+                        now,
+                        want,
+                        &ch,
+                        self.status_prohibit,
+                    )
+                }
+                None => 0,
+                Some(timing) => granted_uplink(ue, now, left, &ch, timing, self.status_prohibit),
+            };
+            if spent > 0 {
+                ue.ul_cqi.transmitted(now, self.cqi_expiry);
             }
+            left -= spent;
         }
         self.scratch_demands.clear();
         for &u in busy {
@@ -954,6 +990,38 @@ fn linear_to_db(x: f64) -> f64 {
 /// Transmits an entity's share of the slot at `now`; returns the symbols used. With the
 /// status-prohibit timer `prohibit`, an unannounced report the sending end owes
 /// (`sends`) takes the data opportunity instead (`status.rs`).
+/// The uplink of `ue` in the slot at `now` under grants from buffer status reports
+/// (`grants.rs`): its due HARQ retransmissions, then the grant the scheduler makes from
+/// the reports it has, within `left` symbols. The granted symbols are spent whether or
+/// not the UE still holds data for them. Returns the symbols spent.
+fn granted_uplink(
+    ue: &mut Ue,
+    now: Time,
+    left: u32,
+    ch: &SlotChannel,
+    timing: GrantTiming,
+    prohibit: Option<Time>,
+) -> u32 {
+    // Data no report covers (what HARQ gave up on, or what a handover left behind) is
+    // reported now, as the RLC's retransmission or buffer-status timers would.
+    if ue.grants.is_idle() && ue.ul.reportable_bytes() > 0 {
+        ue.grants.report(now, ue.ul.reportable_bytes(), timing);
+    }
+    let harq = ue.ul.harq_due_symbols(now, ch).min(left);
+    let grant = ue
+        .grants
+        .grant(now)
+        .map_or(0, |bytes| ch.symbols_for(bytes, ch.mcs).min(left - harq));
+    if grant > 0 {
+        ue.grants.granted(ch.bytes_in(grant));
+    }
+    let symbols = harq + grant;
+    if symbols > 0 {
+        transmit_with_reports(&mut ue.ul, &mut ue.reports.ue, now, symbols, ch, prohibit);
+    }
+    symbols
+}
+
 fn transmit_with_reports(
     entity: &mut RlcEntity,
     sends: &mut StatusReport,
@@ -1105,31 +1173,122 @@ mod tests {
         );
     }
 
-    /// Slots skip idle UEs, so one whose downlink fills again must still be served in
-    /// the next slot and have its packet handed up in the one after.
-    #[test]
-    fn an_idle_ue_that_gets_data_is_served_in_the_next_slot() {
+    /// `urban`'s RAN (the ns3-mmwave profile) with `radio` changed by `edit`, its
+    /// channels measured at 0 and 20 empty slots run.
+    fn urban_ran(edit: impl FnOnce(&mut RadioConfig)) -> Ran {
         let config = Config::from_toml(builtin::get("urban").unwrap()).unwrap();
-        let radio = config.radio.as_ref().unwrap();
-        let mut ran = Ran::new(radio, &RngStreams::new(config.seed));
+        let mut radio = config.radio.clone().unwrap();
+        edit(&mut radio);
+        let mut ran = Ran::new(&radio, &RngStreams::new(config.seed));
         let (mut events, mut dropped, mut out) = (Vec::new(), Vec::new(), Vec::new());
         ran.update_channels(0, &mut events, &mut dropped);
-        let slot = ran.slot();
         for k in 0..20 {
-            assert!(!ran.run_slot(k * slot, &mut out), "nothing queued");
+            assert!(!ran.run_slot(k * ran.slot(), &mut out), "nothing queued");
         }
         assert!(out.is_empty());
-        let now = 20 * slot;
+        ran
+    }
+
+    /// The TBs UE 0 sends in each direction in the slots from `from`, one slot at a time.
+    fn tbs_per_slot(ran: &mut Ran, from: Time, slots: u64) -> Vec<(u64, u64)> {
+        let mut out = Vec::new();
+        (0..slots)
+            .map(|k| {
+                let (dl, ul) = (ran.ues[0].dl.stats.tbs, ran.ues[0].ul.stats.tbs);
+                ran.run_slot(from + k * ran.slot(), &mut out);
+                (ran.ues[0].dl.stats.tbs - dl, ran.ues[0].ul.stats.tbs - ul)
+            })
+            .collect()
+    }
+
+    fn ack(seq: u64) -> Packet {
+        Packet {
+            size: 52,
+            ..packet(seq)
+        }
+    }
+
+    /// Slots skip idle UEs, so one whose downlink fills again must still be served as
+    /// soon as the scheduler's latency allows (the ns3-mmwave profile: the subframe
+    /// `L1L2CtrlLatency` = 2 after the next start), and have its packet handed up.
+    #[test]
+    fn an_idle_ue_that_gets_data_is_served_after_the_schedulers_latency() {
+        for latency in [0, 2] {
+            let mut ran = urban_ran(|r| r.ns3_mmwave.l1l2_ctrl_latency_subframes = latency);
+            let now = 20 * ran.slot();
+            ran.enqueue_downlink(now - 1, 0, packet(7)).unwrap();
+            let tbs = tbs_per_slot(&mut ran, now, 10);
+            let first = tbs.iter().position(|t| t.0 > 0);
+            assert_eq!(first, Some(latency as usize), "latency {latency}: {tbs:?}");
+            let mut out = Vec::new();
+            ran.run_slot(now + 10 * ran.slot(), &mut out);
+        }
+        let mut ran = urban_ran(|_| {});
+        let (now, mut out) = (20 * ran.slot(), Vec::new());
         ran.enqueue_downlink(now - 1, 0, packet(7)).unwrap();
-        ran.run_slot(now, &mut out);
-        assert!(
-            ran.ues[0].dl.stats.tbs >= 1,
-            "sent in the first slot after arrival"
-        );
-        for k in 1..10 {
-            ran.run_slot(now + k * slot, &mut out);
+        for k in 0..10 {
+            ran.run_slot(now + k * ran.slot(), &mut out);
         }
         assert_eq!(out.len(), 1);
         assert!(matches!(out[0].body, Body::Data(s) if s.seq == 7));
+    }
+
+    /// Under grants from buffer status reports, ACKs queued in the subframe that starts
+    /// at `T` are first sent at `T` + 4 subframes, in a grant sized from that
+    /// subframe's report; later reports make later grants.
+    #[test]
+    fn uplink_packets_wait_for_the_grant_their_report_makes() {
+        let mut ran = urban_ran(|_| {});
+        let sf = ran.slot();
+        let t = 20 * sf;
+        for at in [t, t + 1, t + 2 * sf, t + 3 * sf] {
+            ran.enqueue_uplink(at, 0, ack(at)).unwrap();
+        }
+        let ul: Vec<u64> = tbs_per_slot(&mut ran, t + sf, 6)
+            .iter()
+            .map(|t| t.1)
+            .collect();
+        // Slots t+1..t+6. Subframe t reported two ACKs (104 bytes): the grant at t+4,
+        // three symbols at the blind MCS 0, carries those. Nothing is reported for t+1,
+        // so t+5 has no grant; the report of t+2 (three ACKs queued) makes the grant
+        // at t+6, which carries the rest.
+        assert_eq!(ul, [0, 0, 0, 1, 0, 1]);
+        let mut out = Vec::new();
+        for k in 7..12 {
+            ran.run_slot(t + k * sf, &mut out);
+        }
+        assert_eq!(ran.ues[0].ul.stats.sdus_delivered, 4);
+    }
+
+    /// With `uplink_grants = "delay"` each packet goes in the first slot
+    /// `uplink_grant_delay_s` after its arrival instead.
+    #[test]
+    fn uplink_packets_wait_a_fixed_delay_without_reports() {
+        let mut ran = urban_ran(|r| {
+            r.ns3_mmwave.uplink_grants = profile::UplinkGrantModel::Delay;
+            r.uplink_grant_delay_s = 0.00025;
+        });
+        let sf = ran.slot();
+        let t = 20 * sf;
+        ran.enqueue_uplink(t, 0, ack(1)).unwrap();
+        let ul: Vec<u64> = tbs_per_slot(&mut ran, t, 5).iter().map(|t| t.1).collect();
+        assert_eq!(ul, [0, 0, 0, 1, 0]);
+    }
+
+    /// The scheduler keeps a UE's uplink CQI as it keeps the downlink one: after a
+    /// silence the first uplink TBs go at MCS 0 until the report on the first arrives.
+    #[test]
+    fn uplink_tbs_after_a_silence_go_blind() {
+        let mut ran = urban_ran(|_| {});
+        let sf = ran.slot();
+        let t = 20 * sf;
+        let expiry = ran.cqi_expiry;
+        let reported = ran.ues[0].ul_mcs;
+        assert!(reported > 0);
+        assert_eq!(ran.ues[0].ul_cqi.mcs(t, reported, expiry), 0);
+        ran.enqueue_uplink(t, 0, ack(1)).unwrap();
+        tbs_per_slot(&mut ran, t + sf, 4); // the TB goes at t + 4
+        let mcs = |ran: &Ran, k: u64| ran.ues[0].ul_cqi.mcs(t + k * sf, reported, expiry);
+        assert_eq!((mcs(&ran, 5), mcs(&ran, 6), mcs(&ran, 7)), (0, 0, reported));
     }
 }

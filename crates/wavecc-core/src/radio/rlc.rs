@@ -35,8 +35,9 @@ pub struct RlcConfig {
     pub harq_processes: usize,
     /// From HARQ giving up on a TB to RLC retransmitting its bytes (status report).
     pub arq_delay: Time,
-    /// From an SDU's arrival to the first slot it may be sent in: the uplink's
-    /// scheduling request and grant (0 on the downlink).
+    /// From an SDU's arrival to the first slot it may be sent in: the scheduler's
+    /// latency on the downlink, the scheduling request and grant on the uplink (or,
+    /// with grants from buffer status reports, the lead with which a UE fills one).
     pub grant_delay: Time,
 }
 
@@ -66,12 +67,12 @@ impl<'a> SlotChannel<'a> {
         self.sinr_db[self.table.modulation_slot(mcs)]
     }
 
-    fn symbols_for(&self, bytes: u64, mcs: u8) -> u32 {
+    pub fn symbols_for(&self, bytes: u64, mcs: u8) -> u32 {
         let bits = u64::from(self.table.bits_per_symbol(mcs)).max(1);
         (bytes * 8).div_ceil(bits) as u32
     }
 
-    fn bytes_in(&self, symbols: u32) -> u64 {
+    pub fn bytes_in(&self, symbols: u32) -> u64 {
         u64::from(symbols) * u64::from(self.table.bits_per_symbol(self.mcs)) / 8
     }
 }
@@ -205,15 +206,24 @@ impl RlcEntity {
         }
     }
 
+    /// Bytes a buffer status report names: new data and data awaiting an RLC
+    /// retransmission (the module's `txQueueSize` + `retxQueueSize`).
+    pub fn reportable_bytes(&self) -> u64 {
+        self.new_bytes() + self.arq.iter().map(|a| a.1 - a.0).sum::<u64>()
+    }
+
     /// Symbols this entity could use in a slot at `now`.
     pub fn demand_symbols(&self, now: Time, ch: &SlotChannel) -> u32 {
-        let harq: u32 = self
-            .harq
+        self.harq_due_symbols(now, ch) + self.rlc_demand_symbols(now, ch)
+    }
+
+    /// Symbols of the HARQ retransmissions due at `now`.
+    pub fn harq_due_symbols(&self, now: Time, ch: &SlotChannel) -> u32 {
+        self.harq
             .iter()
             .filter(|t| t.ready <= now)
             .map(|t| ch.symbols_for(t.end - t.start, t.mcs))
-            .sum();
-        harq + self.rlc_demand_symbols(now, ch)
+            .sum()
     }
 
     /// Symbols the RLC's own transmission (due ARQ retransmissions and new data) could

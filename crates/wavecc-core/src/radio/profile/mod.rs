@@ -19,10 +19,11 @@ mod threegpp;
 use super::config::{ProfileName, RadioConfig};
 use super::cqi::CqiExpiry;
 use super::geometry::{LosTest, ObstacleClass, Point};
+use super::grants::GrantTiming;
 use super::mcs::{McsTable, Numerology};
 use crate::engine::{Rng, Time};
 
-pub use ns3_mmwave::{NS3_TRACE_STEADY_DB, Ns3Channel, Ns3MmwaveParams};
+pub use ns3_mmwave::{NS3_TRACE_STEADY_DB, Ns3Channel, Ns3MmwaveParams, UplinkGrantModel};
 pub use threegpp::{GppScenario, ThreeGppParams};
 
 /// What a profile gives the radio: the cells' link budget and slot grid, and a
@@ -63,6 +64,18 @@ pub trait Profile {
     /// beside data and cost no opportunity.
     fn status_prohibit(&self) -> Option<Time> {
         None
+    }
+
+    /// How UEs get uplink grants: from buffer status reports through this pipeline
+    /// (`grants.rs`), or, `None`, each SDU after `radio.uplink_grant_delay_s`.
+    fn uplink_grants(&self) -> Option<GrantTiming> {
+        None
+    }
+
+    /// How long downlink data waits before the scheduler can give it a TB (it starts
+    /// at the next slot after that).
+    fn downlink_lead(&self) -> Time {
+        0
     }
 
     /// True when a channel's gain and state depend on the positions and the

@@ -14,6 +14,7 @@ use super::{ChannelModel, Gain, Profile, Update, finite, link_budget, non_negati
 use crate::engine::{Rng, RngExt, Time, from_secs};
 use crate::radio::cqi::CqiExpiry;
 use crate::radio::geometry::{LosTest, Point};
+use crate::radio::grants::GrantTiming;
 use crate::radio::mcs::{McsTable, Numerology, thermal_noise_dbm};
 use crate::radio::multipath::{Multipath, draw_amplitudes, relative_speed};
 use crate::radio::propagation::std_normal;
@@ -70,6 +71,36 @@ pub struct Ns3MmwaveParams {
     /// the opposite direction alone. 1 ms as in the module's TCP examples and the
     /// FB-TCP scripts (the attribute's own default is 10 ms); 0 = never.
     pub status_prohibit_s: f64,
+    /// Subframes the scheduler works ahead (`MmWavePhyMacCommon::L1L2CtrlLatency`, 2):
+    /// downlink data waits from the next subframe start this long for its first TB, a
+    /// CQI report first sets the MCS this plus one subframe after its TB, and an uplink
+    /// buffer status report the grants this plus two subframes after it is sent.
+    pub l1l2_ctrl_latency_subframes: u32,
+    /// How a UE gets to send on the uplink: `bsr` as the module (grants from its buffer
+    /// status reports, `radio/grants.rs`), or `delay` (every SDU waits
+    /// `radio.uplink_grant_delay_s`, then goes in the next slot).
+    pub uplink_grants: UplinkGrantModel,
+}
+
+/// How a UE of the `ns3-mmwave` profile gets uplink grants.
+#[derive(
+    Clone,
+    Copy,
+    Debug,
+    PartialEq,
+    Eq,
+    Default,
+    serde::Deserialize,
+    serde::Serialize,
+    schemars::JsonSchema,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum UplinkGrantModel {
+    /// The module's buffer status reports and grants.
+    #[default]
+    Bsr,
+    /// A fixed delay per SDU (`radio.uplink_grant_delay_s`).
+    Delay,
 }
 
 /// The ns3-mmwave profile's beamforming + fading gain model.
@@ -112,6 +143,8 @@ impl Default for Ns3MmwaveParams {
             channel: Ns3Channel::Wideband,
             cqi_timer_subframes: 100,
             status_prohibit_s: 0.001,
+            l1l2_ctrl_latency_subframes: 2,
+            uplink_grants: UplinkGrantModel::Bsr,
         }
     }
 }
@@ -306,8 +339,26 @@ impl Profile for Ns3MmwaveParams {
     fn cqi_expiry(&self) -> Option<CqiExpiry> {
         Some(CqiExpiry::ns3_mmwave(
             self.cqi_timer_subframes,
+            self.l1l2_ctrl_latency_subframes,
             Numerology::NS3_MMWAVE.slot,
         ))
+    }
+
+    /// The module's uplink: grants from buffer status reports (`radio/grants.rs`).
+    fn uplink_grants(&self) -> Option<GrantTiming> {
+        (self.uplink_grants == UplinkGrantModel::Bsr).then(|| {
+            GrantTiming::ns3_mmwave(
+                self.l1l2_ctrl_latency_subframes,
+                Numerology::NS3_MMWAVE.slot,
+            )
+        })
+    }
+
+    /// The scheduler, triggered at each subframe start, schedules the subframe
+    /// `L1L2CtrlLatency` ahead: data arriving during a subframe gets its first TB that
+    /// many subframes after the next start.
+    fn downlink_lead(&self) -> Time {
+        u64::from(self.l1l2_ctrl_latency_subframes) * Numerology::NS3_MMWAVE.slot
     }
 
     /// The module's RLC AM: a report requested under the prohibit timer takes the

@@ -18,6 +18,7 @@ use crate::radio::grants::GrantTiming;
 use crate::radio::mcs::{McsTable, Numerology, thermal_noise_dbm};
 use crate::radio::multipath::{Multipath, draw_amplitudes, relative_speed};
 use crate::radio::propagation::std_normal;
+use serde::{Deserialize, Serialize};
 
 /// The `ns3-mmwave` profile; defaults = docs/model.md's "`ns3-mmwave` profile's numbers".
 #[derive(Clone, Debug, PartialEq, serde::Deserialize, serde::Serialize, schemars::JsonSchema)]
@@ -84,15 +85,7 @@ pub struct Ns3MmwaveParams {
 
 /// How a UE of the `ns3-mmwave` profile gets uplink grants.
 #[derive(
-    Clone,
-    Copy,
-    Debug,
-    PartialEq,
-    Eq,
-    Default,
-    serde::Deserialize,
-    serde::Serialize,
-    schemars::JsonSchema,
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
 )]
 #[serde(rename_all = "lowercase")]
 pub enum UplinkGrantModel {

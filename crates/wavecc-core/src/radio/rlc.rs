@@ -35,10 +35,15 @@ pub struct RlcConfig {
     pub harq_processes: usize,
     /// From HARQ giving up on a TB to RLC retransmitting its bytes (status report).
     pub arq_delay: Time,
-    /// From an SDU's arrival to the first slot it may be sent in: the scheduler's
-    /// latency on the downlink, the scheduling request and grant on the uplink (or,
-    /// with grants from buffer status reports, the lead with which a UE fills one).
+    /// From an SDU's arrival to the first slot it may be sent in: the uplink's
+    /// scheduling request and grant, or, with grants from buffer status reports, the
+    /// lead with which a UE fills one (0 on the downlink).
     pub grant_delay: Time,
+    /// From the slot a TB is built in to its end on the air: the scheduler's latency
+    /// on the downlink of a scheduler that works ahead and takes the data out of the
+    /// buffer when it schedules (ns3-mmwave's MAC asks the RLC for its PDUs at
+    /// scheduling time, `L1L2CtrlLatency` subframes before the TB goes). 0 elsewhere.
+    pub air_delay: Time,
 }
 
 /// The channel a slot's transmissions see.
@@ -127,6 +132,9 @@ pub struct RlcEntity {
     rx_next: u64,
     /// Bytes received beyond `rx_next`.
     received: RangeSet,
+    /// Decoded byte ranges still on their way (`air_delay`), oldest first, with the
+    /// instant they reach the receiver.
+    in_air: VecDeque<(Time, u64, u64)>,
     harq: Vec<Tb>,
     /// Byte ranges awaiting an ARQ retransmission, with the instant they may go.
     arq: VecDeque<(u64, u64, Time)>,
@@ -148,6 +156,7 @@ impl RlcEntity {
             sent_end: 0,
             rx_next: 0,
             received: RangeSet::default(),
+            in_air: VecDeque::new(),
             harq: Vec::new(),
             arq: VecDeque::new(),
             rng,
@@ -302,7 +311,7 @@ impl RlcEntity {
             tb.attempts += 1;
             if self.decodes(&tb, ch.table) {
                 self.stats.tbs_decoded += 1;
-                self.received.insert(tb.start, tb.end);
+                self.receive(now, tb.start, tb.end);
                 self.harq.remove(i);
             } else if usize::from(tb.attempts) > usize::from(self.cfg.harq_max_retx) {
                 self.stats.harq_failures += 1;
@@ -333,7 +342,7 @@ impl RlcEntity {
         };
         if self.decodes(&tb, ch.table) {
             self.stats.tbs_decoded += 1;
-            self.received.insert(start, end);
+            self.receive(now, start, end);
         } else if self.cfg.harq_max_retx == 0 {
             self.stats.harq_failures += 1;
             self.arq.push_back((start, end, now + self.cfg.arq_delay));
@@ -356,8 +365,25 @@ impl RlcEntity {
         self.rng.random::<f64>() >= bler
     }
 
-    /// Hands up, in order, every SDU whose bytes have all been received.
-    pub fn deliver(&mut self, out: &mut Vec<Packet>) {
+    /// A TB built at `now` carrying `start..end` decodes: the bytes reach the receiver
+    /// when the TB has been on the air.
+    fn receive(&mut self, now: Time, start: u64, end: u64) {
+        if self.cfg.air_delay == 0 {
+            self.received.insert(start, end);
+        } else {
+            self.in_air
+                .push_back((now + self.cfg.air_delay, start, end));
+        }
+    }
+
+    /// Hands up, in order, every SDU whose bytes have all been received before `now`
+    /// (a TB on the air in the slot that ends at `now` counts: its slot started
+    /// before).
+    pub fn deliver(&mut self, now: Time, out: &mut Vec<Packet>) {
+        while let Some(&(_, start, end)) = self.in_air.front().filter(|a| a.0 < now) {
+            self.received.insert(start, end);
+            self.in_air.pop_front();
+        }
         if let Some((_, end)) = self.received.remove_below(self.rx_next) {
             self.rx_next = end;
         }
@@ -387,6 +413,7 @@ impl RlcEntity {
         dropped.extend(self.sdus.drain(..).map(|s| s.pkt));
         self.harq.clear();
         self.arq.clear();
+        self.in_air.clear();
         self.received = RangeSet::default();
         self.sent_end = self.queued_end;
         self.rx_next = self.queued_end;
@@ -421,6 +448,7 @@ mod tests {
             harq_processes: 20,
             arq_delay: 4_000_000,
             grant_delay,
+            air_delay: 0,
         };
         RlcEntity::new(cfg, RngStreams::new(1).stream("rlc"))
     }
@@ -441,11 +469,11 @@ mod tests {
     fn run(e: &mut RlcEntity, ch: &SlotChannel, from: Time, until: Time, out: &mut Vec<Packet>) {
         let mut t = from;
         while t < until {
-            e.deliver(out);
+            e.deliver(0, out);
             e.transmit(t, 22, ch);
             t += 100_000;
         }
-        e.deliver(out);
+        e.deliver(0, out);
     }
 
     #[test]
@@ -475,10 +503,32 @@ mod tests {
         // MCS 28: 3135 Mb/s x 100 us = 39 187 bytes per slot, so 26 SDUs fit.
         assert_eq!(e.transmit(0, 22, &ch), ch.symbols_for(30_000, 28));
         let mut out = Vec::new();
-        e.deliver(&mut out);
+        e.deliver(0, &mut out);
         assert_eq!(seqs(&out), (0..20).map(|i| i * 1500).collect::<Vec<_>>());
         assert!(!e.is_busy());
         assert_eq!(e.stats.tbs, 1);
+    }
+
+    /// A scheduler that works two slots ahead takes the data out of the buffer when it
+    /// builds the TB; the receiver has it only after the TB's slot on the air.
+    #[test]
+    fn a_tb_built_ahead_frees_the_buffer_at_once_and_arrives_after_its_air_slot() {
+        let table = McsTable::ns3_mmwave();
+        let ch = SlotChannel::flat(&table, 28, 40.0);
+        let slot = 100_000;
+        let mut e = entity(3000, 0);
+        e.cfg.air_delay = 2 * slot;
+        e.enqueue(0, pkt(0, 1500)).unwrap();
+        e.enqueue(0, pkt(1500, 1500)).unwrap();
+        e.transmit(slot, 22, &ch);
+        assert_eq!(e.new_bytes(), 0, "the buffer is free for new data at once");
+        let mut out = Vec::new();
+        for at in [2 * slot, 3 * slot] {
+            e.deliver(at, &mut out);
+            assert!(out.is_empty(), "at {at}: the TB airs in 3..4 slots");
+        }
+        e.deliver(4 * slot, &mut out);
+        assert_eq!(seqs(&out), [0, 1500]);
     }
 
     #[test]
@@ -533,10 +583,10 @@ mod tests {
         e.enqueue(0, pkt(0, 1500)).unwrap();
         let mut out = Vec::new();
         e.transmit(0, 22, &ch);
-        e.deliver(&mut out);
+        e.deliver(0, &mut out);
         assert!(out.is_empty(), "a segment of the SDU is not the SDU");
         e.transmit(100_000, 22, &ch);
-        e.deliver(&mut out);
+        e.deliver(0, &mut out);
         assert_eq!(seqs(&out), vec![0]);
     }
 
@@ -594,7 +644,7 @@ mod tests {
         assert!(e.demand_symbols(500_000, &ch) > 0);
         let mut out = Vec::new();
         e.transmit(500_000, 22, &ch);
-        e.deliver(&mut out);
+        e.deliver(0, &mut out);
         assert_eq!(out.len(), 1);
     }
 

@@ -83,9 +83,18 @@ pub struct LinkReports {
 impl LinkReports {
     /// The end of a slot at `end`, with the downlink and uplink entities' counts of
     /// decoded transmissions: those decoded in the slot ask their receivers for reports.
-    pub fn slot_end(&mut self, end: Time, dl_decoded: u64, ul_decoded: u64, prohibit: Time) {
+    /// A downlink TB built `dl_air_delay` ahead of its slot on the air reaches the UE
+    /// that much later.
+    pub fn slot_end(
+        &mut self,
+        end: Time,
+        dl_air_delay: Time,
+        dl_decoded: u64,
+        ul_decoded: u64,
+        prohibit: Time,
+    ) {
         if dl_decoded > self.seen_dl {
-            self.ue.requested(end, prohibit);
+            self.ue.requested(end + dl_air_delay, prohibit);
         }
         if ul_decoded > self.seen_ul {
             self.gnb.requested(end, prohibit);
@@ -172,10 +181,10 @@ mod link_tests {
     #[test]
     fn decoded_downlink_data_asks_the_ue_and_uplink_data_the_gnb() {
         let mut r = LinkReports::default();
-        r.slot_end(100, 1, 0, 1_000_000);
+        r.slot_end(100, 0, 1, 0, 1_000_000);
         assert_eq!(r.ue.ahead, Some(100));
         assert_eq!(r.gnb.ahead, None);
-        r.slot_end(200, 1, 4, 1_000_000);
+        r.slot_end(200, 0, 1, 4, 1_000_000);
         assert_eq!(
             r.ue.ahead,
             Some(100),

@@ -72,8 +72,9 @@ pub trait Profile {
         None
     }
 
-    /// How long downlink data waits before the scheduler can give it a TB (it starts
-    /// at the next slot after that).
+    /// How far ahead the downlink scheduler works: a TB is built (its data taken out
+    /// of the RLC buffer) in the slot after the data arrives and goes on the air this
+    /// much later.
     fn downlink_lead(&self) -> Time {
         0
     }

@@ -73,7 +73,8 @@ pub struct Ns3MmwaveParams {
     /// FB-TCP scripts (the attribute's own default is 10 ms); 0 = never.
     pub status_prohibit_s: f64,
     /// Subframes the scheduler works ahead (`MmWavePhyMacCommon::L1L2CtrlLatency`, 2):
-    /// downlink data waits from the next subframe start this long for its first TB, a
+    /// downlink data leaves the RLC buffer at the next subframe start and goes on the
+    /// air this much later, a
     /// CQI report first sets the MCS this plus one subframe after its TB, and an uplink
     /// buffer status report the grants this plus two subframes after it is sent.
     pub l1l2_ctrl_latency_subframes: u32,
@@ -348,8 +349,9 @@ impl Profile for Ns3MmwaveParams {
     }
 
     /// The scheduler, triggered at each subframe start, schedules the subframe
-    /// `L1L2CtrlLatency` ahead: data arriving during a subframe gets its first TB that
-    /// many subframes after the next start.
+    /// `L1L2CtrlLatency` ahead, and the MAC takes the TB's data out of the RLC buffer
+    /// then: data arriving during a subframe leaves the buffer at the next start and
+    /// goes on the air that many subframes later.
     fn downlink_lead(&self) -> Time {
         u64::from(self.l1l2_ctrl_latency_subframes) * Numerology::NS3_MMWAVE.slot
     }

@@ -994,9 +994,6 @@ fn db_to_linear(db: f64) -> f64 {
 fn linear_to_db(x: f64) -> f64 {
     10.0 * x.log10()
 }
-/// Transmits an entity's share of the slot at `now`; returns the symbols used. With the
-/// status-prohibit timer `prohibit`, an unannounced report the sending end owes
-/// (`sends`) takes the data opportunity instead (`status.rs`).
 /// The uplink of `ue` in the slot at `now` under grants from buffer status reports
 /// (`grants.rs`): its due HARQ retransmissions, then the grant the scheduler makes from
 /// the reports it has, within `left` symbols. The granted symbols are spent whether or
@@ -1011,8 +1008,11 @@ fn granted_uplink(
 ) -> u32 {
     // Data no report covers (what HARQ gave up on, or what a handover left behind) is
     // reported now, as the RLC's retransmission or buffer-status timers would.
-    if ue.grants.is_idle() && ue.ul.reportable_bytes() > 0 {
-        ue.grants.report(now, ue.ul.reportable_bytes(), timing);
+    if ue.grants.is_idle() {
+        let uncovered = ue.ul.reportable_bytes();
+        if uncovered > 0 {
+            ue.grants.report(now, uncovered, timing);
+        }
     }
     let harq = ue.ul.harq_due_symbols(now, ch).min(left);
     let grant = ue
@@ -1029,6 +1029,9 @@ fn granted_uplink(
     symbols
 }
 
+/// Transmits an entity's share of the slot at `now`; returns the symbols used. With the
+/// status-prohibit timer `prohibit`, an unannounced report the sending end owes
+/// (`sends`) takes the data opportunity instead (`status.rs`).
 fn transmit_with_reports(
     entity: &mut RlcEntity,
     sends: &mut StatusReport,

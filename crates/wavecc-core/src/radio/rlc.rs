@@ -469,11 +469,11 @@ mod tests {
     fn run(e: &mut RlcEntity, ch: &SlotChannel, from: Time, until: Time, out: &mut Vec<Packet>) {
         let mut t = from;
         while t < until {
-            e.deliver(0, out);
+            e.deliver(t, out);
             e.transmit(t, 22, ch);
             t += 100_000;
         }
-        e.deliver(0, out);
+        e.deliver(until, out);
     }
 
     #[test]

@@ -74,9 +74,9 @@ pub struct Ns3MmwaveParams {
     pub status_prohibit_s: f64,
     /// Subframes the scheduler works ahead (`MmWavePhyMacCommon::L1L2CtrlLatency`, 2):
     /// downlink data leaves the RLC buffer at the next subframe start and goes on the
-    /// air this much later, a
-    /// CQI report first sets the MCS this plus one subframe after its TB, and an uplink
-    /// buffer status report the grants this plus two subframes after it is sent.
+    /// air this much later, a CQI report first sets the MCS this plus one subframe
+    /// after its TB, and an uplink buffer status report the grants this plus two
+    /// subframes after it is sent.
     pub l1l2_ctrl_latency_subframes: u32,
     /// How a UE gets to send on the uplink: `bsr` as the module (grants from its buffer
     /// status reports, `radio/grants.rs`), or `delay` (every SDU waits

@@ -65,7 +65,10 @@ fn uplink_data_costs_the_downlink_one_slot_per_status_prohibit_period() {
     // Behind fbtcp-2's first building (3-7 s) the radio is the bottleneck. The gNB's
     // status reports on the ACKs, requested under the module's 1 ms prohibit timer,
     // take one downlink data opportunity in ten; with the timer at 0 they travel
-    // beside data. UDP sends nothing up, so the timer changes nothing for it.
+    // beside data. UDP sends nothing up but the UE's own reports on the downlink TBs,
+    // each in an uplink symbol of its own that the downlink loses: about one per
+    // three subframes with the timer at 0 (a report waits for its grant), one per
+    // millisecond with it at 1 ms.
     let run = |prohibit: f64, flows: &str| {
         let mut cfg = scenario("fbtcp-2", Some(7.0), flows);
         let radio = cfg.radio.as_mut().expect("a radio scenario");
@@ -77,15 +80,9 @@ fn uplink_data_costs_the_downlink_one_slot_per_status_prohibit_period() {
     let on = goodput_between(&run(0.001, &tcp), 0, 3.0, 7.0);
     assert!(on < 0.95 * off && on > 0.8 * off, "{off} -> {on} Mb/s");
     let udp = udp_flow(1e9, 0);
-    let (a, b) = (run(0.0, &udp), run(0.001, &udp));
-    assert_eq!(
-        a.summary.flows[0].bytes_delivered,
-        b.summary.flows[0].bytes_delivered
-    );
-    assert_eq!(
-        a.summary.ues[0].dl_tb_transmissions,
-        b.summary.ues[0].dl_tb_transmissions
-    );
+    let off = goodput_between(&run(0.0, &udp), 0, 3.0, 7.0);
+    let on = goodput_between(&run(0.001, &udp), 0, 3.0, 7.0);
+    assert!(off < 0.995 * on && off > 0.97 * on, "{on} -> {off} Mb/s");
 }
 
 #[test]

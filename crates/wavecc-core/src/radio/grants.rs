@@ -6,10 +6,12 @@
 //! with `L1L2CtrlLatency` = 2 and `UlSchedDelay` = 1 subframes):
 //!
 //! * Each new SDU makes the UE's RLC report its buffer (`LteRlcAm::DoReportBufferStatus`:
-//!   new bytes plus bytes awaiting retransmission). The UE's MAC sends a BSR at its next
-//!   slot indication; it leaves in the uplink control symbol at the end of that
-//!   subframe. A packet handed to the UE at a subframe boundary (a downlink TB is decoded
-//!   as the subframe's last symbol starts) is reported in the next subframe.
+//!   new bytes, bytes awaiting retransmission and an announced status report, see
+//!   `status.rs`); the report leaves in the uplink control symbol at the end of that
+//!   subframe. A downlink TB reaches the UE's RLC `TbDecodeLatency` (one subframe)
+//!   after its reception ends, just before the end of the next subframe; the radio
+//!   hands it up at that subframe's end, and what it makes the UE report belongs to the
+//!   subframe that ends there.
 //! * The gNB's MAC hands the reports to the scheduler at the start of the next subframe;
 //!   the last one received replaces the scheduler's value (`m_ceBsrRxed`). It then
 //!   schedules the subframe `L1L2CtrlLatency` ahead, whose uplink grants apply one
@@ -23,9 +25,10 @@
 //! * The UE fills a grant when its DCI arrives, one subframe before the TB, with all it
 //!   holds then, up to the TB's size.
 //!
-//! So the first ACKs of a burst wait about half a millisecond, those behind them less:
-//! the first uplink TB carries every ACK of the first two or three downlink TBs, and
-//! the next window's burst reaches the gNB front-loaded.
+//! So after a downlink silence the UE's first uplink TB carries its status report on
+//! the first downlink TB, one symbol at MCS 0; the first ACKs wait about half a
+//! millisecond, those behind them less, and the first full TB carries every ACK the UE
+//! holds, so the next window's burst reaches the gNB front-loaded.
 
 use std::collections::VecDeque;
 
@@ -94,10 +97,13 @@ pub struct UplinkGrants {
 
 impl UplinkGrants {
     /// The UE reports `bytes` at `now`: the report sets the grants of the subframe
-    /// `report_to_grant` after the subframe `now` falls in. Reports made in one
-    /// subframe reach the scheduler together, and the last one counts.
+    /// `report_to_grant` after the subframe `now` falls in, where a report at a
+    /// subframe boundary falls in the subframe that ends there (the radio hands up at
+    /// a boundary what reached the UE just before it). Reports made in one subframe
+    /// reach the scheduler together, and the last one counts.
     pub fn report(&mut self, now: Time, bytes: u64, timing: GrantTiming) {
-        let usable = now - now % timing.subframe + timing.report_to_grant * timing.subframe;
+        let usable = now.div_ceil(timing.subframe) * timing.subframe
+            + (timing.report_to_grant - 1) * timing.subframe;
         match self.on_the_way.back_mut() {
             Some(last) if last.0 == usable => last.1 = bytes,
             _ => self.on_the_way.push_back((usable, bytes)),
@@ -164,11 +170,11 @@ mod tests {
     }
 
     #[test]
-    fn a_report_at_a_subframe_boundary_belongs_to_that_subframe() {
+    fn a_report_at_a_subframe_boundary_belongs_to_the_subframe_ending_there() {
         let mut g = UplinkGrants::default();
         g.report(10 * SF, 100, TIMING);
-        assert_eq!(g.grant(13 * SF), None);
-        assert!(g.grant(14 * SF).is_some());
+        assert_eq!(g.grant(12 * SF), None);
+        assert!(g.grant(13 * SF).is_some());
     }
 
     #[test]
@@ -182,8 +188,8 @@ mod tests {
     #[test]
     fn a_newer_report_replaces_what_is_left() {
         let mut g = UplinkGrants::default();
-        g.report(10 * SF, 1000, TIMING);
-        g.report(11 * SF, 200, TIMING);
+        g.report(10 * SF + 1, 1000, TIMING);
+        g.report(11 * SF + 1, 200, TIMING);
         assert!(g.grant(14 * SF).is_some());
         g.granted(100); // 94 of the 1000 deducted
         assert_eq!(g.grant(15 * SF), Some(200 + 11), "not 906");

@@ -16,7 +16,7 @@ use super::profile;
 use super::propagation::Channel;
 use super::rlc::{RlcConfig, RlcEntity, SlotChannel};
 use super::scheduler::{Demand, SchedulerKind, pf_average, pf_idle_decay, rotation_among, share};
-use super::status::{LinkReports, StatusReport};
+use super::status::{LinkReports, STATUS_BYTES, StatusReport, StatusTurn};
 use crate::engine::{RngStreams, Time, from_secs, to_secs};
 use crate::net::Packet;
 use crate::trace::{CellSummary, UeRow, UeSummary};
@@ -99,10 +99,13 @@ struct Ue {
 }
 
 impl Ue {
-    /// The UE takes part in slots: an entity holds SDUs, or the scheduler has uplink
-    /// grants to make from reports.
+    /// The UE takes part in slots: an entity holds SDUs, the scheduler has uplink
+    /// grants to make from reports, or a status report waits for an opportunity.
     fn needs_slots(&self) -> bool {
-        self.dl.is_busy() || self.ul.is_busy() || !self.grants.is_idle()
+        self.dl.is_busy()
+            || self.ul.is_busy()
+            || !self.grants.is_idle()
+            || self.reports.await_opportunities()
     }
 }
 
@@ -123,7 +126,6 @@ pub struct Ran {
     /// The report-to-grant pipeline when uplink grants follow buffer status reports.
     uplink_grants: Option<GrantTiming>,
     /// How far ahead of its slot on the air a downlink TB is built.
-    downlink_lead: Time,
     slot: Time,
     data_symbols: u32,
     update_every: Time,
@@ -257,7 +259,7 @@ impl Ran {
                     dl: entity(
                         cfg.rlc_buffer_bytes,
                         0,
-                        profile.downlink_lead(),
+                        profile.downlink_lead() + profile.decode_latency(),
                         format!("radio/harq/ue{u}/dl"),
                     ),
                     // The UE's own uplink buffer is the module's default; ACKs never fill it.
@@ -266,7 +268,7 @@ impl Ran {
                         profile
                             .uplink_grants()
                             .map_or(from_secs(cfg.uplink_grant_delay_s), |t| t.fill_lead()),
-                        0,
+                        profile.decode_latency(),
                         format!("radio/harq/ue{u}/ul"),
                     ),
                     candidate: None,
@@ -297,7 +299,6 @@ impl Ran {
             cqi_expiry: profile.cqi_expiry(),
             status_prohibit: profile.status_prohibit(),
             uplink_grants: profile.uplink_grants(),
-            downlink_lead: profile.downlink_lead(),
             slot: numerology.slot,
             data_symbols: numerology.data_symbols,
             update_every: from_secs(cfg.channel_update_s),
@@ -390,7 +391,11 @@ impl Ran {
     }
 
     pub fn enqueue_downlink(&mut self, now: Time, ue: u32, pkt: Packet) -> Result<(), Packet> {
-        self.ues[ue as usize].dl.enqueue(now, pkt)?;
+        let u = &mut self.ues[ue as usize];
+        u.dl.enqueue(now, pkt)?;
+        if self.status_prohibit.is_some() {
+            u.reports.gnb.buffer_reported(now);
+        }
         self.activate(ue as usize);
         Ok(())
     }
@@ -399,7 +404,12 @@ impl Ran {
         let u = &mut self.ues[ue as usize];
         u.ul.enqueue(now, pkt)?;
         if let Some(timing) = self.uplink_grants {
-            u.grants.report(now, u.ul.reportable_bytes(), timing);
+            let status = match self.status_prohibit {
+                Some(_) => u.reports.ue.buffer_reported(now),
+                None => 0,
+            };
+            u.grants
+                .report(now, u.ul.reportable_bytes() + status, timing);
         }
         self.activate(ue as usize);
         Ok(())
@@ -691,19 +701,21 @@ impl Ran {
     fn hand_up(&mut self, now: Time, out: &mut Vec<Packet>) {
         let decoded_in = (now / self.slot).saturating_sub(1);
         let logged = self.deliveries.as_ref().map(|log| log.ue);
+        let reporting = self.status_prohibit.is_some();
         let mut logged_bytes = 0;
         for &u in &self.active {
             let ue = &mut self.ues[u];
             // An entity that holds no SDU has nothing to hand up: skip it cheaply.
             let before = out.len();
-            if ue.dl.is_busy() {
-                ue.dl.deliver(now, out);
+            // Each decoded transmission asks its receiver for a status report.
+            if ue.dl.is_busy() && ue.dl.deliver(now, out) > 0 && reporting {
+                ue.reports.ue.requested(now);
             }
             if logged == Some(u) {
                 logged_bytes = out[before..].iter().map(|p| u64::from(p.size)).sum();
             }
-            if ue.ul.is_busy() {
-                ue.ul.deliver(now, out);
+            if ue.ul.is_busy() && ue.ul.deliver(now, out) > 0 && reporting {
+                ue.reports.gnb.requested(now);
             }
         }
         if let Some(log) = self.deliveries.as_mut() {
@@ -724,18 +736,23 @@ impl Ran {
                 sinr_db: ue.ul_eff_sinr_db,
             };
             let spent = match self.uplink_grants {
-                None if ue.ul.is_busy() => {
-                    let want = ue.ul.demand_symbols(now, &ch).min(left);
+                None => {
+                    let status = own_status_symbol(&mut ue.reports.ue, now, self.status_prohibit);
+                    let data = match ue.ul.is_busy() {
+                        true => ue.ul.demand_symbols(now, &ch),
+                        false => 0,
+                    };
+                    let want = data.max(status).min(left);
                     transmit_with_reports(
                         &mut ue.ul,
                         &mut ue.reports.ue,
+                        now,
                         now,
                         want,
                         &ch,
                         self.status_prohibit,
                     )
                 }
-                None => 0,
                 Some(timing) => granted_uplink(ue, now, left, &ch, timing, self.status_prohibit),
             };
             if spent > 0 {
@@ -754,11 +771,12 @@ impl Ran {
                 sinr_db: ue.eff_sinr_db,
             };
             let bits_per_symbol = table.bits_per_symbol(mcs);
+            let status = own_status_symbol(&mut ue.reports.gnb, now, self.status_prohibit);
             self.scratch_demands.push(Demand {
                 symbols: if ue.dl.is_busy() {
-                    ue.dl.demand_symbols(now, &ch)
+                    ue.dl.demand_symbols(now, &ch).max(status)
                 } else {
-                    0
+                    status
                 },
                 bits_per_symbol,
                 average_bits: ue.pf_average_bits,
@@ -795,6 +813,7 @@ impl Ran {
                     &mut ue.dl,
                     &mut ue.reports.gnb,
                     now,
+                    now,
                     self.scratch_shares[k],
                     &ch,
                     self.status_prohibit,
@@ -809,11 +828,6 @@ impl Ran {
             let bits = f64::from(used) * f64::from(table.bits_per_symbol(mcs));
             ue.pf_average_bits = pf_average(ue.pf_average_bits, bits);
             ue.pf_slot = self.slot_number + 1;
-            if let Some(prohibit) = self.status_prohibit {
-                let (dl, ul) = (ue.dl.stats.tbs_decoded, ue.ul.stats.tbs_decoded);
-                ue.reports
-                    .slot_end(now + self.slot, self.downlink_lead, dl, ul, prohibit);
-            }
         }
     }
 
@@ -1006,6 +1020,11 @@ fn granted_uplink(
     timing: GrantTiming,
     prohibit: Option<Time>,
 ) -> u32 {
+    // The UE fills the TB when the grant reaches it, one subframe ahead.
+    let fill = now.saturating_sub(timing.fill_lead());
+    if prohibit.is_some() {
+        report_status(ue, fill, timing);
+    }
     // Data no report covers (what HARQ gave up on, or what a handover left behind) is
     // reported now, as the RLC's retransmission or buffer-status timers would.
     if ue.grants.is_idle() {
@@ -1024,31 +1043,68 @@ fn granted_uplink(
     }
     let symbols = harq + grant;
     if symbols > 0 {
-        transmit_with_reports(&mut ue.ul, &mut ue.reports.ue, now, symbols, ch, prohibit);
+        transmit_with_reports(
+            &mut ue.ul,
+            &mut ue.reports.ue,
+            fill,
+            now,
+            symbols,
+            ch,
+            prohibit,
+        );
+    }
+    if prohibit.is_some() {
+        report_status(ue, now, timing);
     }
     symbols
 }
 
-/// Transmits an entity's share of the slot at `now`; returns the symbols used. With the
-/// status-prohibit timer `prohibit`, an unannounced report the sending end owes
-/// (`sends`) takes the data opportunity instead (`status.rs`).
+/// A status report the UE owes, announced by a request that arrived by `by`, goes into
+/// a buffer status report made at the request's arrival, beside the UE's data.
+fn report_status(ue: &mut Ue, by: Time, timing: GrantTiming) {
+    if let Some(at) = ue.reports.ue.catch_up(by) {
+        let bytes = ue.ul.reportable_bytes() + STATUS_BYTES;
+        ue.grants.report(at, bytes, timing);
+    }
+}
+
+/// The symbol a sending end asks of the scheduler at `now` for an announced status
+/// report: its TB needs one even with no data (`status.rs`).
+fn own_status_symbol(sends: &mut StatusReport, now: Time, prohibit: Option<Time>) -> u32 {
+    u32::from(prohibit.is_some() && sends.announced_by(now))
+}
+
+/// Transmits an entity's share of the slot at `now` (`symbols`); returns the symbols
+/// used. With the status-prohibit timer `prohibit`, a report the sending end owes
+/// (`sends`) takes its turn at the opportunity, which the sending end has at
+/// `opportunity` (`status.rs`): an announced one goes beside the data, in a symbol of
+/// its own when there is none, an unannounced one instead of the data.
 fn transmit_with_reports(
     entity: &mut RlcEntity,
     sends: &mut StatusReport,
+    opportunity: Time,
     now: Time,
     symbols: u32,
     ch: &SlotChannel,
     prohibit: Option<Time>,
 ) -> u32 {
-    match prohibit {
-        Some(p) if sends.takes_opportunity(now, p) => {
+    let Some(p) = prohibit.filter(|_| symbols > 0) else {
+        return entity.transmit(now, symbols, ch);
+    };
+    match sends.turn(opportunity) {
+        StatusTurn::None => entity.transmit(now, symbols, ch),
+        StatusTurn::Beside => {
+            let used = entity.transmit(now, symbols, ch);
+            sends.sent(opportunity, p);
+            used.max(1)
+        }
+        StatusTurn::Alone => {
             let (used, taken) = entity.transmit_status_only(now, symbols, ch);
             if taken {
-                sends.sent_alone(now, p);
+                sends.sent(opportunity, p);
             }
             used
         }
-        _ => entity.transmit(now, symbols, ch),
     }
 }
 
@@ -1219,9 +1275,10 @@ mod tests {
     }
 
     /// Slots skip idle UEs, so one whose downlink fills again must still be served in
-    /// the next slot, and its packet handed up when its TB has been on the air: the
-    /// ns3-mmwave profile's scheduler builds the TB then and airs it
-    /// `L1L2CtrlLatency` (2) subframes later, so it is handed up 3 slots on.
+    /// the next slot, and its packet handed up when its TB has been on the air and
+    /// decoded: the ns3-mmwave profile's scheduler builds the TB then and airs it
+    /// `L1L2CtrlLatency` (2) subframes later, and the UE decodes it in the subframe
+    /// after (`TbDecodeLatency`), so it is handed up 4 slots on.
     #[test]
     fn an_idle_ue_that_gets_data_is_served_in_the_next_slot() {
         for latency in [0, 2] {
@@ -1241,7 +1298,7 @@ mod tests {
                     handed_up.get_or_insert(k);
                 }
             }
-            assert_eq!(handed_up, Some(1 + u64::from(latency)), "latency {latency}");
+            assert_eq!(handed_up, Some(2 + u64::from(latency)), "latency {latency}");
         }
     }
 
@@ -1253,7 +1310,7 @@ mod tests {
         let mut ran = urban_ran(|_| {});
         let sf = ran.slot();
         let t = 20 * sf;
-        for at in [t, t + 1, t + 2 * sf, t + 3 * sf] {
+        for at in [t + 1, t + 2, t + 2 * sf + 1, t + 3 * sf + 1] {
             ran.enqueue_uplink(at, 0, ack(at)).unwrap();
         }
         let ul: Vec<u64> = tbs_per_slot(&mut ran, t + sf, 6)
@@ -1298,9 +1355,67 @@ mod tests {
         let reported = ran.ues[0].ul_mcs;
         assert!(reported > 0);
         assert_eq!(ran.ues[0].ul_cqi.mcs(t, reported, expiry), 0);
-        ran.enqueue_uplink(t, 0, ack(1)).unwrap();
+        ran.enqueue_uplink(t + 1, 0, ack(1)).unwrap();
         tbs_per_slot(&mut ran, t + sf, 4); // the TB goes at t + 4
         let mcs = |ran: &Ran, k: u64| ran.ues[0].ul_cqi.mcs(t + k * sf, reported, expiry);
         assert_eq!((mcs(&ran, 5), mcs(&ran, 6), mcs(&ran, 7)), (0, 0, reported));
+    }
+
+    /// A status report with no data to go beside still needs a TB: after a silence the
+    /// UE's report on the first downlink TB goes alone in one uplink symbol, through a
+    /// buffer status report and its grant, and the report the gNB owes on the UE's
+    /// first uplink TB gets a downlink symbol. Each refreshes that direction's CQI.
+    #[test]
+    fn status_reports_without_data_get_transport_blocks_of_their_own() {
+        let mut ran = urban_ran(|_| {});
+        let sf = ran.slot();
+        let t = 20 * sf;
+        let (expiry, dl_reported, ul_reported) =
+            (ran.cqi_expiry, ran.ues[0].mcs, ran.ues[0].ul_mcs);
+        let ul_mcs = |ran: &Ran, at: Time| ran.ues[0].ul_cqi.mcs(at, ul_reported, expiry);
+        let dl_mcs = |ran: &Ran, at: Time| ran.ues[0].dl_cqi.mcs(at, dl_reported, expiry);
+        // Built at t, on the air at t + 2, handed up to the UE at t + 4 with its request
+        // for a report; the report's grant comes 3 subframes after.
+        ran.enqueue_downlink(t - 1, 0, ack(7)).unwrap();
+        let mut out = Vec::new();
+        for k in 0..7 {
+            ran.run_slot(t + k * sf, &mut out);
+        }
+        assert_eq!(out.len(), 1, "the packet was handed up");
+        assert_eq!(ul_mcs(&ran, t + 20 * sf), 0, "no uplink TB yet");
+        ran.run_slot(t + 7 * sf, &mut out);
+        assert_eq!(ran.ues[0].ul.stats.tbs, 0, "no uplink data was sent");
+        assert_eq!(
+            ul_mcs(&ran, t + 10 * sf),
+            ul_reported,
+            "the report's TB at t + 7"
+        );
+        // That TB carried no data, so it asks the gNB for nothing; the downlink's last
+        // TB was at t, its CQI report expires after 10 ms.
+        let dl_tbs = ran.ues[0].dl.stats.tbs;
+        for k in 8..30 {
+            ran.run_slot(t + k * sf, &mut out);
+        }
+        assert_eq!(ran.ues[0].dl.stats.tbs, dl_tbs);
+        assert!(!ran.ues[0].needs_slots(), "nothing is owed");
+        // An uplink ACK: its TB at u + 4, handed up to the gNB at u + 6, whose report
+        // then takes a downlink symbol of its own.
+        let u = 120 * sf;
+        assert_eq!(
+            dl_mcs(&ran, u + 9 * sf),
+            0,
+            "the downlink report has expired"
+        );
+        ran.enqueue_uplink(u + 1, 0, ack(8)).unwrap();
+        for k in 1..7 {
+            ran.run_slot(u + k * sf, &mut out);
+        }
+        assert_eq!(ran.ues[0].ul.stats.sdus_delivered, 1);
+        assert_eq!(
+            dl_mcs(&ran, u + 9 * sf),
+            dl_reported,
+            "the report's TB at u + 6"
+        );
+        assert_eq!(ran.ues[0].dl.stats.tbs, dl_tbs, "it carried no data");
     }
 }

@@ -39,10 +39,11 @@ pub struct RlcConfig {
     /// scheduling request and grant, or, with grants from buffer status reports, the
     /// lead with which a UE fills one (0 on the downlink).
     pub grant_delay: Time,
-    /// From the slot a TB is built in to its end on the air: the scheduler's latency
-    /// on the downlink of a scheduler that works ahead and takes the data out of the
-    /// buffer when it schedules (ns3-mmwave's MAC asks the RLC for its PDUs at
-    /// scheduling time, `L1L2CtrlLatency` subframes before the TB goes). 0 elsewhere.
+    /// From the slot a TB is built in to the slot at whose end its data reaches the
+    /// receiver: on the downlink, the latency of a scheduler that works ahead and takes
+    /// the data out of the buffer when it schedules (ns3-mmwave's MAC asks the RLC for
+    /// its PDUs at scheduling time, `L1L2CtrlLatency` subframes before the TB goes);
+    /// both ways, the receiver's decoding (the module's `TbDecodeLatency`). 0 elsewhere.
     pub air_delay: Time,
 }
 
@@ -135,6 +136,8 @@ pub struct RlcEntity {
     /// Decoded byte ranges still on their way (`air_delay`), oldest first, with the
     /// instant they reach the receiver.
     in_air: VecDeque<(Time, u64, u64)>,
+    /// Decoded transmissions that reached the receiver since the last `deliver`.
+    arrived: u32,
     harq: Vec<Tb>,
     /// Byte ranges awaiting an ARQ retransmission, with the instant they may go.
     arq: VecDeque<(u64, u64, Time)>,
@@ -157,6 +160,7 @@ impl RlcEntity {
             rx_next: 0,
             received: RangeSet::default(),
             in_air: VecDeque::new(),
+            arrived: 0,
             harq: Vec::new(),
             arq: VecDeque::new(),
             rng,
@@ -370,6 +374,7 @@ impl RlcEntity {
     fn receive(&mut self, now: Time, start: u64, end: u64) {
         if self.cfg.air_delay == 0 {
             self.received.insert(start, end);
+            self.arrived += 1;
         } else {
             self.in_air
                 .push_back((now + self.cfg.air_delay, start, end));
@@ -378,11 +383,13 @@ impl RlcEntity {
 
     /// Hands up, in order, every SDU whose bytes have all been received before `now`
     /// (a TB on the air in the slot that ends at `now` counts: its slot started
-    /// before).
-    pub fn deliver(&mut self, now: Time, out: &mut Vec<Packet>) {
+    /// before). Returns the decoded transmissions that reached the receiver since the
+    /// last call (each asks it for a status report).
+    pub fn deliver(&mut self, now: Time, out: &mut Vec<Packet>) -> u32 {
         while let Some(&(_, start, end)) = self.in_air.front().filter(|a| a.0 < now) {
             self.received.insert(start, end);
             self.in_air.pop_front();
+            self.arrived += 1;
         }
         if let Some((_, end)) = self.received.remove_below(self.rx_next) {
             self.rx_next = end;
@@ -392,6 +399,7 @@ impl RlcEntity {
             self.sdus.pop_front();
             self.stats.sdus_delivered += 1;
         }
+        std::mem::take(&mut self.arrived)
     }
 
     /// A handover: TBs awaiting HARQ are lost with the old cell's HARQ entity and

@@ -1,71 +1,138 @@
 //! RLC status reports as ns3-mmwave's RLC AM sends them (`LteRlcAm`), and the
-//! transmission opportunity a report can cost.
+//! transmission opportunities they take.
 //!
-//! Every data PDU the module's RLC AM sends asks for a status report (`PollPdu` = 1).
-//! A request that arrives while the status-prohibit timer is off is announced to the
-//! scheduler (`DoReportBufferStatus`), which gives the report a few bytes of its own
-//! beside the data. A request that arrives while the timer runs is only remembered:
-//! nothing announces it when the timer expires (`ExpireStatusProhibitTimer` does
-//! nothing), so the next transmission opportunity the scheduler grants for data goes
-//! to the report (`DoNotifyTxOpportunity` sends the STATUS PDU first and returns) and
-//! the transport block carries 2 bytes of it and no data. With a TCP flow, ACKs on the
-//! uplink keep the gNB's receiver polled, so one downlink data opportunity per
-//! prohibit period (1 ms in the module's TCP examples: one subframe in ten) is lost;
-//! the same happens to the UE's uplink opportunities for the reports on downlink data.
-//! The periodic buffer-status timer, which would announce a remembered report after
-//! `ReportBufferStatusTimer`, is not modelled: with data flowing the opportunity
-//! comes first.
+//! Every data PDU the module's RLC AM sends asks for a status report (`PollPdu` = 1),
+//! and the receiving end owes one until it sends it (`m_statusPduRequested`). The
+//! report is 4 bytes (`m_statusPduBufferSize`). What happens to it depends on whether
+//! the scheduler has heard of it:
+//!
+//! * **Announced.** A request that arrives while the status-prohibit timer is off, or
+//!   a buffer status report the owing end makes off the timer (it makes one for each
+//!   new SDU, `DoTransmitPdcpPdu`), names the report's 4 bytes to the scheduler
+//!   (`DoReportBufferStatus`). The scheduler then gives it bytes of its own: beside
+//!   the data of the next transport block, or, with no data, a transport block of
+//!   its own (one symbol). The gNB's scheduler sees its RLC's report at once
+//!   (`MmWaveFlexTtiMacScheduler` counts `m_rlcStatusPduSize` as demand); the UE's
+//!   report goes into its next buffer status report (`MmWaveUeMac` adds
+//!   `statusPduSize` to the queue it reports) and is sent in the grant that report
+//!   earns.
+//! * **Unannounced.** A request that arrives while the timer runs is only remembered:
+//!   nothing announces it when the timer expires (`ExpireStatusProhibitTimer` does
+//!   nothing), so unless a new SDU makes the owing end report its buffer first, the
+//!   next opportunity the scheduler grants for data goes to the report
+//!   (`DoNotifyTxOpportunity` sends the STATUS PDU first and returns) and the
+//!   transport block carries it and no data.
+//!
+//! Sending a report starts the prohibit timer (1 ms in the module's TCP examples).
+//! With a TCP flow, ACKs on the uplink keep the gNB's receiver polled, so about one
+//! downlink data opportunity per prohibit period is lost to an unannounced report,
+//! and the UE's first uplink transport block after a downlink silence carries the
+//! announced report on the first downlink data alone, a symbol at the MCS of a
+//! silent link. The periodic buffer-status timer (`ReportBufferStatusTimer`), which
+//! would also announce a remembered report, is not modelled: with data flowing a new
+//! SDU comes first. Status reports are never lost on the air.
 
 use crate::engine::Time;
 
-/// The status reports one receiver owes its peer.
+/// Bytes of a status report with no NACKs (`m_statusPduBufferSize`).
+pub const STATUS_BYTES: u64 = 4;
+
+/// What an owed report does with a transmission opportunity.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StatusTurn {
+    /// No report goes.
+    None,
+    /// The announced report goes with bytes of its own, beside any data.
+    Beside,
+    /// The unannounced report takes the data opportunity alone.
+    Alone,
+}
+
+/// The status report one receiver owes its peer.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct StatusReport {
-    /// A report was requested while the prohibit timer ran: it will take the next data
-    /// opportunity in the opposite direction.
-    unannounced: bool,
+    /// A report was requested and has not been sent.
+    owed: bool,
+    /// The scheduler has heard of the owed report.
+    announced: bool,
     /// When the prohibit timer started by the last report sent expires.
-    prohibit_until: Time,
-    /// The arrival of the last request, when it lies ahead of the instants seen so far
-    /// (a PDU sent in a slot arrives at its end).
+    prohibit_until: Option<Time>,
+    /// The arrival of the last request, not yet taken into account.
     ahead: Option<Time>,
 }
 
 impl StatusReport {
-    /// A data PDU asking for a report reaches the receiver at `at`, after every
-    /// opportunity before `at` was offered.
-    pub fn requested(&mut self, at: Time, prohibit: Time) {
+    /// A data PDU asking for a report reaches the receiver at `at`.
+    pub fn requested(&mut self, at: Time) {
         if let Some(earlier) = self.ahead.replace(at) {
-            self.arrive(earlier, prohibit);
+            self.arrive(earlier);
         }
     }
 
-    /// True when a data opportunity at `now` goes to an unannounced report. A request
-    /// arriving at `now` itself comes after the opportunity (a PDU is decoded after
-    /// the slot boundary the next opportunity starts at).
-    pub fn takes_opportunity(&mut self, now: Time, prohibit: Time) -> bool {
-        if let Some(at) = self.ahead.filter(|&at| at < now) {
-            self.ahead = None;
-            self.arrive(at, prohibit);
+    /// Takes into account a request that arrived at or before `by`; returns the
+    /// instant of its arrival if it announced the report.
+    pub fn catch_up(&mut self, by: Time) -> Option<Time> {
+        let at = self.ahead.filter(|&at| at <= by)?;
+        self.ahead = None;
+        self.arrive(at).then_some(at)
+    }
+
+    /// The owing end reports its buffer at `now` (a new SDU): an owed report is
+    /// announced off the timer. Returns the report's bytes the buffer status names.
+    pub fn buffer_reported(&mut self, now: Time) -> u64 {
+        self.catch_up(now);
+        if self.owed && !self.prohibits(now) {
+            self.announced = true;
         }
-        self.unannounced && now >= self.prohibit_until
+        if self.announced { STATUS_BYTES } else { 0 }
     }
 
-    /// The report left at `now`, alone in a data opportunity.
-    pub fn sent_alone(&mut self, now: Time, prohibit: Time) {
-        self.unannounced = false;
-        self.prohibit_until = now + prohibit;
+    /// True while the report needs a transmission opportunity of its own, or a
+    /// request waits to be taken into account.
+    pub fn awaits_opportunity(&self) -> bool {
+        self.announced || self.ahead.is_some()
     }
 
-    /// A request arrives at `at`. Off the prohibit timer the report is announced and
-    /// leaves beside data in the next transport block, which restarts the timer.
-    fn arrive(&mut self, at: Time, prohibit: Time) {
-        if at < self.prohibit_until {
-            self.unannounced = true;
+    /// True when an announced report asks the scheduler for bytes at `now`.
+    pub fn announced_by(&mut self, now: Time) -> bool {
+        self.catch_up(now);
+        self.announced
+    }
+
+    /// What the owed report does with a data opportunity at `now`. A request handed
+    /// up at `now` itself came before it: the radio hands up at a slot boundary what
+    /// was decoded in the slot that ends there.
+    pub fn turn(&mut self, now: Time) -> StatusTurn {
+        self.catch_up(now);
+        if !self.owed || self.prohibit_until.is_some_and(|until| now < until) {
+            StatusTurn::None
+        } else if self.announced {
+            StatusTurn::Beside
         } else {
-            self.unannounced = false;
-            self.prohibit_until = at + prohibit;
+            StatusTurn::Alone
         }
+    }
+
+    /// The report left at `now`: the prohibit timer starts.
+    pub fn sent(&mut self, now: Time, prohibit: Time) {
+        self.owed = false;
+        self.announced = false;
+        self.prohibit_until = Some(now + prohibit);
+    }
+
+    /// The prohibit timer runs for something handed up at `at`: what is handed up at a
+    /// slot boundary arrived just before it, so the timer still ran if it expires there.
+    fn prohibits(&self, at: Time) -> bool {
+        self.prohibit_until.is_some_and(|until| at <= until)
+    }
+
+    /// A request arrives at `at`; returns true if it announces the report. Off the
+    /// prohibit timer the owing end reports its buffer (`DoReportBufferStatus`).
+    fn arrive(&mut self, at: Time) -> bool {
+        self.owed = true;
+        let announces = !self.announced && !self.prohibits(at);
+        self.announced |= announces;
+        announces
     }
 }
 
@@ -75,31 +142,12 @@ impl StatusReport {
 pub struct LinkReports {
     pub gnb: StatusReport,
     pub ue: StatusReport,
-    /// The entities' decoded transmissions as of the last slot's end.
-    seen_dl: u64,
-    seen_ul: u64,
 }
 
 impl LinkReports {
-    /// The end of a slot at `end`, with the downlink and uplink entities' counts of
-    /// decoded transmissions: those decoded in the slot ask their receivers for reports.
-    /// A downlink TB built `dl_air_delay` ahead of its slot on the air reaches the UE
-    /// that much later.
-    pub fn slot_end(
-        &mut self,
-        end: Time,
-        dl_air_delay: Time,
-        dl_decoded: u64,
-        ul_decoded: u64,
-        prohibit: Time,
-    ) {
-        if dl_decoded > self.seen_dl {
-            self.ue.requested(end + dl_air_delay, prohibit);
-        }
-        if ul_decoded > self.seen_ul {
-            self.gnb.requested(end, prohibit);
-        }
-        (self.seen_dl, self.seen_ul) = (dl_decoded, ul_decoded);
+    /// True while either end's report waits for an opportunity of its own.
+    pub fn await_opportunities(&self) -> bool {
+        self.gnb.awaits_opportunity() || self.ue.awaits_opportunity()
     }
 }
 
@@ -111,85 +159,106 @@ mod tests {
     const SLOT: Time = 100_000;
 
     #[test]
-    fn a_request_off_the_prohibit_timer_never_takes_an_opportunity() {
+    fn a_request_off_the_prohibit_timer_is_announced_and_goes_beside_data() {
         let mut s = StatusReport::default();
-        s.requested(5 * MS, MS);
-        assert!(!s.takes_opportunity(5 * MS, MS));
-        assert!(!s.takes_opportunity(7 * MS, MS));
+        s.requested(5 * MS);
+        assert!(s.awaits_opportunity());
+        assert_eq!(s.turn(5 * MS - 1), StatusTurn::None, "not arrived yet");
+        assert_eq!(s.turn(5 * MS + SLOT), StatusTurn::Beside);
+        s.sent(5 * MS + SLOT, MS);
+        assert!(!s.awaits_opportunity());
+        assert_eq!(s.turn(7 * MS), StatusTurn::None, "nothing is owed");
     }
 
     #[test]
-    fn a_request_under_the_timer_takes_the_first_opportunity_after_it() {
+    fn a_request_under_the_timer_takes_the_first_opportunity_after_it_alone() {
         let mut s = StatusReport::default();
-        s.requested(0, MS); // announced; the timer runs to 1 ms
-        s.requested(3 * SLOT, MS); // remembered only
-        assert!(!s.takes_opportunity(MS - 1, MS));
-        assert!(s.takes_opportunity(MS, MS));
-        s.sent_alone(MS, MS);
-        assert!(!s.takes_opportunity(MS + SLOT, MS));
+        s.requested(0);
+        assert_eq!(s.turn(SLOT), StatusTurn::Beside);
+        s.sent(SLOT, MS); // the timer runs to 1.1 ms
+        s.requested(3 * SLOT); // remembered only
+        assert_eq!(s.turn(3 * SLOT), StatusTurn::None);
+        assert!(
+            !s.awaits_opportunity(),
+            "an unannounced report asks for nothing"
+        );
+        assert_eq!(s.turn(MS + SLOT - 1), StatusTurn::None);
+        assert_eq!(s.turn(MS + SLOT), StatusTurn::Alone);
+        s.sent(MS + SLOT, MS);
+        assert_eq!(s.turn(MS + 2 * SLOT), StatusTurn::None);
     }
 
     #[test]
     fn polled_every_slot_one_opportunity_per_prohibit_period_is_lost() {
         // The receiver is polled by a PDU at the end of every slot and the opposite
-        // direction has data in every slot: one slot in ten goes to the report with a
-        // 1 ms timer.
+        // direction has data in every slot, but no new SDU reaches the owing end: one
+        // slot in ten goes to the report alone with a 1 ms timer.
         let mut s = StatusReport::default();
         let mut lost = 0;
         for k in 0..10_000u64 {
             let now = k * SLOT;
-            if s.takes_opportunity(now, MS) {
-                s.sent_alone(now, MS);
-                lost += 1;
+            s.requested(now);
+            match s.turn(now) {
+                StatusTurn::Alone => {
+                    s.sent(now, MS);
+                    lost += 1;
+                }
+                StatusTurn::Beside => s.sent(now, MS),
+                StatusTurn::None => {}
             }
-            s.requested(now + SLOT, MS);
         }
         assert_eq!(lost, 999);
     }
 
     #[test]
-    fn a_request_after_the_timer_announces_a_remembered_report() {
+    fn a_new_sdu_after_the_timer_announces_a_remembered_report() {
         let mut s = StatusReport::default();
-        s.requested(0, MS);
-        s.requested(SLOT, MS);
-        // No opportunity came before the next request, which arrives off the timer:
-        // the report is announced and sent beside data; the timer restarts.
-        s.requested(2 * MS, MS);
-        assert!(!s.takes_opportunity(2 * MS + SLOT, MS));
-        assert!(!s.takes_opportunity(3 * MS, MS));
+        s.requested(0);
+        assert_eq!(s.turn(SLOT), StatusTurn::Beside);
+        s.sent(SLOT, MS);
+        s.requested(2 * SLOT);
+        assert_eq!(s.buffer_reported(5 * SLOT), 0, "under the timer");
+        assert_eq!(s.buffer_reported(MS + SLOT), 0, "the timer expires there");
+        assert_eq!(s.buffer_reported(MS + 2 * SLOT), STATUS_BYTES);
+        assert!(s.awaits_opportunity());
+        assert_eq!(s.turn(MS + 3 * SLOT), StatusTurn::Beside);
     }
 
     #[test]
-    fn a_request_arriving_at_an_opportunity_comes_after_it() {
+    fn a_buffer_report_names_no_report_when_none_is_owed() {
         let mut s = StatusReport::default();
-        s.requested(0, MS);
-        s.requested(SLOT, MS);
-        // At 1 ms the remembered report takes the opportunity although a request
-        // arrives at that instant too; that request then falls under the new timer.
-        s.requested(MS, MS);
-        assert!(s.takes_opportunity(MS, MS));
-        s.sent_alone(MS, MS);
-        assert!(!s.takes_opportunity(MS + SLOT, MS));
-        assert!(s.takes_opportunity(2 * MS, MS));
-    }
-}
-
-#[cfg(test)]
-mod link_tests {
-    use super::*;
-
-    #[test]
-    fn decoded_downlink_data_asks_the_ue_and_uplink_data_the_gnb() {
-        let mut r = LinkReports::default();
-        r.slot_end(100, 0, 1, 0, 1_000_000);
-        assert_eq!(r.ue.ahead, Some(100));
-        assert_eq!(r.gnb.ahead, None);
-        r.slot_end(200, 0, 1, 4, 1_000_000);
+        assert_eq!(s.buffer_reported(MS), 0);
+        s.requested(2 * MS);
+        assert_eq!(s.buffer_reported(2 * MS - 1), 0, "not arrived yet");
         assert_eq!(
-            r.ue.ahead,
-            Some(100),
-            "no new downlink transmission decoded"
+            s.buffer_reported(2 * MS),
+            STATUS_BYTES,
+            "arrived with the SDU"
         );
-        assert_eq!(r.gnb.ahead, Some(200));
+    }
+
+    #[test]
+    fn a_request_handed_up_at_an_opportunity_came_before_it() {
+        let mut s = StatusReport::default();
+        s.requested(0);
+        s.sent(SLOT, MS);
+        // Handed up as the timer expires, it arrived just before: remembered only, and
+        // the opportunity at that boundary goes to it.
+        s.requested(MS + SLOT);
+        assert_eq!(s.turn(MS + SLOT), StatusTurn::Alone);
+        s.sent(MS + SLOT, MS);
+        // Handed up a slot after the expiry: announced.
+        s.requested(2 * MS + 2 * SLOT);
+        assert_eq!(s.turn(2 * MS + 2 * SLOT), StatusTurn::Beside);
+    }
+
+    #[test]
+    fn catching_up_tells_when_a_request_announced_the_report() {
+        let mut s = StatusReport::default();
+        s.requested(3 * SLOT);
+        assert_eq!(s.catch_up(2 * SLOT), None);
+        assert_eq!(s.catch_up(3 * SLOT), Some(3 * SLOT));
+        s.requested(4 * SLOT);
+        assert_eq!(s.catch_up(4 * SLOT), None, "already announced");
     }
 }

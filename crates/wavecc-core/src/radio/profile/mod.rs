@@ -79,6 +79,12 @@ pub trait Profile {
         0
     }
 
+    /// From the end of a TB on the air to its data reaching the receiver's RLC
+    /// (processing at the receiver), both ways.
+    fn decode_latency(&self) -> Time {
+        0
+    }
+
     /// True when a channel's gain and state depend on the positions and the
     /// (static) obstacles alone, with no process in time: an update at an unchanged UE
     /// position changes nothing, so the radio skips it (a standing UE costs no channel

@@ -78,6 +78,11 @@ pub struct Ns3MmwaveParams {
     /// after its TB, and an uplink buffer status report the grants this plus two
     /// subframes after it is sent.
     pub l1l2_ctrl_latency_subframes: u32,
+    /// Subframes from the end of a TB on the air to its data reaching the receiver's
+    /// RLC, both ways (`MmWavePhyMacCommon::TbDecodeLatency`, 100 us): SDUs, the status
+    /// reports a TB asks for and the buffer status reports of the ACKs it makes follow
+    /// this much later.
+    pub tb_decode_latency_subframes: u32,
     /// How a UE gets to send on the uplink: `bsr` as the module (grants from its buffer
     /// status reports, `radio/grants.rs`), or `delay` (every SDU waits
     /// `radio.uplink_grant_delay_s`, then goes in the next slot).
@@ -138,6 +143,7 @@ impl Default for Ns3MmwaveParams {
             cqi_timer_subframes: 100,
             status_prohibit_s: 0.001,
             l1l2_ctrl_latency_subframes: 2,
+            tb_decode_latency_subframes: 1,
             uplink_grants: UplinkGrantModel::Bsr,
         }
     }
@@ -354,6 +360,13 @@ impl Profile for Ns3MmwaveParams {
     /// goes on the air that many subframes later.
     fn downlink_lead(&self) -> Time {
         u64::from(self.l1l2_ctrl_latency_subframes) * Numerology::NS3_MMWAVE.slot
+    }
+
+    /// The module's PHYs hand a decoded TB to the MAC `TbDecodeLatency` after its
+    /// reception ends (`MmWaveUePhy::PhyDataPacketReceived`,
+    /// `MmWaveEnbPhy::PhyDataPacketReceived`).
+    fn decode_latency(&self) -> Time {
+        u64::from(self.tb_decode_latency_subframes) * Numerology::NS3_MMWAVE.slot
     }
 
     /// The module's RLC AM: a report requested under the prohibit timer takes the

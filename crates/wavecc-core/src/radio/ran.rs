@@ -125,7 +125,6 @@ pub struct Ran {
     status_prohibit: Option<Time>,
     /// The report-to-grant pipeline when uplink grants follow buffer status reports.
     uplink_grants: Option<GrantTiming>,
-    /// How far ahead of its slot on the air a downlink TB is built.
     slot: Time,
     data_symbols: u32,
     update_every: Time,
@@ -738,9 +737,10 @@ impl Ran {
             let spent = match self.uplink_grants {
                 None => {
                     let status = own_status_symbol(&mut ue.reports.ue, now, self.status_prohibit);
-                    let data = match ue.ul.is_busy() {
-                        true => ue.ul.demand_symbols(now, &ch),
-                        false => 0,
+                    let data = if ue.ul.is_busy() {
+                        ue.ul.demand_symbols(now, &ch)
+                    } else {
+                        0
                     };
                     let want = data.max(status).min(left);
                     transmit_with_reports(

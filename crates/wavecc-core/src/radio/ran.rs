@@ -8,7 +8,7 @@
 use super::config::{self, Forwarding, RadioConfig};
 use super::cqi::{CqiExpiry, CqiState};
 use super::geometry::{BearingIndex, LosTest, Obstacle, ObstacleClass, Point};
-use super::grants::{GrantTiming, UplinkGrants};
+use super::grants::{FIRST_DATA_SYMBOL, GrantTiming, SlotPositions, UplinkGrants};
 use super::mcs::McsTable;
 use super::miesm::{EffectiveSinr, effective_sinr_db, flat};
 use super::mobility::Trajectory;
@@ -96,6 +96,8 @@ struct Ue {
     /// What the serving cell's scheduler knows of the uplink buffer, under a profile
     /// whose grants follow buffer status reports.
     grants: UplinkGrants,
+    /// Where the UE's slots lay in recent subframes, under the same profile.
+    slots: SlotPositions,
 }
 
 impl Ue {
@@ -125,6 +127,8 @@ pub struct Ran {
     status_prohibit: Option<Time>,
     /// The report-to-grant pipeline when uplink grants follow buffer status reports.
     uplink_grants: Option<GrantTiming>,
+    /// From the end of a TB on the air to its data reaching the receiver's RLC.
+    decode_latency: Time,
     slot: Time,
     data_symbols: u32,
     update_every: Time,
@@ -170,6 +174,9 @@ pub struct Ran {
     scratch_busy: Vec<Vec<usize>>,
     scratch_demands: Vec<Demand>,
     scratch_shares: Vec<u32>,
+    /// Per busy UE of a cell's slot, the uplink and downlink symbols it decided.
+    scratch_uplink: Vec<u32>,
+    scratch_downlink: Vec<u32>,
     /// What one UE's downlink hands up, slot by slot, when recorded.
     deliveries: Option<Deliveries>,
 }
@@ -209,6 +216,15 @@ impl Ran {
                 air_delay,
             };
             RlcEntity::new(c, rng.stream(&name))
+        };
+        // Under grants from reports the UE fills a TB a subframe before its air, with
+        // what it holds then; otherwise each SDU waits for its grant.
+        let (ul_grant_delay, ul_air_delay) = match profile.uplink_grants() {
+            Some(timing) => (0, timing.fill_lead() + profile.decode_latency()),
+            None => (
+                from_secs(cfg.uplink_grant_delay_s),
+                profile.decode_latency(),
+            ),
         };
         let gnbs: Vec<Gnb> = cfg
             .gnbs
@@ -264,10 +280,8 @@ impl Ran {
                     // The UE's own uplink buffer is the module's default; ACKs never fill it.
                     ul: entity(
                         cfg.rlc_buffer_bytes,
-                        profile
-                            .uplink_grants()
-                            .map_or(from_secs(cfg.uplink_grant_delay_s), |t| t.fill_lead()),
-                        profile.decode_latency(),
+                        ul_grant_delay,
+                        ul_air_delay,
                         format!("radio/harq/ue{u}/ul"),
                     ),
                     candidate: None,
@@ -285,6 +299,7 @@ impl Ran {
                     ul_cqi: CqiState::default(),
                     reports: LinkReports::default(),
                     grants: UplinkGrants::default(),
+                    slots: SlotPositions::default(),
                 }
             })
             .collect();
@@ -298,6 +313,7 @@ impl Ran {
             cqi_expiry: profile.cqi_expiry(),
             status_prohibit: profile.status_prohibit(),
             uplink_grants: profile.uplink_grants(),
+            decode_latency: profile.decode_latency(),
             slot: numerology.slot,
             data_symbols: numerology.data_symbols,
             update_every: from_secs(cfg.channel_update_s),
@@ -331,6 +347,8 @@ impl Ran {
             scratch_blockers: Vec::new(),
             scratch_demands: Vec::new(),
             scratch_shares: Vec::new(),
+            scratch_uplink: Vec::new(),
+            scratch_downlink: Vec::new(),
             deliveries: None,
         };
         for u in 0..ran.ues.len() {
@@ -628,6 +646,7 @@ impl Ran {
         ue.reported_ul_eff_db = None;
         // The new cell's scheduler has heard no buffer status report.
         ue.grants = UplinkGrants::default();
+        ue.slots = SlotPositions::default();
         match self.forwarding {
             Forwarding::Lossless => {
                 ue.dl.reestablish(ue.interrupted_until);
@@ -642,19 +661,32 @@ impl Ran {
         }
     }
 
-    /// The slot starting at `now`: what the last slot decoded is handed up to `out`
-    /// (downlink packets at their UE, uplink ones at the gNB), then each gNB schedules the
-    /// uplink (ACKs, small: served first) and shares the rest of the data symbols
-    /// among its UEs' downlinks. Only UEs holding SDUs are visited (the active list);
-    /// the idle ones' proportional-fair averages decay when they are next scheduled.
-    /// Returns whether another slot is needed.
+    /// The slot starting at `now`, as [`Ran::hand_up_slot`] then [`Ran::schedule_slot`]
+    /// with nothing reaching the radio between them. Returns whether another slot is
+    /// needed.
+    #[cfg(test)]
     pub fn run_slot(&mut self, now: Time, out: &mut Vec<Packet>) -> bool {
-        if !self.active_sorted {
-            self.active.sort_unstable();
-            self.active_sorted = true;
-        }
-        self.end_interruptions(now);
+        self.hand_up_slot(now, out);
+        self.schedule_slot(now)
+    }
+
+    /// The first half of the slot starting at `now`: what the last slot decoded is
+    /// handed up to `out` (downlink packets at their UE, uplink ones at the gNB). What
+    /// the hosts answer at once (a UE's ACKs, with their buffer status reports) reaches
+    /// the radio before the slot is scheduled.
+    pub fn hand_up_slot(&mut self, now: Time, out: &mut Vec<Packet>) {
+        self.sort_active();
         self.hand_up(now, out);
+    }
+
+    /// The second half of the slot starting at `now`: each gNB schedules the uplink
+    /// (ACKs, small: served first) and shares the rest of the data symbols among its
+    /// UEs' downlinks. Only UEs holding SDUs are visited (the active list); the idle
+    /// ones' proportional-fair averages decay when they are next scheduled. Returns
+    /// whether another slot is needed.
+    pub fn schedule_slot(&mut self, now: Time) -> bool {
+        self.sort_active();
+        self.end_interruptions(now);
         for busy in &mut self.scratch_busy {
             busy.clear();
         }
@@ -681,6 +713,14 @@ impl Ran {
         !self.active.is_empty()
     }
 
+    /// Puts the active list back in UE order after activations out of order.
+    fn sort_active(&mut self) {
+        if !self.active_sorted {
+            self.active.sort_unstable();
+            self.active_sorted = true;
+        }
+    }
+
     /// Handed-over UEs whose interruption has ended by `now` are members of their new
     /// cell again: their proportional-fair average decays from this slot on.
     fn end_interruptions(&mut self, now: Time) {
@@ -704,6 +744,10 @@ impl Ran {
         let mut logged_bytes = 0;
         for &u in &self.active {
             let ue = &mut self.ues[u];
+            if self.uplink_grants.is_some() {
+                let early = ue.slots.sends_early(now, self.decode_latency, self.slot);
+                ue.grants.sends_early_at = early.then_some(now);
+            }
             // An entity that holds no SDU has nothing to hand up: skip it cheaply.
             let before = out.len();
             // Each decoded transmission asks its receiver for a status report.
@@ -723,19 +767,23 @@ impl Ran {
     }
 
     /// Cell `g`'s slot at `now`; `busy` are its members (not interrupted) that hold
-    /// SDUs, in UE order.
+    /// SDUs, in UE order. The uplink is served first (ACKs, small): under grants from
+    /// buffer status reports each UE fills the TB granted for the next subframe and
+    /// the scheduler grants those of the subframe it schedules now, which share its
+    /// symbols with that subframe's downlink; otherwise each UE sends what it may now.
     fn run_cell_slot(&mut self, g: usize, now: Time, busy: &[usize]) {
         let table = &self.table;
         let mut left = self.data_symbols;
+        self.scratch_uplink.clear();
         for &u in busy {
             let ue = &mut self.ues[u];
-            let ch = SlotChannel {
-                table,
-                mcs: ue.ul_cqi.mcs(now, ue.ul_mcs, self.cqi_expiry),
-                sinr_db: ue.ul_eff_sinr_db,
-            };
             let spent = match self.uplink_grants {
                 None => {
+                    let ch = SlotChannel {
+                        table,
+                        mcs: ue.ul_cqi.mcs(now, ue.ul_mcs, self.cqi_expiry),
+                        sinr_db: ue.ul_eff_sinr_db,
+                    };
                     let status = own_status_symbol(&mut ue.reports.ue, now, self.status_prohibit);
                     let data = if ue.ul.is_busy() {
                         ue.ul.demand_symbols(now, &ch)
@@ -743,7 +791,7 @@ impl Ran {
                         0
                     };
                     let want = data.max(status).min(left);
-                    transmit_with_reports(
+                    let spent = transmit_with_reports(
                         &mut ue.ul,
                         &mut ue.reports.ue,
                         now,
@@ -751,13 +799,25 @@ impl Ran {
                         want,
                         &ch,
                         self.status_prohibit,
-                    )
+                    );
+                    if spent > 0 {
+                        ue.ul_cqi.transmitted(now, self.cqi_expiry);
+                    }
+                    spent
                 }
-                Some(timing) => granted_uplink(ue, now, left, &ch, timing, self.status_prohibit),
+                Some(timing) => {
+                    let (expiry, prohibit) = (self.cqi_expiry, self.status_prohibit);
+                    granted_uplink(ue, now, table, timing, expiry, prohibit);
+                    let air = now + timing.decision_lead();
+                    let ch = SlotChannel {
+                        table,
+                        mcs: ue.ul_cqi.mcs(air, ue.ul_mcs, expiry),
+                        sinr_db: ue.ul_eff_sinr_db,
+                    };
+                    grant_uplink(ue, now, air, left, &ch, timing, prohibit)
+                }
             };
-            if spent > 0 {
-                ue.ul_cqi.transmitted(now, self.cqi_expiry);
-            }
+            self.scratch_uplink.push(spent);
             left -= spent;
         }
         self.scratch_demands.clear();
@@ -795,6 +855,7 @@ impl Ran {
             &mut self.scratch_shares,
         );
         let gnb = &mut self.gnbs[g];
+        self.scratch_downlink.clear();
         for (k, &u) in busy.iter().enumerate() {
             let ue = &mut self.ues[u];
             let mcs = ue.dl_cqi.mcs(now, ue.mcs, self.cqi_expiry);
@@ -828,6 +889,29 @@ impl Ran {
             let bits = f64::from(used) * f64::from(table.bits_per_symbol(mcs));
             ue.pf_average_bits = pf_average(ue.pf_average_bits, bits);
             ue.pf_slot = self.slot_number + 1;
+            self.scratch_downlink.push(used);
+        }
+        if let Some(timing) = self.uplink_grants {
+            self.lay_out(now + timing.decision_lead(), busy);
+        }
+    }
+
+    /// Records where each of `busy`'s slots lies in the subframe starting at `air` that
+    /// the cell's slot scheduled: the downlink TBs first, in UE order, then the
+    /// uplink ones.
+    fn lay_out(&mut self, air: Time, busy: &[usize]) {
+        let mut dl_at = FIRST_DATA_SYMBOL;
+        let mut ul_at = dl_at + self.scratch_downlink.iter().sum::<u32>();
+        for (k, &u) in busy.iter().enumerate() {
+            let (dl, ul) = (self.scratch_downlink[k], self.scratch_uplink[k]);
+            let dl_start = (dl > 0).then_some(dl_at);
+            let ul_start = (ul > 0).then_some(ul_at);
+            dl_at += dl;
+            ul_at += ul;
+            let dl_end = (dl > 0).then_some(dl_at);
+            self.ues[u]
+                .slots
+                .lay_out(air, self.slot, dl_end, ul_start.or(dl_start));
         }
     }
 
@@ -1008,23 +1092,55 @@ fn db_to_linear(db: f64) -> f64 {
 fn linear_to_db(x: f64) -> f64 {
     10.0 * x.log10()
 }
-/// The uplink of `ue` in the slot at `now` under grants from buffer status reports
-/// (`grants.rs`): its due HARQ retransmissions, then the grant the scheduler makes from
-/// the reports it has, within `left` symbols. The granted symbols are spent whether or
-/// not the UE still holds data for them. Returns the symbols spent.
+/// The grant the scheduler made `ue` for the next subframe, under grants from buffer
+/// status reports (`grants.rs`), reaches the UE at `now`, which fills its TB there and
+/// then: due HARQ retransmissions, then what it holds, which leaves its buffer (and its
+/// later reports) at once; the TB goes on the air in the next subframe. The granted
+/// symbols are spent whether or not the UE still holds data for them.
 fn granted_uplink(
     ue: &mut Ue,
     now: Time,
+    table: &McsTable,
+    timing: GrantTiming,
+    expiry: Option<CqiExpiry>,
+    prohibit: Option<Time>,
+) {
+    if prohibit.is_some() {
+        report_status(ue, now, timing);
+    }
+    let air = now + timing.fill_lead();
+    let Some((symbols, mcs)) = ue.grants.take_scheduled(air) else {
+        return;
+    };
+    let ch = SlotChannel {
+        table,
+        mcs,
+        sinr_db: ue.ul_eff_sinr_db,
+    };
+    transmit_with_reports(
+        &mut ue.ul,
+        &mut ue.reports.ue,
+        now,
+        now,
+        symbols,
+        &ch,
+        prohibit,
+    );
+    ue.ul_cqi.transmitted(air, expiry);
+}
+
+/// The scheduler's uplink decision at `now` for `ue`'s TB in the subframe starting at
+/// `air`: the HARQ retransmissions falling due then, then a grant from the reports it has,
+/// within `left` symbols at the MCS of `ch`. Returns the symbols granted.
+fn grant_uplink(
+    ue: &mut Ue,
+    now: Time,
+    air: Time,
     left: u32,
     ch: &SlotChannel,
     timing: GrantTiming,
     prohibit: Option<Time>,
 ) -> u32 {
-    // The UE fills the TB when the grant reaches it, one subframe ahead.
-    let fill = now.saturating_sub(timing.fill_lead());
-    if prohibit.is_some() {
-        report_status(ue, fill, timing);
-    }
     // Data no report covers (what HARQ gave up on, or what a handover left behind) is
     // reported now, as the RLC's retransmission or buffer-status timers would.
     if ue.grants.is_idle() {
@@ -1033,25 +1149,21 @@ fn granted_uplink(
             ue.grants.report(now, uncovered, timing);
         }
     }
-    let harq = ue.ul.harq_due_symbols(now, ch).min(left);
+    // The TB is filled (and its retransmissions fall due) a subframe before it is on
+    // the air; those due earlier were reserved by earlier decisions.
+    let fill = air - timing.fill_lead();
+    let since = fill.checked_sub(timing.subframe);
+    let harq = ue.ul.harq_falling_due_symbols(since, fill, ch).min(left);
     let grant = ue
         .grants
-        .grant(now)
+        .grant(air)
         .map_or(0, |bytes| ch.symbols_for(bytes, ch.mcs).min(left - harq));
     if grant > 0 {
         ue.grants.granted(ch.bytes_in(grant));
     }
     let symbols = harq + grant;
     if symbols > 0 {
-        transmit_with_reports(
-            &mut ue.ul,
-            &mut ue.reports.ue,
-            fill,
-            now,
-            symbols,
-            ch,
-            prohibit,
-        );
+        ue.grants.schedule(air, symbols, ch.mcs);
     }
     if prohibit.is_some() {
         report_status(ue, now, timing);
@@ -1304,7 +1416,8 @@ mod tests {
 
     /// Under grants from buffer status reports, ACKs queued in the subframe that starts
     /// at `T` are first sent at `T` + 4 subframes, in a grant sized from that
-    /// subframe's report; later reports make later grants.
+    /// subframe's report, whose TB the UE fills a subframe before; later reports make
+    /// later grants.
     #[test]
     fn uplink_packets_wait_for_the_grant_their_report_makes() {
         let mut ran = urban_ran(|_| {});
@@ -1317,16 +1430,97 @@ mod tests {
             .iter()
             .map(|t| t.1)
             .collect();
-        // Slots t+1..t+6. Subframe t reported two ACKs (104 bytes): the grant at t+4,
-        // three symbols at the blind MCS 0, carries those. Nothing is reported for t+1,
-        // so t+5 has no grant; the report of t+2 (three ACKs queued) makes the grant
-        // at t+6, which carries the rest.
-        assert_eq!(ul, [0, 0, 0, 1, 0, 1]);
+        // TBs filled in slots t+1..t+6. Subframe t reported two ACKs (104 bytes): the
+        // grant at t+4, three symbols at the blind MCS 0, carries those. Nothing is
+        // reported for t+1, so t+5 has no grant; the report of t+2 (three ACKs queued)
+        // makes the grant at t+6, which carries the rest.
+        assert_eq!(ul, [0, 0, 1, 0, 1, 0]);
         let mut out = Vec::new();
         for k in 7..12 {
             ran.run_slot(t + k * sf, &mut out);
         }
         assert_eq!(ran.ues[0].ul.stats.sdus_delivered, 4);
+    }
+
+    /// The scheduler decides a subframe's uplink grants with its downlink, two
+    /// subframes ahead: they share its data symbols, the uplink TBs after the
+    /// downlink ones, and an uplink grant takes symbols from the downlink of the
+    /// subframe it is on the air in.
+    #[test]
+    fn a_subframes_uplink_grants_share_its_symbols_with_its_downlink() {
+        let mut ran = urban_ran(|_| {});
+        let sf = ran.slot();
+        let d = 20 * sf;
+        // Reported in the subframe ending at d: granted at d + sf for d + 3 sf.
+        ran.enqueue_uplink(d - sf + 1, 0, ack(1)).unwrap();
+        for seq in 0..40 {
+            ran.enqueue_downlink(d - 1, 0, packet(seq * 1500)).unwrap();
+        }
+        let mut out = Vec::new();
+        let mut layouts = Vec::new();
+        for k in 0..4 {
+            let ul = ran.ues[0].ul.stats.tbs;
+            ran.run_slot(d + k * sf, &mut out);
+            let air = d + (k + 2) * sf;
+            let (dl_end, last_start) = ran.ues[0].slots.at(air, sf).expect("laid out");
+            layouts.push((dl_end, last_start, ran.ues[0].ul.stats.tbs - ul));
+        }
+        let symbols = FIRST_DATA_SYMBOL + ran.data_symbols;
+        // Subframes d + 2 sf .. d + 5 sf: the downlink fills d + 2 sf; in d + 3 sf the
+        // uplink TB comes after a downlink shortened for it; the UE fills it at d + 2 sf.
+        assert_eq!(layouts[0], (Some(symbols), Some(FIRST_DATA_SYMBOL), 0));
+        let (dl_end, ul_start, _) = layouts[1];
+        assert_eq!(ul_start, dl_end, "the uplink TB follows the downlink one");
+        assert!(dl_end.unwrap() < symbols, "{layouts:?}");
+        assert_eq!(layouts[2], (Some(symbols), Some(FIRST_DATA_SYMBOL), 1));
+        assert_eq!(layouts[3].2, 0);
+    }
+
+    /// A UE's report on a downlink TB leaves in the control symbol of the subframe the
+    /// TB reached it in when one of its slots there starts at or after the symbol the
+    /// TB ended at, so its grant comes a subframe earlier; otherwise it leaves in the
+    /// next subframe's.
+    #[test]
+    fn a_report_after_a_later_slot_of_the_ue_is_granted_a_subframe_earlier() {
+        for long_downlink in [false, true] {
+            let mut ran = urban_ran(|_| {});
+            let sf = ran.slot();
+            let d = 20 * sf;
+            // An uplink grant for d + 3 sf; a short downlink TB on the air at d + 2 sf
+            // (one packet), handed up at d + 4 sf; with `long_downlink`, a long one at
+            // d + 3 sf puts the uplink TB after the symbol the short one ended at.
+            ran.enqueue_uplink(d - sf + 1, 0, ack(1)).unwrap();
+            ran.enqueue_downlink(d - 1, 0, ack(7)).unwrap();
+            let mut out = Vec::new();
+            ran.run_slot(d, &mut out);
+            if long_downlink {
+                for seq in 0..40 {
+                    ran.enqueue_downlink(d + 1, 0, packet(10_000 + seq * 1500))
+                        .unwrap();
+                }
+            }
+            for k in 1..4 {
+                ran.run_slot(d + k * sf, &mut out);
+            }
+            // The UE's ACK at the hand-up reaches the radio before the slot's schedule.
+            let b = d + 4 * sf;
+            ran.hand_up_slot(b, &mut out);
+            assert!(
+                out.iter()
+                    .any(|p| matches!(p.body, Body::Data(s) if s.seq == 7))
+            );
+            let early = ran.ues[0].grants.sends_early_at == Some(b);
+            assert_eq!(early, long_downlink);
+            ran.enqueue_uplink(b, 0, ack(2)).unwrap();
+            ran.schedule_slot(b);
+            let ul: Vec<u64> = tbs_per_slot(&mut ran, b + sf, 3)
+                .iter()
+                .map(|t| t.1)
+                .collect();
+            // TBs filled a subframe before they go on the air.
+            let want = if long_downlink { [1, 0, 0] } else { [0, 1, 0] };
+            assert_eq!(ul, want, "long downlink: {long_downlink}");
+        }
     }
 
     /// With `uplink_grants = "delay"` each packet goes in the first slot
@@ -1378,12 +1572,12 @@ mod tests {
         // for a report; the report's grant comes 3 subframes after.
         ran.enqueue_downlink(t - 1, 0, ack(7)).unwrap();
         let mut out = Vec::new();
-        for k in 0..7 {
+        for k in 0..6 {
             ran.run_slot(t + k * sf, &mut out);
         }
         assert_eq!(out.len(), 1, "the packet was handed up");
         assert_eq!(ul_mcs(&ran, t + 20 * sf), 0, "no uplink TB yet");
-        ran.run_slot(t + 7 * sf, &mut out);
+        ran.run_slot(t + 6 * sf, &mut out); // fills the TB of t + 7
         assert_eq!(ran.ues[0].ul.stats.tbs, 0, "no uplink data was sent");
         assert_eq!(
             ul_mcs(&ran, t + 10 * sf),

@@ -232,9 +232,15 @@ impl RlcEntity {
 
     /// Symbols of the HARQ retransmissions due at `now`.
     pub fn harq_due_symbols(&self, now: Time, ch: &SlotChannel) -> u32 {
+        self.harq_falling_due_symbols(None, now, ch)
+    }
+
+    /// Symbols of the HARQ retransmissions that fall due after `after` (if given) and
+    /// by `by`: what a scheduler deciding ahead reserves for them once.
+    pub fn harq_falling_due_symbols(&self, after: Option<Time>, by: Time, ch: &SlotChannel) -> u32 {
         self.harq
             .iter()
-            .filter(|t| t.ready <= now)
+            .filter(|t| t.ready <= by && after.is_none_or(|a| t.ready > a))
             .map(|t| ch.symbols_for(t.end - t.start, t.mcs))
             .sum()
     }

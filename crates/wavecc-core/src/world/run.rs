@@ -104,21 +104,24 @@ impl World {
         }
     }
 
-    /// A radio slot: packets the radio hands up go on along their routes.
+    /// A radio slot: packets the radio hands up go on along their routes, and what
+    /// their hosts answer at once reaches the radio before it schedules the slot.
     fn radio_slot(&mut self) {
         let mut out = std::mem::take(&mut self.radio_out);
         let ran = self.ran.as_mut().expect("slots only with a radio");
-        let busy = ran.run_slot(self.now, &mut out);
-        if busy {
-            self.queue.push(self.now + ran.slot(), Event::RadioSlot);
-        } else {
-            ran.slot_pending = false;
-        }
+        ran.hand_up_slot(self.now, &mut out);
         for pkt in out.drain(..) {
             self.arrivals += 1;
             self.forward(pkt);
         }
         self.radio_out = out;
+        self.flush_pending();
+        let ran = self.ran.as_mut().expect("slots only with a radio");
+        if ran.schedule_slot(self.now) {
+            self.queue.push(self.now + ran.slot(), Event::RadioSlot);
+        } else {
+            ran.slot_pending = false;
+        }
     }
 
     /// The periodic channel update; packets a handover dropped are counted here.

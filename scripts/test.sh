@@ -13,8 +13,10 @@ command -v chromium >/dev/null 2>&1 || missing+=(chromium)
 command -v clang >/dev/null 2>&1 || missing+=(clang llvm)
 [ -f /usr/include/bpf/bpf_helpers.h ] || missing+=(libbpf-dev)
 command -v bpftool >/dev/null 2>&1 || missing+=(bpftool)
-# `wavecc emulate` creates network namespaces with ip (tests/python/test_emulate.py).
+# `wavecc emulate` creates network namespaces with ip, and runs iperf3 across them
+# (tests/python/test_emulate.py).
 command -v ip >/dev/null 2>&1 || missing+=(iproute2)
+command -v iperf3 >/dev/null 2>&1 || missing+=(iperf3)
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" = 0 ]; then
         apt-get update -qq

@@ -49,8 +49,10 @@ pub struct RadioConfig {
     pub harq_processes: u32,
     /// RLC AM transmission buffer limit on new data, bytes (module default 1 MiB).
     pub rlc_buffer_bytes: u64,
-    /// From HARQ giving up to the RLC retransmission: the status report after the
-    /// papers' 4 ms poll-retransmit timer.
+    /// From HARQ giving up to the RLC retransmission: the papers' 4 ms poll-retransmit
+    /// timer. Under `ns3-mmwave` it is that timer itself, which acts only when the
+    /// sender runs out of data; the receiver's reordering timer
+    /// (`radio.ns3_mmwave.reordering_timer_s`) acts first while data flows.
     pub rlc_retx_delay_s: f64,
     /// Scheduling request and grant before the UE may send (ACKs): 0.3-0.7 ms.
     pub uplink_grant_delay_s: f64,

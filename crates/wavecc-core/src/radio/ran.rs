@@ -5,6 +5,7 @@
 //! delivery, then the uplink's and downlink's transmissions). Packets enter through
 //! `enqueue_*` and leave through the slot's output lists.
 
+use super::arq::{ArqTiming, ReorderingTimers};
 use super::config::{self, Forwarding, RadioConfig};
 use super::cqi::{CqiExpiry, CqiState};
 use super::geometry::{BearingIndex, LosTest, Obstacle, ObstacleClass, Point};
@@ -12,7 +13,7 @@ use super::grants::{FIRST_DATA_SYMBOL, GrantTiming, SlotPositions, UplinkGrants}
 use super::mcs::McsTable;
 use super::miesm::{EffectiveSinr, effective_sinr_db, flat};
 use super::mobility::Trajectory;
-use super::profile;
+use super::profile::{self, Profile};
 use super::propagation::Channel;
 use super::rlc::{RlcConfig, RlcEntity, SlotChannel};
 use super::scheduler::{Demand, SchedulerKind, pf_average, pf_idle_decay, rotation_among, share};
@@ -67,6 +68,9 @@ struct Ue {
     ul_mcs_memo: Option<McsMemo>,
     dl: RlcEntity,
     ul: RlcEntity,
+    /// Symbols the slot's decision reserved for uplink HARQ retransmissions, for the
+    /// grant it makes next (`Ran::reserve_harq`, `grant_uplink`).
+    ul_harq_reserved: u32,
     /// The neighbour that has been better than the serving cell, and since when.
     candidate: Option<(usize, Time)>,
     /// No transmission before this instant (handover in progress).
@@ -205,18 +209,20 @@ impl Ran {
     pub fn new(cfg: &RadioConfig, rng: &RngStreams) -> Self {
         let profile = profile::of(cfg);
         let numerology = profile.numerology();
-        let entity = |buffer_bytes, grant_delay, air_delay, name: String| {
-            let c = RlcConfig {
-                buffer_bytes,
-                harq_max_retx: cfg.harq_max_retx,
-                harq_rtt: from_secs(cfg.harq_rtt_s),
-                harq_processes: cfg.harq_processes as usize,
-                arq_delay: from_secs(cfg.rlc_retx_delay_s),
-                grant_delay,
-                air_delay,
+        let entity =
+            |(harq_rtt, harq_reserved_ahead), grant_delay, air_delay, arq, name: String| {
+                let c = RlcConfig {
+                    buffer_bytes: cfg.rlc_buffer_bytes,
+                    harq_max_retx: cfg.harq_max_retx,
+                    harq_rtt,
+                    harq_reserved_ahead,
+                    harq_processes: cfg.harq_processes as usize,
+                    arq,
+                    grant_delay,
+                    air_delay,
+                };
+                RlcEntity::new(c, rng.stream(&name))
             };
-            RlcEntity::new(c, rng.stream(&name))
-        };
         // Under grants from reports the UE fills a TB a subframe before its air, with
         // what it holds then; otherwise each SDU waits for its grant.
         let (ul_grant_delay, ul_air_delay) = match profile.uplink_grants() {
@@ -225,6 +231,18 @@ impl Ran {
                 from_secs(cfg.uplink_grant_delay_s),
                 profile.decode_latency(),
             ),
+        };
+        let (dl_arq, ul_arq) = arq_timings(cfg, profile);
+        // HARQ round trip and reservation, (downlink, uplink). Under the module's
+        // pipeline the gNB decodes an uplink TB itself, so its HARQ feedback reaches the
+        // scheduler a subframe sooner than a downlink TB's, which the UE first reports
+        // in its uplink control symbol: an uplink retransmission follows its TB by 3
+        // subframes, a downlink one by 4. The scheduler reserves the uplink one's
+        // symbols in a decision ahead, and the UE sends it when it fills that grant.
+        let dl_harq = (from_secs(cfg.harq_rtt_s), false);
+        let ul_harq = match profile.uplink_grants() {
+            Some(timing) => (dl_harq.0.saturating_sub(timing.subframe), true),
+            None => dl_harq,
         };
         let gnbs: Vec<Gnb> = cfg
             .gnbs
@@ -272,18 +290,20 @@ impl Ran {
                     mcs_memo: None,
                     ul_mcs_memo: None,
                     dl: entity(
-                        cfg.rlc_buffer_bytes,
+                        dl_harq,
                         0,
                         profile.downlink_lead() + profile.decode_latency(),
+                        dl_arq,
                         format!("radio/harq/ue{u}/dl"),
                     ),
-                    // The UE's own uplink buffer is the module's default; ACKs never fill it.
                     ul: entity(
-                        cfg.rlc_buffer_bytes,
+                        ul_harq,
                         ul_grant_delay,
                         ul_air_delay,
+                        ul_arq,
                         format!("radio/harq/ue{u}/ul"),
                     ),
+                    ul_harq_reserved: 0,
                     candidate: None,
                     interrupted_until: 0,
                     handovers: 0,
@@ -772,8 +792,12 @@ impl Ran {
     /// the scheduler grants those of the subframe it schedules now, which share its
     /// symbols with that subframe's downlink; otherwise each UE sends what it may now.
     fn run_cell_slot(&mut self, g: usize, now: Time, busy: &[usize]) {
+        let downlink_harq = match self.uplink_grants {
+            Some(timing) => self.reserve_harq(now, timing, busy),
+            None => 0,
+        };
         let table = &self.table;
-        let mut left = self.data_symbols;
+        let mut left = self.data_symbols - downlink_harq;
         self.scratch_uplink.clear();
         for &u in busy {
             let ue = &mut self.ues[u];
@@ -820,6 +844,8 @@ impl Ran {
             self.scratch_uplink.push(spent);
             left -= spent;
         }
+        // The downlink's shares include its HARQ retransmissions again.
+        left += downlink_harq;
         self.scratch_demands.clear();
         for &u in busy {
             let ue = &mut self.ues[u];
@@ -894,6 +920,34 @@ impl Ran {
         if let Some(timing) = self.uplink_grants {
             self.lay_out(now + timing.decision_lead(), busy);
         }
+    }
+
+    /// The module's scheduler serves HARQ first, the downlink's feedback then the
+    /// uplink's, from the subframe's data symbols, and loses what it reaches with none
+    /// left ([`RlcEntity::reserve_due_harq`]). Returns the symbols the downlink's
+    /// retransmissions take; the uplink's go first into each UE's grant
+    /// (`grant_uplink`).
+    fn reserve_harq(&mut self, now: Time, timing: GrantTiming, busy: &[usize]) -> u32 {
+        let table = &self.table;
+        let ch = |mcs| SlotChannel {
+            table,
+            mcs,
+            sinr_db: flat(0.0),
+        };
+        let mut budget = self.data_symbols;
+        let mut downlink = 0;
+        for &u in busy {
+            let ue = &mut self.ues[u];
+            downlink += ue.dl.reserve_due_harq(now, now, &ch(ue.mcs), &mut budget);
+        }
+        let fill = now + timing.decision_lead() - timing.fill_lead();
+        for &u in busy {
+            let ue = &mut self.ues[u];
+            ue.ul_harq_reserved = ue
+                .ul
+                .reserve_due_harq(now, fill, &ch(ue.ul_mcs), &mut budget);
+        }
+        downlink
     }
 
     /// Records where each of `busy`'s slots lies in the subframe starting at `air` that
@@ -1129,8 +1183,38 @@ fn granted_uplink(
     ue.ul_cqi.transmitted(air, expiry);
 }
 
+/// When each direction's RLC retransmits what HARQ gave up on (`arq.rs`): with a
+/// reordering timer, a downlink status report rides the UE's next uplink grant (a
+/// report's way to a grant, then decoding) and an uplink one the gNB's next downlink
+/// TB (the scheduler's lead, then decoding).
+fn arq_timings(cfg: &RadioConfig, profile: &dyn Profile) -> (ArqTiming, ArqTiming) {
+    let poll_retransmit = from_secs(cfg.rlc_retx_delay_s);
+    let Some(t_reordering) = profile.reordering_timer() else {
+        return (
+            ArqTiming::Fixed(poll_retransmit),
+            ArqTiming::Fixed(poll_retransmit),
+        );
+    };
+    let decode = profile.decode_latency();
+    let uplink_report = match profile.uplink_grants() {
+        Some(timing) => timing.report_to_grant() * timing.subframe,
+        None => from_secs(cfg.uplink_grant_delay_s),
+    };
+    let timers = |status_delay| {
+        ArqTiming::Reordering(ReorderingTimers {
+            t_reordering,
+            status_delay,
+            poll_retransmit,
+        })
+    };
+    (
+        timers(uplink_report + decode),
+        timers(profile.downlink_lead() + decode),
+    )
+}
+
 /// The scheduler's uplink decision at `now` for `ue`'s TB in the subframe starting at
-/// `air`: the HARQ retransmissions falling due then, then a grant from the reports it has,
+/// `air`: the HARQ retransmissions it reserved, then a grant from the reports it has,
 /// within `left` symbols at the MCS of `ch`. Returns the symbols granted.
 fn grant_uplink(
     ue: &mut Ue,
@@ -1149,11 +1233,8 @@ fn grant_uplink(
             ue.grants.report(now, uncovered, timing);
         }
     }
-    // The TB is filled (and its retransmissions fall due) a subframe before it is on
-    // the air; those due earlier were reserved by earlier decisions.
-    let fill = air - timing.fill_lead();
-    let since = fill.checked_sub(timing.subframe);
-    let harq = ue.ul.harq_falling_due_symbols(since, fill, ch).min(left);
+    // The retransmissions this decision reserved (`Ran::reserve_harq`) go first.
+    let harq = std::mem::take(&mut ue.ul_harq_reserved).min(left);
     let grant = ue
         .grants
         .grant(air)
@@ -1440,6 +1521,39 @@ mod tests {
             ran.run_slot(t + k * sf, &mut out);
         }
         assert_eq!(ran.ues[0].ul.stats.sdus_delivered, 4);
+    }
+
+    /// The module retransmits an uplink TB 3 subframes after it and a downlink one 4:
+    /// the gNB decodes an uplink TB itself, where the UE first reports a downlink one
+    /// in its uplink control symbol.
+    #[test]
+    fn an_uplink_retransmission_follows_its_tb_a_subframe_sooner_than_a_downlink_one() {
+        let mut ran = urban_ran(|_| {});
+        let sf = ran.slot();
+        let t = 20 * sf;
+        let dead = flat(-30.0);
+        ran.ues[0].eff_sinr_db = dead;
+        ran.ues[0].ul_eff_sinr_db = dead;
+        ran.enqueue_downlink(t - 1, 0, ack(1)).unwrap();
+        ran.enqueue_uplink(t - 1, 0, ack(2)).unwrap();
+        // The first slot each counter moves in: (new DL, DL retx, new UL, UL retx).
+        let mut first = [None; 4];
+        let mut out = Vec::new();
+        for k in 0..12 {
+            let stats = |ran: &Ran| {
+                let (dl, ul) = (&ran.ues[0].dl.stats, &ran.ues[0].ul.stats);
+                [dl.tbs, dl.harq_retx, ul.tbs, ul.harq_retx]
+            };
+            let before = stats(&ran);
+            ran.run_slot(t + k * sf, &mut out);
+            for (slot, (now, was)) in first.iter_mut().zip(stats(&ran).iter().zip(before)) {
+                if *now > was {
+                    slot.get_or_insert(k);
+                }
+            }
+        }
+        let [dl, dl_retx, ul, ul_retx] = first.map(Option::unwrap);
+        assert_eq!((dl_retx - dl, ul_retx - ul), (4, 3));
     }
 
     /// The scheduler decides a subframe's uplink grants with its downlink, two

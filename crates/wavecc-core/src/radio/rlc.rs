@@ -4,8 +4,8 @@
 //! stream, as RLC AM segments SDUs into PDUs; each transport block (TB) carries a
 //! contiguous stretch of that stream. HARQ retransmits a failed TB after the HARQ
 //! round trip, combining attempts by incremental redundancy, up to `harq_max_retx`
-//! times (the mmWave module: 3); after that RLC ARQ retransmits the bytes once its
-//! status report arrives (`arq_delay`), as a fresh TB. ARQ never gives up, so the
+//! times (the mmWave module: 3); after that RLC ARQ retransmits the bytes, as a fresh
+//! TB, when its timers say (`arq.rs`). ARQ never gives up, so the
 //! radio loses nothing but what the buffer limit refuses. The receiver reassembles
 //! and hands SDUs up strictly in order, as RLC AM does, so a HARQ retransmission
 //! holds back the SDUs behind it.
@@ -13,6 +13,7 @@
 //! The buffer limit counts new data only (never transmitted bytes), like the
 //! module's `MaxTxBufferSize`: an arriving SDU that does not fit is dropped whole.
 
+use super::arq::{Arq, ArqTiming, Retransmission};
 use super::mcs::McsTable;
 use super::miesm::{EffectiveSinr, flat};
 use crate::engine::{RangeSet, Rng, RngExt, Time};
@@ -33,8 +34,13 @@ pub struct RlcConfig {
     pub harq_rtt: Time,
     /// TBs that may await HARQ feedback at once (the module: 20 processes).
     pub harq_processes: usize,
-    /// From HARQ giving up on a TB to RLC retransmitting its bytes (status report).
-    pub arq_delay: Time,
+    /// When RLC retransmits the bytes of a TB HARQ gave up on.
+    pub arq: ArqTiming,
+    /// A scheduler deciding ahead reserves each retransmission's symbols
+    /// ([`RlcEntity::reserve_due_harq`]), and the transmitter sends only reserved ones
+    /// (the uplink under the module's grants); otherwise due ones go in any slot they
+    /// fit.
+    pub harq_reserved_ahead: bool,
     /// From an SDU's arrival to the first slot it may be sent in: the uplink's
     /// scheduling request and grant, or, with grants from buffer status reports, the
     /// lead with which a UE fills one (0 on the downlink).
@@ -102,6 +108,9 @@ struct Tb {
     /// SINR (dB) of each attempt so far, for incremental-redundancy combining.
     sinrs_db: [f64; MAX_HARQ_ATTEMPTS],
     ready: Time,
+    /// A scheduler deciding ahead has given the next attempt its symbols
+    /// ([`RlcConfig::harq_reserved_ahead`]).
+    reserved: bool,
 }
 
 /// Counters of one entity.
@@ -140,7 +149,9 @@ pub struct RlcEntity {
     arrived: u32,
     harq: Vec<Tb>,
     /// Byte ranges awaiting an ARQ retransmission, with the instant they may go.
-    arq: VecDeque<(u64, u64, Time)>,
+    arq: VecDeque<Retransmission>,
+    /// The timers that move what HARQ gave up on into `arq`.
+    arq_timers: Arq,
     rng: Rng,
     /// The error rate of a first attempt at (MCS, SINR bits, TB bytes) last computed:
     /// the SINR changes only at channel updates, ten slots apart, and the error curves
@@ -163,6 +174,7 @@ impl RlcEntity {
             arrived: 0,
             harq: Vec::new(),
             arq: VecDeque::new(),
+            arq_timers: Arq::new(cfg.arq),
             rng,
             first_bler: ((0, f64::NAN.to_bits(), 0), 0.0),
             stats: RlcStats::default(),
@@ -232,17 +244,51 @@ impl RlcEntity {
 
     /// Symbols of the HARQ retransmissions due at `now`.
     pub fn harq_due_symbols(&self, now: Time, ch: &SlotChannel) -> u32 {
-        self.harq_falling_due_symbols(None, now, ch)
-    }
-
-    /// Symbols of the HARQ retransmissions that fall due after `after` (if given) and
-    /// by `by`: what a scheduler deciding ahead reserves for them once.
-    pub fn harq_falling_due_symbols(&self, after: Option<Time>, by: Time, ch: &SlotChannel) -> u32 {
         self.harq
             .iter()
-            .filter(|t| t.ready <= by && after.is_none_or(|a| t.ready > a))
+            .filter(|t| t.ready <= now)
             .map(|t| ch.symbols_for(t.end - t.start, t.mcs))
             .sum()
+    }
+
+    /// ns3-mmwave's scheduler walks its HARQ feedback list before anything else and
+    /// stops once the subframe has no symbol left; the feedback it did not reach is
+    /// lost (`MmWaveFlexTtiMacScheduler::DoSchedTriggerReq` keeps only the entries it
+    /// visited and could not fit). So the retransmissions due by `by` and not yet
+    /// reserved take their symbols from `budget` in order while they fit, wait for a
+    /// later subframe when they do not, and once `budget` is empty are given up on:
+    /// RLC repairs their bytes (`arq.rs`). Returns the symbols taken.
+    pub fn reserve_due_harq(
+        &mut self,
+        now: Time,
+        by: Time,
+        ch: &SlotChannel,
+        budget: &mut u32,
+    ) -> u32 {
+        let mut taken = 0;
+        let mut i = 0;
+        while i < self.harq.len() {
+            let tb = self.harq[i];
+            if tb.ready > by || tb.reserved {
+                i += 1;
+                continue;
+            }
+            if *budget == 0 {
+                self.stats.harq_failures += 1;
+                self.arq_timers
+                    .gave_up(now, tb.start, tb.end, &mut self.arq);
+                self.harq.remove(i);
+                continue;
+            }
+            let need = ch.symbols_for(tb.end - tb.start, tb.mcs);
+            if need <= *budget {
+                *budget -= need;
+                taken += need;
+                self.harq[i].reserved = self.cfg.harq_reserved_ahead;
+            }
+            i += 1;
+        }
+        taken
     }
 
     /// Symbols the RLC's own transmission (due ARQ retransmissions and new data) could
@@ -310,11 +356,13 @@ impl RlcEntity {
         while i < self.harq.len() {
             let mut tb = self.harq[i];
             let need = ch.symbols_for(tb.end - tb.start, tb.mcs);
-            if tb.ready > now || need > left {
+            let unreserved = self.cfg.harq_reserved_ahead && !tb.reserved;
+            if tb.ready > now || need > left || unreserved {
                 i += 1;
                 continue;
             }
             left -= need;
+            tb.reserved = false;
             self.stats.harq_retx += 1;
             self.stats.tx_bytes += tb.end - tb.start;
             tb.sinrs_db[tb.attempts as usize] = ch.sinr_for(tb.mcs);
@@ -325,8 +373,8 @@ impl RlcEntity {
                 self.harq.remove(i);
             } else if usize::from(tb.attempts) > usize::from(self.cfg.harq_max_retx) {
                 self.stats.harq_failures += 1;
-                self.arq
-                    .push_back((tb.start, tb.end, now + self.cfg.arq_delay));
+                self.arq_timers
+                    .gave_up(now, tb.start, tb.end, &mut self.arq);
                 self.harq.remove(i);
             } else {
                 tb.ready = now + self.cfg.harq_rtt;
@@ -338,6 +386,7 @@ impl RlcEntity {
     }
 
     fn send_new_tb(&mut self, now: Time, start: u64, end: u64, ch: &SlotChannel) {
+        self.arq_timers.sent_pdu(now);
         self.stats.tbs += 1;
         self.stats.tx_bytes += end - start;
         let mut sinrs_db = [0.0; MAX_HARQ_ATTEMPTS];
@@ -349,13 +398,14 @@ impl RlcEntity {
             attempts: 1,
             sinrs_db,
             ready: now + self.cfg.harq_rtt,
+            reserved: false,
         };
         if self.decodes(&tb, ch.table) {
             self.stats.tbs_decoded += 1;
             self.receive(now, start, end);
         } else if self.cfg.harq_max_retx == 0 {
             self.stats.harq_failures += 1;
-            self.arq.push_back((start, end, now + self.cfg.arq_delay));
+            self.arq_timers.gave_up(now, start, end, &mut self.arq);
         } else {
             self.harq.push(tb);
         }
@@ -400,6 +450,14 @@ impl RlcEntity {
         if let Some((_, end)) = self.received.remove_below(self.rx_next) {
             self.rx_next = end;
         }
+        let sender_idle = self.new_bytes() == 0 && self.arq.is_empty();
+        self.arq_timers.advance(
+            now,
+            self.rx_next,
+            &self.received,
+            sender_idle,
+            &mut self.arq,
+        );
         while let Some(sdu) = self.sdus.front().filter(|s| s.end <= self.rx_next) {
             out.push(sdu.pkt);
             self.sdus.pop_front();
@@ -414,6 +472,7 @@ impl RlcEntity {
         for tb in self.harq.drain(..) {
             self.arq.push_back((tb.start, tb.end, resume));
         }
+        self.arq_timers.reestablish(resume, &mut self.arq);
         for a in &mut self.arq {
             a.2 = a.2.max(resume);
         }
@@ -427,6 +486,7 @@ impl RlcEntity {
         dropped.extend(self.sdus.drain(..).map(|s| s.pkt));
         self.harq.clear();
         self.arq.clear();
+        self.arq_timers.clear();
         self.in_air.clear();
         self.received = RangeSet::default();
         self.sent_end = self.queued_end;
@@ -460,7 +520,8 @@ mod tests {
             harq_max_retx: 3,
             harq_rtt: 400_000,
             harq_processes: 20,
-            arq_delay: 4_000_000,
+            arq: ArqTiming::Fixed(4_000_000),
+            harq_reserved_ahead: false,
             grant_delay,
             air_delay: 0,
         };
@@ -660,6 +721,62 @@ mod tests {
         e.transmit(500_000, 22, &ch);
         e.deliver(0, &mut out);
         assert_eq!(out.len(), 1);
+    }
+
+    /// One SDU per TB at MCS 0 on a dead channel: every first attempt fails.
+    fn failed_tbs(e: &mut RlcEntity, n: u64, dead: &SlotChannel) {
+        for i in 0..n {
+            e.enqueue(0, pkt(i * 100, 100)).unwrap();
+            e.transmit(0, dead.symbols_for(100, 0), dead);
+        }
+    }
+
+    #[test]
+    fn due_retransmissions_fit_wait_or_are_lost_once_the_subframe_is_full() {
+        let table = McsTable::ns3_mmwave();
+        let dead = SlotChannel::flat(&table, 0, -30.0);
+        let mut e = entity(1 << 20, 0);
+        failed_tbs(&mut e, 3, &dead);
+        let need = dead.symbols_for(100, 0);
+        // Due at 0.4 ms. A budget of one TB and a half: the first fits, the second and
+        // the third wait for a later subframe.
+        let mut budget = need + need / 2;
+        assert_eq!(
+            e.reserve_due_harq(400_000, 400_000, &dead, &mut budget),
+            need
+        );
+        assert_eq!((budget, e.stats.harq_failures), (need / 2, 0));
+        // A decision that the downlink filled: every due retransmission it reaches is
+        // given up on, and RLC sends the bytes again after its delay.
+        let mut full = 0;
+        assert_eq!(e.reserve_due_harq(500_000, 500_000, &dead, &mut full), 0);
+        assert_eq!(e.stats.harq_failures, 3);
+        let good = SlotChannel::flat(&table, 28, 40.0);
+        let mut out = Vec::new();
+        run(&mut e, &good, 500_000, 4_400_000, &mut out);
+        assert!(out.is_empty(), "the RLC retransmission waits 4 ms");
+        run(&mut e, &good, 4_500_000, 4_700_000, &mut out);
+        assert_eq!(seqs(&out), vec![0, 100, 200]);
+    }
+
+    #[test]
+    fn a_transmitter_reserved_ahead_sends_only_the_retransmissions_reserved() {
+        let table = McsTable::ns3_mmwave();
+        let dead = SlotChannel::flat(&table, 0, -30.0);
+        let mut e = entity(1 << 20, 0);
+        e.cfg.harq_reserved_ahead = true;
+        failed_tbs(&mut e, 1, &dead);
+        let good = SlotChannel::flat(&table, 0, 40.0);
+        // Due, with symbols to spare, but not reserved: it stays.
+        e.transmit(400_000, 22, &good);
+        assert_eq!(e.stats.harq_retx, 0);
+        let mut budget = 22;
+        e.reserve_due_harq(400_000, 400_000, &good, &mut budget);
+        // Reserved once: a second decision does not count it again.
+        let mut again = 22;
+        assert_eq!(e.reserve_due_harq(500_000, 500_000, &good, &mut again), 0);
+        e.transmit(500_000, 22 - budget, &good);
+        assert_eq!(e.stats.harq_retx, 1);
     }
 
     #[test]

@@ -102,6 +102,11 @@ impl RadioConfig {
                 self.ns3_mmwave.status_prohibit_s,
                 TIME,
             )?;
+            check(
+                "radio.ns3_mmwave.reordering_timer_s",
+                self.ns3_mmwave.reordering_timer_s,
+                TIME,
+            )?;
         }
         Ok(())
     }

@@ -66,6 +66,13 @@ pub trait Profile {
         None
     }
 
+    /// The RLC AM receiver's reordering timer, when the profile's RLC repairs what HARQ
+    /// gave up on through it and the sender's poll-retransmit timer (`arq.rs`);
+    /// `None`: a fixed delay after HARQ gives up (`radio.rlc_retx_delay_s`).
+    fn reordering_timer(&self) -> Option<Time> {
+        None
+    }
+
     /// How UEs get uplink grants: from buffer status reports through this pipeline
     /// (`grants.rs`), or, `None`, each SDU after `radio.uplink_grant_delay_s`.
     fn uplink_grants(&self) -> Option<GrantTiming> {

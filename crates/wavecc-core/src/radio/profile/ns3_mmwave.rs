@@ -72,6 +72,13 @@ pub struct Ns3MmwaveParams {
     /// the opposite direction alone. 1 ms as in the module's TCP examples and the
     /// FB-TCP scripts (the attribute's own default is 10 ms); 0 = never.
     pub status_prohibit_s: f64,
+    /// RLC AM receiver's reordering timer (s), `LteRlcAm::ReorderingTimer` (10 ms; the
+    /// FB-TCP scripts leave it): the module's MAC does not tell the RLC that HARQ gave
+    /// up on a TB, so its bytes go again after the status report this timer's expiry
+    /// triggers, or, if the sender runs out of data first, after its poll-retransmit
+    /// timer (`radio.rlc_retx_delay_s`), `radio/arq.rs`. 0: the bytes go
+    /// `radio.rlc_retx_delay_s` after HARQ gives up.
+    pub reordering_timer_s: f64,
     /// Subframes the scheduler works ahead (`MmWavePhyMacCommon::L1L2CtrlLatency`, 2):
     /// downlink data leaves the RLC buffer at the next subframe start and goes on the
     /// air this much later, a CQI report first sets the MCS this plus one subframe
@@ -142,6 +149,7 @@ impl Default for Ns3MmwaveParams {
             channel: Ns3Channel::Wideband,
             cqi_timer_subframes: 100,
             status_prohibit_s: 0.001,
+            reordering_timer_s: 0.01,
             l1l2_ctrl_latency_subframes: 2,
             tb_decode_latency_subframes: 1,
             uplink_grants: UplinkGrantModel::Bsr,
@@ -373,6 +381,12 @@ impl Profile for Ns3MmwaveParams {
     /// next data opportunity alone.
     fn status_prohibit(&self) -> Option<Time> {
         Some(from_secs(self.status_prohibit_s))
+    }
+
+    /// The module's RLC AM repairs what HARQ gave up on through its receiver's
+    /// reordering timer (its MAC's HARQ-failure notice is empty).
+    fn reordering_timer(&self) -> Option<Time> {
+        (self.reordering_timer_s > 0.0).then(|| from_secs(self.reordering_timer_s))
     }
 
     /// The frequency-selective channel uses the module's own transport-block error rule

@@ -59,8 +59,6 @@ pub struct Arq {
     given_up: VecDeque<(u64, u64)>,
     /// The running reordering timer: its expiry and VR(X), in bytes.
     reordering: Option<(Time, u64)>,
-    /// One past the furthest byte the receiver has (VR(H)).
-    highest: u64,
     /// When the sender last sent an RLC PDU (new data or an ARQ retransmission).
     last_pdu: Time,
 }
@@ -71,7 +69,6 @@ impl Arq {
             timing,
             given_up: VecDeque::new(),
             reordering: None,
-            highest: 0,
             last_pdu: 0,
         }
     }
@@ -110,10 +107,9 @@ impl Arq {
         let ArqTiming::Reordering(timers) = self.timing else {
             return;
         };
-        self.highest = self
-            .highest
-            .max(rx_next)
-            .max(received.iter().last().map_or(0, |r| r.1));
+        // One past the furthest byte the receiver has (VR(H)): what it holds beyond its
+        // next in-order byte ends there.
+        let highest = received.iter().last().map_or(rx_next, |r| r.1.max(rx_next));
         while let Some((at, vr_x)) = self.reordering.filter(|r| r.0 <= now) {
             let ready = at + timers.status_delay;
             self.given_up.retain(|&(start, end)| {
@@ -124,14 +120,14 @@ impl Arq {
                 !named
             });
             let from = vr_x.max(rx_next);
-            let hole_beyond = self.highest > from && !received.covers(from, self.highest);
-            self.reordering = hole_beyond.then_some((at + timers.t_reordering, self.highest));
+            let hole_beyond = highest > from && !received.covers(from, highest);
+            self.reordering = hole_beyond.then_some((at + timers.t_reordering, highest));
         }
         if self.reordering.is_some_and(|(_, vr_x)| rx_next >= vr_x) {
             self.reordering = None;
         }
-        if self.reordering.is_none() && self.highest > rx_next {
-            self.reordering = Some((now + timers.t_reordering, self.highest));
+        if self.reordering.is_none() && highest > rx_next {
+            self.reordering = Some((now + timers.t_reordering, highest));
         }
         let poll_at = self.last_pdu + timers.poll_retransmit;
         if sender_idle && poll_at <= now {

@@ -2,9 +2,9 @@
 
 A *run directory* is what one run of a scenario script leaves in its working directory
 (see validation/ns3mmwave/README.md): `command.txt` (the command line), `commit.txt`
-(ns3-mmwave's commit), `stdout.txt`, `stderr.txt` (GNU `time -v`'s report and the
-script's drop messages), `wall_s.txt`, and the script's traces `RxPacketTrace.txt`,
-`DlPdcpStats.txt`, `cwnd.txt`, `rtt.txt` (TCP runs only). `convert` reads one and writes
+(ns3-mmwave's commit), `stdout.txt`, `stderr.txt` (GNU `time -v`'s report), `wall_s.txt`,
+and the script's traces `RxPacketTrace.txt`, `DlPdcpStats.txt`, `UlPdcpStats.txt`,
+`drop.pcap`, `cwnd.txt`, `rtt.txt` (TCP runs only). `convert` reads one and writes
 a *reference directory* small enough to commit:
 
 - `summary.json`: the case (from the command line), the run's identity and the
@@ -32,7 +32,15 @@ Definitions (all times in simulated seconds):
   bin's mean SINR: a time average, the one to compare with a time-averaged SINR (the
   mean over blocks is biased low in TCP runs, whose blocked periods carry many small
   blocks).
-- `rxdrop_events`: the script's "RxDrop at" messages in `stderr.txt`.
+- `error_model_drops`: the packets the Internet link's receive error model (the
+  scripts' `--errorRate`, on the PGW's side) dropped: the records of `drop.pcap`, which
+  the scripts' `PhyRxDrop` callback writes. (Its "RxDrop at" message is an `NS_LOG`
+  line, compiled out of optimised builds.) Null without `drop.pcap`.
+- `dl_pdcp_delay_ms`, `ul_pdcp_delay_ms`: the mean delay of the data SDUs received, from
+  the Rx lines of `DlPdcpStats.txt` and `UlPdcpStats.txt` (data bearers, see below):
+  the time from the sender's PDCP handing an SDU to its RLC to the receiver's PDCP
+  getting it (the module's PDCP holds nothing back, so this is the RLC-to-RLC delay
+  over the radio). Null without the file or an Rx line.
 - `rlc_drops`: the downlink data SDUs the eNB's RLC AM discarded at its buffer limit
   (`--rlcBuffer`). ns3-mmwave traces no such discard (`LteRlcAm::DoTransmitPdcpPdu` only
   logs it), so it is counted from `DlPdcpStats.txt`, data bearers only (LCID 3 and up;
@@ -78,6 +86,7 @@ import json
 import math
 import re
 import shlex
+import struct
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
@@ -304,12 +313,20 @@ def read_traces(
     )
 
 
-def read_rlc_drops(path: Path) -> int | None:
-    """`rlc_drops` from DlPdcpStats.txt (see the module's docstring): SDUs handed to
-    the RLC before the last one the UE received, less those received."""
+@dataclass(frozen=True)
+class PdcpLog:
+    """A PDCP statistics file's data-bearer lines: the Tx times, and the Rx times with
+    each SDU's delay since its Tx, seconds."""
+
+    sent_t: np.ndarray
+    received_t: np.ndarray
+    delay_s: np.ndarray
+
+
+def read_pdcp(path: Path) -> PdcpLog:
+    """The data-bearer lines (LCID 3 and up) of a `Dl/UlPdcpStats.txt` file."""
     sent: list[float] = []
-    received = 0
-    last: tuple[float, float] | None = None  # the last Rx line's time and delay, s
+    received: list[tuple[float, float]] = []
     for number, line in _lines(path):
         fields = line.split()
         if not fields:
@@ -326,17 +343,56 @@ def read_rlc_drops(path: Path) -> int | None:
         if fields[0] == "Tx":
             sent.append(values[0])
         else:
-            received += 1
-            last = (values[0], values[5] / 1e9)
-    if last is None:
+            received.append((values[0], values[5] / 1e9))
+    rx = np.array(received).reshape(-1, 2)
+    return PdcpLog(np.array(sent), rx[:, 0], rx[:, 1])
+
+
+def rlc_drops(log: PdcpLog, path: Path) -> int | None:
+    """`rlc_drops` from the downlink's PDCP log (see the module's docstring): SDUs
+    handed to the RLC before the last one the UE received, less those received."""
+    if not len(log.received_t):
         return None
-    latest = last[0] - last[1] + _last_digit(last[0])
-    drops = int(np.count_nonzero(np.array(sent) <= latest)) - received
+    latest = log.received_t[-1] - log.delay_s[-1] + _last_digit(log.received_t[-1])
+    drops = int(np.count_nonzero(log.sent_t <= latest)) - len(log.received_t)
     if drops < 0:
         raise RunError(
-            f"{path}: {received} SDUs received but fewer handed to the RLC by {latest:.6f} s"
+            f"{path}: {len(log.received_t)} SDUs received but fewer handed to the RLC "
+            f"by {latest:.6f} s"
         )
     return drops
+
+
+def mean_delay_ms(log: PdcpLog | None) -> float | None:
+    """`dl_pdcp_delay_ms` / `ul_pdcp_delay_ms`: the mean delay of the SDUs received."""
+    if log is None or not len(log.delay_s):
+        return None
+    return float(log.delay_s.mean() * 1000.0)
+
+
+def count_pcap_records(path: Path) -> int | None:
+    """`error_model_drops`: the records of a pcap file (None when it is absent). Only
+    the record headers are read (24-byte file header, then per record a 16-byte header
+    whose third field is the captured length), so no pcap library is needed."""
+    if not path.exists():
+        return None
+    data = path.read_bytes()
+    if len(data) < 24:
+        raise RunError(f"{path}: {len(data)} bytes, shorter than a pcap file header")
+    magic = data[:4]
+    order = {b"\xd4\xc3\xb2\xa1": "<", b"\xa1\xb2\xc3\xd4": ">"}.get(magic)
+    if order is None:
+        raise RunError(f"{path}: magic {magic.hex()} is not a microsecond pcap file's")
+    records, offset = 0, 24
+    while offset < len(data):
+        if offset + 16 > len(data):
+            raise RunError(f"{path}: truncated record header at byte {offset}")
+        (captured,) = struct.unpack_from(order + "I", data, offset + 8)
+        offset += 16 + captured
+        records += 1
+    if offset != len(data):
+        raise RunError(f"{path}: the last record runs past the end of the file")
+    return records
 
 
 def _last_digit(t: float) -> float:
@@ -350,9 +406,9 @@ def rto_count(traces: Traces) -> int:
 
 
 def read_resources(run_dir: Path) -> dict:
-    """Wall, CPU seconds and peak memory (null when GNU time's report is absent), and
-    the script's receive-drop messages. Refuses a run whose simulator failed, and one
-    that has no wall_s.txt yet (still running)."""
+    """Wall, CPU seconds and peak memory (null when GNU time's report is absent).
+    Refuses a run whose simulator failed, and one that has no wall_s.txt yet (still
+    running)."""
     wall_path = run_dir / "wall_s.txt"
     if not wall_path.exists():
         raise RunError(f"{wall_path}: missing: the run is still in progress (written at its end)")
@@ -361,10 +417,8 @@ def read_resources(run_dir: Path) -> dict:
         raise RunError(f"{wall_path}: empty; expected the run's wall seconds")
     wall_s = _floats(f"{wall_path}:1", [lines[0][1].strip()])[0]
     found: dict[str, float] = {}
-    drops = 0
     stderr = run_dir / "stderr.txt"
     for number, line in _lines(stderr):
-        drops += "RxDrop at" in line
         key, _, value = line.strip().partition(": ")
         if key in (
             "User time (seconds)",
@@ -378,7 +432,6 @@ def read_resources(run_dir: Path) -> dict:
     cpu = ("User time (seconds)", "System time (seconds)")
     rss = found.get("Maximum resident set size (kbytes)")
     return {
-        "rxdrop_events": drops,
         "wall_s": wall_s,
         "cpu_s": round(sum(found[k] for k in cpu), 2) if all(k in found for k in cpu) else None,
         "peak_rss_mb": None if rss is None else round(rss / 1024, 1),
@@ -447,9 +500,7 @@ def tb_statistics(traces: Traces, bins: int) -> dict:
     }
 
 
-def summarize(
-    case: Case, rx_bytes: int, average: float, traces: Traces, rlc_drops: int | None
-) -> dict:
+def summarize(case: Case, rx_bytes: int, average: float, traces: Traces, radio: dict) -> dict:
     """The statistics of `summary.json` (case and identity apart)."""
     goodput = rx_bytes * 8 / case.sim_time_s / 1e6
     if not math.isclose(goodput, average, rel_tol=1e-5, abs_tol=1e-3):
@@ -464,9 +515,23 @@ def summarize(
         "script_avg_goodput_mbps": average,
         **srtt_statistics(traces.rtt_t, traces.srtt_ms, case.sim_time_s),
         **tb_statistics(traces, bin_count(case.sim_time_s)),
-        "rlc_drops": rlc_drops,
+        **radio,
         "retransmitted_segments": None,  # no trace records the sent segments
         "rto_events": rto_count(traces) if case.transport == "tcp" else None,
+    }
+
+
+def read_radio(run_dir: Path) -> dict:
+    """`rlc_drops`, `dl_pdcp_delay_ms`, `ul_pdcp_delay_ms` and `error_model_drops`
+    from the PDCP logs and the Internet link's drop capture."""
+    dl_path, ul_path = run_dir / "DlPdcpStats.txt", run_dir / "UlPdcpStats.txt"
+    downlink = read_pdcp(dl_path)
+    uplink = read_pdcp(ul_path) if ul_path.exists() else None
+    return {
+        "rlc_drops": rlc_drops(downlink, dl_path),
+        "dl_pdcp_delay_ms": mean_delay_ms(downlink),
+        "ul_pdcp_delay_ms": mean_delay_ms(uplink),
+        "error_model_drops": count_pcap_records(run_dir / "drop.pcap"),
     }
 
 
@@ -526,12 +591,11 @@ def reference(run_dir: Path) -> tuple[dict, list[dict]]:
     rx_bytes, average, goodput_t, goodput = read_stdout(run_dir / "stdout.txt")
     resources = read_resources(run_dir)
     traces = read_traces(run_dir, case, goodput_t, goodput)
-    rlc_drops = read_rlc_drops(run_dir / "DlPdcpStats.txt")
     summary = {
         "case": case.__dict__,
         "ns3mmwave_commit": commit,
         "command": command,
-        **summarize(case, rx_bytes, average, traces, rlc_drops),
+        **summarize(case, rx_bytes, average, traces, read_radio(run_dir)),
         **resources,
         "sim_s_per_wall_s": case.sim_time_s / resources["wall_s"] if resources["wall_s"] else None,
     }

@@ -197,6 +197,11 @@ def tb_error_rate(result: Any) -> float:
     return ue["dl_tb_errors"] / ue["dl_tb_transmissions"] if ue["dl_tb_transmissions"] else math.nan
 
 
+def _ue(key: str) -> Callable[[Any], float]:
+    """The first UE's summary value `key`."""
+    return lambda result: validate.number(result.summary["ues"][0][key])
+
+
 def _flow(key: str) -> Callable[[Any], float]:
     """The flow's summary value `key`."""
     return lambda result: validate.number(result.summary["flows"][0][key])
@@ -248,9 +253,15 @@ QUANTITIES = (
     ),
     Quantity("DL TB error rate", "", "dl_tb_error_rate", tb_error_rate, spec=".4f"),
     Quantity(
+        "DL radio delay, RLC to RLC", "ms", "dl_pdcp_delay_ms", _ue("dl_rlc_delay_ms"), spec=".3f"
+    ),
+    Quantity(
+        "UL radio delay, RLC to RLC", "ms", "ul_pdcp_delay_ms", _ue("ul_rlc_delay_ms"), spec=".3f"
+    ),
+    Quantity(
         "error-model drops",
         "packets",
-        "rxdrop_events",
+        "error_model_drops",
         lambda r: float(sum(q["dropped_random"] for q in r.summary["queues"])),
         spec=".1f",
         reference_tcp_only=True,
@@ -314,7 +325,10 @@ class Row:
 
     @property
     def p_value(self) -> float:
-        """Welch's two-sided t-test of the runs; NaN without two on each side."""
+        """Welch's two-sided t-test of the runs; NaN without two on each side, or when
+        a run of either side lacks the quantity (as its mean)."""
+        if math.isnan(self.ns3mmwave_mean) or math.isnan(self.wavecc_mean):
+            return math.nan
         return validate.welch_p(self.wavecc, self.ns3mmwave)
 
     def as_dict(self) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -62,6 +63,13 @@ PDCP = (
     "Rx 0.112 1 1 3 1454 600000\n"
     "Tx 0.1121 1 1 3 1454 \n"
 )
+# Uplink data SDUs (the ACKs) received after 0.2 and 0.4 ms.
+UL_PDCP = "Tx 0.1116 1 1 3 52 \nRx 0.1118 1 1 3 52 200000\nTx 0.1119 1 1 3 52 \nRx 0.1123 1 1 3 52 400000\n"
+# The drop capture: a pcap file header, then two records of 60 and 100 captured bytes.
+PCAP_HEADER = struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 9)
+PCAP = PCAP_HEADER + b"".join(struct.pack("<IIII", 0, 200_000, n, n) + bytes(n) for n in (60, 100))
+# An optimised build compiles the scripts' "RxDrop at" message out; a debug build's is
+# ignored (the capture counts the drops).
 STDERR = (
     "RxDrop at 0.2\n"
     '\tCommand being timed: "s1"\n'
@@ -89,11 +97,13 @@ def write_run(
         "wall_s.txt": "4\n",
         "RxPacketTrace.txt": TB_HEADER + "".join(tb_lines),
         "DlPdcpStats.txt": PDCP,
+        "UlPdcpStats.txt": UL_PDCP,
     }
     if tcp_traces:
         files.update({"rtt.txt": RTT, "cwnd.txt": CWND})
     for name, text in files.items():
         (directory / name).write_text(text)
+    (directory / "drop.pcap").write_bytes(PCAP)
     return directory
 
 
@@ -144,8 +154,10 @@ def test_tcp_summary_fields(tmp_path: Path) -> None:
     assert summary["dl_mean_sinr_db"] == pytest.approx(25.0)
     assert summary["dl_sinr_timeavg_db"] == pytest.approx((20 + 80 / 3) / 2)  # bins 0, 1
     assert summary["dl_mean_mcs"] == pytest.approx(20.5)
-    assert summary["rxdrop_events"] == 1
+    assert summary["error_model_drops"] == 2
     assert summary["rlc_drops"] == 1
+    assert summary["dl_pdcp_delay_ms"] == pytest.approx(0.55)
+    assert summary["ul_pdcp_delay_ms"] == pytest.approx(0.3)
     assert summary["retransmitted_segments"] is None
     assert summary["rto_events"] == 2
     assert summary["wall_s"] == 4.0
@@ -247,7 +259,45 @@ def test_rlc_drops_count_sdus_handed_over_before_the_last_received(
 ) -> None:
     path = tmp_path / "DlPdcpStats.txt"
     path.write_text("\n".join(lines) + "\n")
-    assert ns3mmwave.read_rlc_drops(path) == drops
+    assert ns3mmwave.rlc_drops(ns3mmwave.read_pdcp(path), path) == drops
+
+
+def test_radio_fields_are_null_without_their_files(tmp_path: Path) -> None:
+    run = write_run(tmp_path / "run")
+    (run / "UlPdcpStats.txt").unlink()
+    (run / "drop.pcap").unlink()
+    radio = ns3mmwave.read_radio(run)
+    assert (radio["ul_pdcp_delay_ms"], radio["error_model_drops"]) == (None, None)
+    assert radio["dl_pdcp_delay_ms"] == pytest.approx(0.55)
+
+
+def test_pcap_records_are_counted_in_either_byte_order(tmp_path: Path) -> None:
+    big = tmp_path / "big.pcap"
+    big.write_bytes(
+        struct.pack(">IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 9)
+        + struct.pack(">IIII", 0, 0, 3, 3)
+        + bytes(3)
+    )
+    assert ns3mmwave.count_pcap_records(big) == 1
+    empty = tmp_path / "empty.pcap"
+    empty.write_bytes(PCAP_HEADER)
+    assert ns3mmwave.count_pcap_records(empty) == 0
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (PCAP_HEADER[:20], "shorter than a pcap file header"),
+        (b"\x00" * 24, "is not a microsecond pcap file's"),
+        (PCAP[:-1], "runs past the end of the file"),
+        (PCAP_HEADER + bytes(10), "truncated record header at byte 24"),
+    ],
+)
+def test_malformed_pcap_is_refused(tmp_path: Path, data: bytes, message: str) -> None:
+    path = tmp_path / "drop.pcap"
+    path.write_bytes(data)
+    with pytest.raises(ns3mmwave.RunError, match=message):
+        ns3mmwave.count_pcap_records(path)
 
 
 def test_script_defaults_fill_options_left_out() -> None:

@@ -74,7 +74,7 @@ def write_reference(root: Path, directory: str, fields: dict, **values) -> Path:
         "srtt_mean_ms_timeweighted": 30.0,
         "dl_sinr_timeavg_db": 20.0,
         "dl_tb_error_rate": 0.01,
-        "rxdrop_events": 0,
+        "error_model_drops": 0,
     } | values
     (path / ns3mmwave.SUMMARY).write_text(json.dumps(summary))
     bins = ns3mmwave.bin_count(fields["sim_time_s"])
@@ -191,7 +191,8 @@ def test_the_table_compares_every_quantity(tmp_path, work):
     srtts = [validate_mmwave.srtt_timeweighted_ms(r.flows) for r in mine]
     # Two RngRuns whose goodput averages wavecc's / 0.95 (wavecc 5 % under), SINR 1 dB higher.
     mean_goodput = sum(goodputs) / 2
-    for rng_run, scale in ((1, 0.9), (2, 1.1)):
+    # Both give their uplink radio delay, one its downlink one.
+    for rng_run, scale, delays in ((1, 0.9, (0.5, 0.3)), (2, 1.1, (None, 0.4))):
         write_reference(
             refs,
             f"run{rng_run}",
@@ -199,6 +200,8 @@ def test_the_table_compares_every_quantity(tmp_path, work):
             goodput_mbps=mean_goodput / 0.95 * scale,
             dl_sinr_timeavg_db=sinr + 1.0,
             srtt_mean_ms_timeweighted=srtts[0],
+            dl_pdcp_delay_ms=delays[0],
+            ul_pdcp_delay_ms=delays[1],
         )
     write_reference(refs, "udp", case_fields("s1", None))
 
@@ -250,6 +253,17 @@ def test_the_table_compares_every_quantity(tmp_path, work):
         rows.loc["error-model drops", "ns3mmwave"],
         rows.loc["error-model drops", "wavecc"],
     ) == (0, 0)
+    for quantity, key in (
+        ("DL radio delay, RLC to RLC", "dl_rlc_delay_ms"),
+        ("UL radio delay, RLC to RLC", "ul_rlc_delay_ms"),
+    ):
+        delays = [r.summary["ues"][0][key] for r in mine]
+        assert all(d > 0.1 for d in delays), delays  # at least the decoding's 0.1 ms
+        assert rows.loc[quantity, "wavecc"] == pytest.approx(sum(delays) / 2)
+    assert rows.loc["UL radio delay, RLC to RLC", "ns3mmwave"] == pytest.approx(0.35)
+    # A run that lacks a quantity leaves its mean, difference and test undefined.
+    downlink = rows.loc["DL radio delay, RLC to RLC"]
+    assert downlink[["ns3mmwave", "difference", "welch_p"]].isna().all()
     # The references have no RLC drops, retransmissions or RTOs: only wavecc's side.
     for quantity, key in (("retransmissions", "retransmitted_segments"), ("RTOs", "rto_events")):
         assert math.isnan(rows.loc[quantity, "ns3mmwave"]) and math.isnan(
@@ -392,3 +406,15 @@ def test_fbtcp_sink_rate_is_the_previous_100_ms_of_the_receiver():
             assert rate[t] == pytest.approx(flows.loc[before, "goodput_mbps"], rel=1e-12), t
             checked += 1
     assert checked >= 20
+
+
+def test_a_run_lacking_the_quantity_leaves_the_test_undefined():
+    def row(reference: tuple[float, ...]) -> validate_mmwave.Row:
+        return validate_mmwave.Row(
+            "s1-newreno-0", "ns3-3.29", 20.0, 20.0, "goodput", "Mb/s", "%", ".2f",
+            reference, (1.5, 2.5, 3.5),
+        )  # fmt: skip
+
+    assert 0 < row((1.0, 2.0, 3.0)).p_value < 1
+    lacking = row((1.0, 2.0, math.nan))
+    assert math.isnan(lacking.ns3mmwave_mean) and math.isnan(lacking.p_value)

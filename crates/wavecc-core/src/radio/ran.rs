@@ -1036,6 +1036,8 @@ impl Ran {
             uplink_rlc_drops: ue.ul.stats.sdus_dropped,
             dl_tb_transmissions: ue.dl.stats.tbs + ue.dl.stats.harq_retx,
             dl_tb_errors: ue.dl.stats.harq_retx + ue.dl.stats.harq_failures,
+            dl_rlc_delay_ms: ue.dl.stats.mean_sdu_delay_ms(),
+            ul_rlc_delay_ms: ue.ul.stats.mean_sdu_delay_ms(),
         }
     }
 

@@ -29,7 +29,7 @@ import pandas as pd
 from . import ns3mmwave, outdir, validate
 from ._core import ConfigError
 from .atomic import atomic_directory
-from .config import Config, resolve, stacks
+from .config import Config, apply_overrides, resolve, stacks
 
 # The scripts s1..s4 and the built-in scenarios that model them.
 SCENARIOS = {"s1": "fbtcp-1", "s2": "fbtcp-2", "s3": "fbtcp-3", "s4": "fbtcp-4"}
@@ -164,11 +164,18 @@ def select(cases: dict[Case, list[Run]], names: Iterable[str] | None) -> dict[Ca
 # ----------------------------------------------------------------------- wavecc --
 
 
-def wavecc_config(case: Case, stack: str, seed: int, duration_s: float | None = None) -> Config:
+def wavecc_config(
+    case: Case,
+    stack: str,
+    seed: int,
+    duration_s: float | None = None,
+    overrides: Sequence[str] = (),
+) -> Config:
     """The case's scenario with the case's settings: its algorithm (FB-TCP with the
     scripts' rate input) or a UDP flow at the application's rate, the error rate as
     the per-byte loss at the PGW, the RLC buffer, the simulated time (or
-    `duration_s`), in the TCP `stack`, traced every 100 ms like the references."""
+    `duration_s`), in the TCP `stack`, traced every 100 ms like the references; then
+    the user's `overrides` (`KEY=VALUE`, as `wavecc run --set`)."""
     transport = "udp" if case.transport == "udp" else None
     config = resolve(case.scenario, cca=case.cca, seed=seed, stack=stack, transport=transport)
     config["name"] = f"validate-{case.name}"
@@ -181,7 +188,7 @@ def wavecc_config(case: Case, stack: str, seed: int, duration_s: float | None = 
     trace = config.setdefault("trace", {})
     trace["interval_s"] = TRACE_INTERVAL_S
     trace["events"] = False
-    return config
+    return apply_overrides(config, overrides)
 
 
 def srtt_timeweighted_ms(flows: pd.DataFrame) -> float:
@@ -307,6 +314,7 @@ class Row:
     spec: str
     ns3mmwave: tuple[float, ...]
     wavecc: tuple[float, ...]
+    overrides: tuple[str, ...] = ()  # the user's changes to wavecc's runs
 
     @property
     def ns3mmwave_mean(self) -> float:
@@ -346,6 +354,7 @@ class Row:
             "difference": self.difference * 100 if self.difference_unit == "%" else self.difference,
             "difference_unit": self.difference_unit,
             "welch_p": self.p_value,
+            "overrides": " ".join(self.overrides),
         }
 
 
@@ -363,11 +372,17 @@ COLUMNS = (
     "difference",
     "difference_unit",
     "welch_p",
+    "overrides",
 )
 
 
 def rows_of(
-    case: Case, runs: Sequence[Run], results: Sequence[Any], stack: str, duration_s: float
+    case: Case,
+    runs: Sequence[Run],
+    results: Sequence[Any],
+    stack: str,
+    duration_s: float,
+    overrides: Sequence[str] = (),
 ) -> list[Row]:
     """The rows of one case: each quantity over the references and wavecc's runs."""
     return [
@@ -382,6 +397,7 @@ def rows_of(
             spec=q.spec,
             ns3mmwave=tuple(q.reference_value(case, run) for run in runs),
             wavecc=tuple(q.wavecc_value(case, result) for result in results),
+            overrides=tuple(overrides),
         )
         for q in QUANTITIES
     ]
@@ -408,9 +424,10 @@ def compare(
     figures: bool = True,
     force: bool = False,
     on_case: Callable[[Case, list[Row]], None] | None = None,
+    overrides: Sequence[str] = (),
 ) -> Comparison:
     """Runs wavecc on every case (seeds: `seeds_of`; `duration_s` shortens every run,
-    and the table says so) and writes out/comparison.csv, out/comparison.md and, with
+    `overrides` change every run, and the table says both) and writes out/comparison.csv, out/comparison.md and, with
     `figures`, out/<case>.png. `out` follows outdir's rules, checked before anything
     runs (`outdir.OutputRefused`)."""
     import wavecc
@@ -423,10 +440,10 @@ def compare(
         for case, runs in cases.items():
             length = case.sim_time_s if duration_s is None else duration_s
             results = [
-                wavecc.run(wavecc_config(case, stack, seed, duration_s))
+                wavecc.run(wavecc_config(case, stack, seed, duration_s, overrides))
                 for seed in seeds_of(runs, seeds)
             ]
-            case_rows = rows_of(case, runs, results, stack, length)
+            case_rows = rows_of(case, runs, results, stack, length, overrides)
             rows += case_rows
             if figures:
                 overlay(case, runs[0], results[0], case_rows, staging / f"{case.name}.png")
@@ -487,10 +504,14 @@ def markdown(rows: Sequence[Row]) -> str:
 
 
 def _note(rows: Sequence[Row]) -> str:
-    """The stack, and the cases wavecc ran for less time than ns3-mmwave did."""
+    """The stack, the user's overrides, and the cases wavecc ran for less time than
+    ns3-mmwave did."""
     stacks_used = ", ".join(sorted({r.stack for r in rows}))
     shortened = {r.case: r for r in rows if r.duration_s != r.reference_duration_s}
     note = f"wavecc in the {stacks_used} stack."
+    overrides = sorted({o for r in rows for o in r.overrides})
+    if overrides:
+        note += " Changed: " + ", ".join(f"`{o}`" for o in overrides) + "."
     if shortened:
         note += (
             " Shortened: "

@@ -301,6 +301,8 @@ def test_seeds_option_sets_wavecc_runs_and_udp_has_no_socket_quantities(tmp_path
         "linux",
         "--duration",
         "0.5",
+        "--set",
+        "path.one_way_delay_s=0.02",
         "--no-figures",
         "--out",
         "cmp",
@@ -310,6 +312,9 @@ def test_seeds_option_sets_wavecc_runs_and_udp_has_no_socket_quantities(tmp_path
     rows = pd.read_csv(work / "cmp" / "comparison.csv").set_index("quantity")
     assert (rows["wavecc_runs"] == 2).all() and (rows["ns3mmwave_runs"] == 1).all()
     assert rows["welch_p"].isna().all()  # one reference run
+    assert (rows["overrides"] == "path.one_way_delay_s=0.02").all()
+    note = (work / "cmp" / "comparison.md").read_text().splitlines()[0]
+    assert note.startswith("wavecc in the linux stack. Changed: `path.one_way_delay_s=0.02`. ")
     for quantity in ("mean RTT, srtt time-weighted", "retransmissions", "RTOs"):
         assert math.isnan(rows.loc[quantity, "wavecc"])
     # The scripts' drop trace is connected in their TCP branch only: the 0 is no count.
@@ -369,6 +374,8 @@ def test_out_is_replaced_only_when_it_is_an_earlier_comparison(tmp_path, work):
         (["--seeds", "0"], "--seeds must be at least 1, not 0"),
         (["--duration", "0"], "--duration must be more than 0, not 0"),
         (["--reference-dir", "nowhere"], "--reference-dir nowhere: not a directory"),
+        (["--set", "path.bogus=1"], "path.bogus: unknown field `bogus`"),
+        (["--set", "path.one_way_delay_s=-1"], "path.one_way_delay_s: must be in [0, 1e6] s"),
     ],
 )
 def test_user_errors_are_one_line_and_write_nothing(work, args, named):

@@ -7,9 +7,9 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from .. import outdir, validate, validate_mmwave
+from .. import _core, outdir, validate, validate_mmwave
 from .._core import ConfigError
-from ..config import check_minimum, check_stack
+from ..config import check_minimum, check_stack, to_json
 from ..table import Column, Table
 from ..validate import kernel
 from . import case_names, finite
@@ -121,6 +121,14 @@ def _add_ns3mmwave(peers: argparse._SubParsersAction) -> None:
         type=float,
         metavar="S",
         help="run wavecc for S simulated seconds instead of the references' (the table says so)",
+    )
+    mmwave.add_argument(
+        "--set",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="change a config value of every wavecc run (repeatable, as wavecc run --set; "
+        "the table says so), e.g. --set path.one_way_delay_s=0.00995",
     )
     mmwave.add_argument(
         "--out",
@@ -409,6 +417,10 @@ def handle_ns3mmwave(args: argparse.Namespace) -> int:
     cases = validate_mmwave.select(
         validate_mmwave.load_references(reference_dir), case_names(args.cases)
     )
+    for case in cases:  # a bad override is refused before anything runs
+        _core.validate(
+            to_json(validate_mmwave.wavecc_config(case, stack, 1, args.duration, args.set))
+        )
     out = args.out if args.out is not None else Path("out") / "validate-ns3-mmwave"
     outdir.check(out, validate_mmwave.COMPARISON, force=args.force)  # before anything is said
     print(
@@ -434,6 +446,7 @@ def handle_ns3mmwave(args: argparse.Namespace) -> int:
         figures=not args.no_figures,
         force=args.force,
         on_case=case_done,
+        overrides=args.set,
     )
     print(
         f"wrote {out}: comparison.csv, comparison.md"

@@ -134,12 +134,13 @@ impl SlotPositions {
         self.recent[Self::index(air, subframe)] = (air, dl_end, last_start);
     }
 
-    /// Reports the UE makes at `boundary`, where the radio hands up the downlink TB
-    /// that reached it in the subframe ending there (`decode` after the subframe it
-    /// was on the air in), leave in that subframe's control symbol: one of the UE's
-    /// slots there starts at or after the symbol its TB ended at.
-    pub fn sends_early(&self, boundary: Time, decode: Time, subframe: Time) -> bool {
-        let reached = boundary.saturating_sub(subframe);
+    /// Reports the UE makes at `when`, where the radio hands up the downlink TB that
+    /// reached it in the subframe ending at or after `when` (`decode` after the
+    /// subframe it was on the air in: at a boundary, what reached it before; inside a
+    /// subframe, a TB landing then), leave in that subframe's control symbol: one of
+    /// the UE's slots there starts at or after the symbol its TB ended at.
+    pub fn sends_early(&self, when: Time, decode: Time, subframe: Time) -> bool {
+        let reached = (when.div_ceil(subframe) * subframe).saturating_sub(subframe);
         let aired = reached.saturating_sub(decode);
         let dl_end = self.at(aired, subframe).and_then(|r| r.0);
         let last_start = self.at(reached, subframe).and_then(|r| r.1);

@@ -133,6 +133,9 @@ pub struct Ran {
     uplink_grants: Option<GrantTiming>,
     /// From the end of a TB on the air to its data reaching the receiver's RLC.
     decode_latency: Time,
+    /// A symbol's length when TBs land at their own last symbol
+    /// (`Profile::symbol_period`): the world then hands up within slots.
+    symbol: Option<Time>,
     slot: Time,
     data_symbols: u32,
     update_every: Time,
@@ -220,6 +223,7 @@ impl Ran {
                     arq,
                     grant_delay,
                     air_delay,
+                    lands_within_slot: profile.symbol_period().is_some(),
                 };
                 RlcEntity::new(c, rng.stream(&name))
             };
@@ -334,6 +338,7 @@ impl Ran {
             status_prohibit: profile.status_prohibit(),
             uplink_grants: profile.uplink_grants(),
             decode_latency: profile.decode_latency(),
+            symbol: profile.symbol_period(),
             slot: numerology.slot,
             data_symbols: numerology.data_symbols,
             update_every: from_secs(cfg.channel_update_s),
@@ -756,9 +761,31 @@ impl Ran {
         });
     }
 
-    /// What the slot that ends at `now` decoded, handed up to `out` in UE order.
+    /// The instants in (`from`, `to`) at which TBs land inside a slot (with
+    /// `Profile::symbol_period`; none otherwise), in no order and possibly repeated:
+    /// the world hands up at each (`hand_up_slot`).
+    pub fn landings_within(&self, from: Time, to: Time, out: &mut Vec<Time>) {
+        if self.symbol.is_none() {
+            return;
+        }
+        for &u in &self.active {
+            let ue = &self.ues[u];
+            for entity in [&ue.dl, &ue.ul] {
+                out.extend(
+                    entity
+                        .landings()
+                        .skip_while(|&t| t <= from)
+                        .take_while(|&t| t < to),
+                );
+            }
+        }
+    }
+
+    /// What reached its receivers by `now`, handed up to `out` in UE order: at a slot
+    /// boundary what the slot that ends there decoded, at a landing inside a slot the
+    /// TBs that land then.
     fn hand_up(&mut self, now: Time, out: &mut Vec<Packet>) {
-        let decoded_in = (now / self.slot).saturating_sub(1);
+        let decoded_in = now.div_ceil(self.slot).saturating_sub(1);
         let logged = self.deliveries.as_ref().map(|log| log.ue);
         let reporting = self.status_prohibit.is_some();
         let mut logged_bytes = 0;
@@ -831,7 +858,7 @@ impl Ran {
                 }
                 Some(timing) => {
                     let (expiry, prohibit) = (self.cqi_expiry, self.status_prohibit);
-                    granted_uplink(ue, now, table, timing, expiry, prohibit);
+                    granted_uplink(ue, now, table, timing, expiry, prohibit, self.symbol);
                     let air = now + timing.decision_lead();
                     let ch = SlotChannel {
                         table,
@@ -882,6 +909,8 @@ impl Ran {
         );
         let gnb = &mut self.gnbs[g];
         self.scratch_downlink.clear();
+        // The downlink TBs follow one another from the first data symbol, in UE order.
+        let mut dl_end = FIRST_DATA_SYMBOL;
         for (k, &u) in busy.iter().enumerate() {
             let ue = &mut self.ues[u];
             let mcs = ue.dl_cqi.mcs(now, ue.mcs, self.cqi_expiry);
@@ -911,6 +940,10 @@ impl Ran {
             }
             if used > 0 {
                 ue.dl_cqi.transmitted(now, self.cqi_expiry);
+                dl_end += used;
+                if let Some(symbol) = self.symbol {
+                    ue.dl.land_later(now, u64::from(dl_end) * symbol);
+                }
             }
             let bits = f64::from(used) * f64::from(table.bits_per_symbol(mcs));
             ue.pf_average_bits = pf_average(ue.pf_average_bits, bits);
@@ -1160,6 +1193,7 @@ fn granted_uplink(
     timing: GrantTiming,
     expiry: Option<CqiExpiry>,
     prohibit: Option<Time>,
+    symbol: Option<Time>,
 ) {
     if prohibit.is_some() {
         report_status(ue, now, timing);
@@ -1183,6 +1217,11 @@ fn granted_uplink(
         prohibit,
     );
     ue.ul_cqi.transmitted(air, expiry);
+    // The TB ends `symbols` after its slot's start, laid out when it was scheduled.
+    let start = ue.slots.at(air, timing.subframe).and_then(|slots| slots.1);
+    if let (Some(symbol), Some(start)) = (symbol, start) {
+        ue.ul.land_later(now, u64::from(start + symbols) * symbol);
+    }
 }
 
 /// When each direction's RLC retransmits what HARQ gave up on (`arq.rs`): with a
@@ -1495,6 +1534,50 @@ mod tests {
             }
             assert_eq!(handed_up, Some(2 + u64::from(latency)), "latency {latency}");
         }
+    }
+
+    /// Under the ns3-mmwave profile a TB lands at its receiver `TbDecodeLatency` after
+    /// its own last symbol (symbols of 4.16 us from the subframe's start), not at its
+    /// subframe's end: the radio names the instant, and hands its data up then and
+    /// not before. Downlink TBs come first in a subframe, uplink ones after them.
+    #[test]
+    fn a_tb_lands_a_decoding_after_its_last_symbol() {
+        let mut ran = urban_ran(|_| {});
+        let (sf, symbol, decode) = (ran.slot(), 4_160, ran.decode_latency);
+        let d = 20 * sf;
+        ran.enqueue_uplink(d - sf + 1, 0, ack(1)).unwrap(); // on the air at d + 3 sf
+        ran.enqueue_downlink(d - 1, 0, packet(0)).unwrap(); // on the air at d + 2 sf
+        let mut out = Vec::new();
+        let mut landings = Vec::new();
+        for k in 0..3 {
+            ran.run_slot(d + k * sf, &mut out);
+        }
+        assert!(out.is_empty());
+        let (dl_end, _) = ran.ues[0].slots.at(d + 2 * sf, sf).unwrap();
+        let (next_dl_end, ul_start) = ran.ues[0].slots.at(d + 3 * sf, sf).unwrap();
+        let at = |air: u64, symbols: u32| air + u64::from(symbols) * symbol + decode;
+        let downlink = at(d + 2 * sf, dl_end.unwrap());
+        assert!(downlink < d + 4 * sf, "before the subframe after it ends");
+        ran.landings_within(d + 2 * sf, d + 5 * sf, &mut landings);
+        landings.sort_unstable();
+        // At the blind MCS 0 the data takes two TBs, the second in the subframe of the
+        // ACK's TB, which starts where that downlink one ended.
+        assert_eq!(ul_start, next_dl_end);
+        assert_eq!(
+            landings[..2],
+            [downlink, at(d + 3 * sf, next_dl_end.unwrap())]
+        );
+        let uplink = landings[2];
+        assert!(landings.len() == 3 && uplink > landings[1] && uplink < d + 5 * sf);
+        assert_eq!((uplink - d - 3 * sf - decode) % symbol, 0, "a whole symbol");
+        ran.hand_up_slot(downlink, &mut out);
+        ran.hand_up_slot(landings[1] - 1, &mut out);
+        assert!(out.is_empty(), "not before its last TB lands");
+        ran.hand_up_slot(landings[1], &mut out);
+        assert!(matches!(out[..], [Packet { body: Body::Data(s), .. }] if s.seq == 0));
+        out.clear();
+        ran.hand_up_slot(uplink, &mut out);
+        assert!(matches!(out[..], [Packet { body: Body::Data(s), .. }] if s.seq == 1));
     }
 
     /// Under grants from buffer status reports, ACKs queued in the subframe that starts

@@ -51,6 +51,9 @@ pub struct RlcConfig {
     /// its PDUs at scheduling time, `L1L2CtrlLatency` subframes before the TB goes);
     /// both ways, the receiver's decoding (the module's `TbDecodeLatency`). 0 elsewhere.
     pub air_delay: Time,
+    /// The radio places each TB within its slot ([`RlcEntity::land_later`]) and hands
+    /// up at the instant a TB's data lands, not only at slot ends.
+    pub lands_within_slot: bool,
 }
 
 /// The channel a slot's transmissions see.
@@ -454,12 +457,34 @@ impl RlcEntity {
         }
     }
 
+    /// The TBs built at `built` end `offset` into their slot: their data lands that much
+    /// after `air_delay` says (less than a slot, so the landings stay in time order).
+    pub fn land_later(&mut self, built: Time, offset: Time) {
+        let at = built + self.cfg.air_delay;
+        for landing in self.in_air.iter_mut().rev() {
+            if landing.0 != at {
+                break;
+            }
+            landing.0 += offset;
+        }
+    }
+
+    /// When the TBs on their way land, in time order.
+    pub fn landings(&self) -> impl Iterator<Item = Time> + '_ {
+        self.in_air.iter().map(|landing| landing.0)
+    }
+
     /// Hands up, in order, every SDU whose bytes have all been received before `now`
     /// (a TB on the air in the slot that ends at `now` counts: its slot started
     /// before). Returns the decoded transmissions that reached the receiver since the
     /// last call (each asks it for a status report).
     pub fn deliver(&mut self, now: Time, out: &mut Vec<Packet>) -> u32 {
-        while let Some(&(_, start, end)) = self.in_air.front().filter(|a| a.0 < now) {
+        let within = self.cfg.lands_within_slot;
+        while let Some(&(_, start, end)) = self
+            .in_air
+            .front()
+            .filter(|a| a.0 < now || (within && a.0 == now))
+        {
             self.received.insert(start, end);
             self.in_air.pop_front();
             self.arrived += 1;
@@ -542,6 +567,7 @@ mod tests {
             harq_reserved_ahead: false,
             grant_delay,
             air_delay: 0,
+            lands_within_slot: false,
         };
         RlcEntity::new(cfg, RngStreams::new(1).stream("rlc"))
     }

@@ -135,6 +135,7 @@ impl World {
             ue_trace: UeTrace::default(),
             radio_log: RadioEventTrace::default(),
             radio_out: Vec::new(),
+            radio_landings: Vec::new(),
             radio_events: Vec::new(),
             radio_dropped: Vec::new(),
         };

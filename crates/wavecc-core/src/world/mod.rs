@@ -31,6 +31,8 @@ pub enum Event {
     Sample,
     /// A radio slot starts (scheduled only while the radio holds packets).
     RadioSlot,
+    /// TBs land at their receivers inside a slot (`Ran::landings_within`).
+    RadioLanding,
     /// Positions, channels, SINR and MCS are recomputed.
     ChannelUpdate,
 }
@@ -104,6 +106,8 @@ pub struct World {
     radio_log: RadioEventTrace,
     /// Scratch lists for the radio: packets leaving it, its events, packets it dropped.
     radio_out: Vec<Packet>,
+    /// Scratch for the landings of the slot about to start.
+    radio_landings: Vec<Time>,
     radio_events: Vec<RadioEvent>,
     radio_dropped: Vec<Packet>,
 }

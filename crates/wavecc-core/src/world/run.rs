@@ -58,6 +58,7 @@ impl World {
         match event {
             Event::Sample => self.sample(),
             Event::RadioSlot => self.radio_slot(),
+            Event::RadioLanding => self.hand_up(),
             Event::ChannelUpdate => self.channel_update(),
             Event::Flow(FlowEvent { flow, timer }) => self.on_flow_timer(flow, Some(timer)),
             Event::Start(flow) => self.on_flow_timer(flow, None),
@@ -105,10 +106,33 @@ impl World {
     }
 
     /// A radio slot: packets the radio hands up go on along their routes, and what
-    /// their hosts answer at once reaches the radio before it schedules the slot.
+    /// their hosts answer at once reaches the radio before it schedules the slot;
+    /// then the landings inside the slot are scheduled.
     fn radio_slot(&mut self) {
-        let mut out = std::mem::take(&mut self.radio_out);
+        self.hand_up();
         let ran = self.ran.as_mut().expect("slots only with a radio");
+        let next = self.now + ran.slot();
+        if ran.schedule_slot(self.now) {
+            self.queue.push(next, Event::RadioSlot);
+        } else {
+            ran.slot_pending = false;
+        }
+        let mut landings = std::mem::take(&mut self.radio_landings);
+        ran.landings_within(self.now, next, &mut landings);
+        landings.sort_unstable();
+        landings.dedup();
+        for &t in &landings {
+            self.queue.push(t, Event::RadioLanding);
+        }
+        landings.clear();
+        self.radio_landings = landings;
+    }
+
+    /// Packets the radio hands up now go on along their routes, and what their hosts
+    /// answer at once reaches the radio.
+    fn hand_up(&mut self) {
+        let mut out = std::mem::take(&mut self.radio_out);
+        let ran = self.ran.as_mut().expect("hand-ups only with a radio");
         ran.hand_up_slot(self.now, &mut out);
         for pkt in out.drain(..) {
             self.arrivals += 1;
@@ -116,12 +140,6 @@ impl World {
         }
         self.radio_out = out;
         self.flush_pending();
-        let ran = self.ran.as_mut().expect("slots only with a radio");
-        if ran.schedule_slot(self.now) {
-            self.queue.push(self.now + ran.slot(), Event::RadioSlot);
-        } else {
-            ran.slot_pending = false;
-        }
     }
 
     /// The periodic channel update; packets a handover dropped are counted here.

@@ -92,6 +92,13 @@ pub trait Profile {
         0
     }
 
+    /// One symbol's length when a TB ends at its own last symbol, so that its data
+    /// reaches the receiver inside a slot (`decode_latency` after that symbol) and the
+    /// radio hands it up then; `None`: TBs end with their slot.
+    fn symbol_period(&self) -> Option<Time> {
+        None
+    }
+
     /// True when a channel's gain and state depend on the positions and the
     /// (static) obstacles alone, with no process in time: an update at an unchanged UE
     /// position changes nothing, so the radio skips it (a standing UE costs no channel

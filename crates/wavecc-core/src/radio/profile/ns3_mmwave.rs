@@ -191,6 +191,9 @@ impl Ns3MmwaveParams {
 
 /// Trace samples per ramp (`g_nlosSamplesTrace` in `mmwave-los-tracker.cc`).
 const NS3_TRACE_SAMPLES: f64 = 340.0;
+/// The module's OFDM symbol, `MmWavePhyMacCommon::SymbolPeriod` (4.16 us; 24 of them
+/// nearly fill its 100 us subframe).
+const SYMBOL_PERIOD: Time = 4_160;
 
 /// Excess loss (dB, positive) during the drop phase versus trace sample n (0..340):
 /// a piecewise-linear fit through samples of the module's `g_blockage_down` trace
@@ -375,6 +378,15 @@ impl Profile for Ns3MmwaveParams {
     /// `MmWaveEnbPhy::PhyDataPacketReceived`).
     fn decode_latency(&self) -> Time {
         u64::from(self.tb_decode_latency_subframes) * Numerology::NS3_MMWAVE.slot
+    }
+
+    /// The module's PHYs send each slot's TB over its own symbols
+    /// (`MmWaveEnbPhy::StartSlot`: from `symStart` for `numSym` symbols of
+    /// `SymbolPeriod`, 4.16 us) and the receiver's reception ends with the TB
+    /// (`MmWaveSpectrumPhy::EndRxData`): a TB of the first few symbols is decoded most of
+    /// a subframe before one that fills it.
+    fn symbol_period(&self) -> Option<Time> {
+        Some(SYMBOL_PERIOD)
     }
 
     /// The module's RLC AM: a report requested under the prohibit timer takes the

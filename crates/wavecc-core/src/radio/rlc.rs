@@ -628,15 +628,22 @@ mod tests {
         assert_eq!(e.stats.tbs, 1);
     }
 
+    /// An entity of 3000 bytes whose TBs reach the receiver two slots (of 100 us) after
+    /// they are built, and the slot.
+    fn built_two_slots_ahead() -> (RlcEntity, Time) {
+        let slot = 100_000;
+        let mut e = entity(3000, 0);
+        e.cfg.air_delay = 2 * slot;
+        (e, slot)
+    }
+
     /// A scheduler that works two slots ahead takes the data out of the buffer when it
     /// builds the TB; the receiver has it only after the TB's slot on the air.
     #[test]
     fn a_tb_built_ahead_frees_the_buffer_at_once_and_arrives_after_its_air_slot() {
         let table = McsTable::ns3_mmwave();
         let ch = SlotChannel::flat(&table, 28, 40.0);
-        let slot = 100_000;
-        let mut e = entity(3000, 0);
-        e.cfg.air_delay = 2 * slot;
+        let (mut e, slot) = built_two_slots_ahead();
         e.enqueue(0, pkt(0, 1500)).unwrap();
         e.enqueue(0, pkt(1500, 1500)).unwrap();
         e.transmit(slot, 22, &ch);
@@ -656,9 +663,7 @@ mod tests {
     fn the_sdu_delay_runs_from_arrival_to_delivery() {
         let table = McsTable::ns3_mmwave();
         let ch = SlotChannel::flat(&table, 28, 40.0);
-        let slot = 100_000;
-        let mut e = entity(3000, 0);
-        e.cfg.air_delay = 2 * slot;
+        let (mut e, slot) = built_two_slots_ahead();
         e.enqueue(0, pkt(0, 1500)).unwrap();
         e.enqueue(40_000, pkt(1500, 1500)).unwrap();
         assert!(e.enqueue(50_000, pkt(3000, 1500)).is_err());

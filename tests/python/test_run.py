@@ -75,6 +75,8 @@ COLUMNS = {
         "rlc_packets",
         "rlc_drops",
         "harq_retx",
+        "dl_tbs",
+        "dl_tb_sinr_db",
     ],
     "radio_events": ["t_s", "ue", "kind", "cell", "from_cell"],
 }

@@ -181,6 +181,19 @@ def short_run(case: Case, seed: int) -> wavecc.Result:
     return wavecc.run(validate_mmwave.wavecc_config(case, "linux", seed, DURATION_S))
 
 
+def test_the_sinr_is_averaged_over_the_samples_with_a_tb_of_the_first_ue():
+    ues = pd.DataFrame(
+        {
+            "ue": [0, 0, 0, 1],
+            "dl_tbs": [3, 0, 1, 5],
+            "dl_tb_sinr_db": [10.0, math.nan, 20.0, 99.0],
+        }
+    )
+    # One mean per sample, whatever its TBs: (10 + 20) / 2, not (3 x 10 + 20) / 4.
+    assert validate_mmwave.tb_sinr_timeavg_db(ues) == 15.0
+    assert math.isnan(validate_mmwave.tb_sinr_timeavg_db(ues[ues["dl_tbs"] == 0]))
+
+
 def test_the_table_compares_every_quantity(tmp_path, work):
     refs = tmp_path / "refs"
     newreno = case_fields("s2", "TcpNewReno", 0.0)
@@ -242,8 +255,8 @@ def test_the_table_compares_every_quantity(tmp_path, work):
     assert goodput["ns3mmwave"] == pytest.approx(mean_goodput / 0.95)
     assert goodput["difference"] == pytest.approx(-5.0)
     assert 0 < goodput["welch_p"] < 1
-    sinr_row = rows.loc["DL SINR, time average"]
-    wavecc_sinr = sum(r.summary["ues"][0]["mean_sinr_db"] for r in mine) / 2
+    sinr_row = rows.loc["DL SINR, time average of 100 ms TB means"]
+    wavecc_sinr = sum(validate_mmwave.tb_sinr_timeavg_db(r.ues) for r in mine) / 2
     assert (sinr_row["difference"], sinr_row["difference_unit"]) == (
         pytest.approx(wavecc_sinr - sinr - 1.0),
         "dB",

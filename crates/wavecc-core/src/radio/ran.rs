@@ -80,6 +80,8 @@ struct Ue {
     nlos_intervals: Vec<(Time, Time)>,
     sinr_sum_db: f64,
     sinr_samples: u64,
+    /// The downlink TBs sent since the last UE trace row, and their SINR.
+    interval_blocks: BlockSinr,
     /// The proportional-fair average, current up to (not including) slot `pf_slot`: the
     /// decay of the slots since, in which the UE was idle, is applied when it is next
     /// scheduled (`catch_up_pf`).
@@ -112,6 +114,36 @@ impl Ue {
             || self.ul.is_busy()
             || !self.grants.is_idle()
             || self.reports.await_opportunities()
+    }
+}
+
+/// A count of transport blocks and the mean of the SINR each met: the SINR as a
+/// receiver's per-block trace sees it, weighted by traffic (a flow that stalls sends
+/// no blocks; one in a blocked stretch sends many small ones).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+struct BlockSinr {
+    blocks: u64,
+    sinr_sum_db: f64,
+}
+
+impl BlockSinr {
+    fn add(&mut self, blocks: u64, sinr_db: f64) {
+        self.blocks += blocks;
+        self.sinr_sum_db += blocks as f64 * sinr_db;
+    }
+
+    /// The blocks and their mean SINR (NaN without blocks) so far; starts again.
+    fn take(&mut self) -> (u64, f64) {
+        let BlockSinr {
+            blocks,
+            sinr_sum_db,
+        } = std::mem::take(self);
+        let mean = if blocks == 0 {
+            f64::NAN
+        } else {
+            sinr_sum_db / blocks as f64
+        };
+        (blocks, mean)
     }
 }
 
@@ -315,6 +347,7 @@ impl Ran {
                     nlos_intervals: Vec::new(),
                     sinr_sum_db: 0.0,
                     sinr_samples: 0,
+                    interval_blocks: BlockSinr::default(),
                     pf_average_bits: 0.0,
                     pf_slot: 0,
                     active: false,
@@ -934,7 +967,9 @@ impl Ran {
                     &ch,
                     self.status_prohibit,
                 );
-                gnb.tbs += ue.dl.stats.tbs + ue.dl.stats.harq_retx - tbs;
+                let sent = ue.dl.stats.tbs + ue.dl.stats.harq_retx - tbs;
+                gnb.tbs += sent;
+                ue.interval_blocks.add(sent, ue.sinr_db);
                 gnb.bytes += ue.dl.stats.tx_bytes - bytes;
                 gnb.transmitting = true;
             }
@@ -1024,9 +1059,10 @@ impl Ran {
         )
     }
 
-    /// UE `u`'s row of the UE trace at `now`.
-    pub fn ue_row(&self, u: usize, now: Time) -> UeRow {
-        let ue = &self.ues[u];
+    /// UE `u`'s row of the UE trace at `now`, for the interval since its last one.
+    pub fn ue_row(&mut self, u: usize, now: Time) -> UeRow {
+        let ue = &mut self.ues[u];
+        let (dl_tbs, dl_tb_sinr_db) = ue.interval_blocks.take();
         UeRow {
             t_s: to_secs(now),
             ue: u as u32,
@@ -1040,6 +1076,8 @@ impl Ran {
             rlc_packets: ue.dl.sdus_held() as u32,
             rlc_drops: ue.dl.stats.sdus_dropped,
             harq_retx: ue.dl.stats.harq_retx,
+            dl_tbs,
+            dl_tb_sinr_db,
         }
     }
 
@@ -1534,6 +1572,40 @@ mod tests {
             }
             assert_eq!(handed_up, Some(2 + u64::from(latency)), "latency {latency}");
         }
+    }
+
+    /// The UE trace counts the downlink TBs of each interval, retransmissions too, with
+    /// the mean SINR they met; an interval without one has no SINR of its own.
+    #[test]
+    fn a_ue_row_counts_the_intervals_downlink_tbs_and_their_sinr() {
+        let mut ran = urban_ran(|_| {});
+        let now = 20 * ran.slot();
+        assert_eq!(ran.ue_row(0, now).dl_tbs, 0);
+        for seq in 0..40 {
+            ran.enqueue_downlink(now - 1, 0, packet(seq)).unwrap();
+        }
+        let mut out = Vec::new();
+        for k in 0..20 {
+            ran.run_slot(now + k * ran.slot(), &mut out);
+        }
+        let sent = ran.ues[0].dl.stats.tbs + ran.ues[0].dl.stats.harq_retx;
+        let row = ran.ue_row(0, now + 20 * ran.slot());
+        assert!(sent > 1 && row.dl_tbs == sent, "{} of {sent}", row.dl_tbs);
+        // No channel update came between: every TB met the same SINR.
+        assert_eq!(row.dl_tb_sinr_db, ran.ues[0].sinr_db);
+        let next = ran.ue_row(0, now + 40 * ran.slot());
+        assert_eq!(next.dl_tbs, 0);
+        assert!(next.dl_tb_sinr_db.is_nan());
+    }
+
+    #[test]
+    fn block_sinr_weighs_each_block_once_and_starts_again() {
+        let mut blocks = BlockSinr::default();
+        blocks.add(3, 10.0);
+        blocks.add(1, 30.0);
+        assert_eq!(blocks.take(), (4, 15.0));
+        let (none, mean) = blocks.take();
+        assert!(none == 0 && mean.is_nan());
     }
 
     /// Under the ns3-mmwave profile a TB lands at its receiver `TbDecodeLatency` after

@@ -123,6 +123,11 @@ trace_table! {
         rlc_drops: u64 = "",
         /// Cumulative downlink HARQ retransmissions.
         harq_retx: u64 = "",
+        /// Downlink TBs sent in the interval, HARQ retransmissions included.
+        dl_tbs: u64 = "",
+        /// Mean SINR of the serving link over those TBs (NaN without any): the
+        /// traffic-weighted SINR a receiver's per-TB trace averages.
+        dl_tb_sinr_db: f64 = "dB",
     }
 }
 

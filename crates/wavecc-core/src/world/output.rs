@@ -49,7 +49,7 @@ impl World {
                 (l.stats.dropped_overflow, l.stats.dropped_random),
             );
         }
-        if let Some(ran) = &self.ran {
+        if let Some(ran) = &mut self.ran {
             for u in 0..ran.ue_count() {
                 self.ue_trace.push(ran.ue_row(u, now));
             }

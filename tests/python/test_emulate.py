@@ -11,7 +11,10 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -309,19 +312,22 @@ def test_a_radio_scenario_runs_over_its_own_exported_trace(emu_env, tmp_path):
     assert config["name"] == "urban" and config["radio"] is not None
 
 
-@needs_namespaces
-@pytest.mark.parametrize(
-    "signum, group, code, line",
-    [
-        (signal.SIGTERM, False, 143, "wavecc: terminated"),  # to the CLI alone
-        (signal.SIGINT, True, 130, "wavecc: interrupted"),  # Ctrl-C: the whole process group
-    ],
-)
-def test_a_signal_removes_the_namespaces_and_writes_nothing(
-    emu_env, tmp_path, signum, group, code, line
-):
+@contextmanager
+def _sigint(disposition: Any) -> Iterator[None]:
+    """Children started inside take SIGINT as `disposition` gives it: a handler becomes
+    the default at exec, as in a terminal's foreground job; SIG_IGN stays ignored, as
+    in a shell's background job. So the tests do not depend on how they were started
+    (a background job's tests inherit SIGINT ignored)."""
+    previous = signal.signal(signal.SIGINT, disposition)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _start_long_run(out: Path, env: dict[str, str]) -> subprocess.Popen:
+    """A 30 s emulated run in a session of its own, returned once its namespaces exist."""
     before = _ours()
-    out = tmp_path / "never"
     process = subprocess.Popen(
         [
             sys.executable,
@@ -336,7 +342,7 @@ def test_a_signal_removes_the_namespaces_and_writes_nothing(
             "--out",
             str(out),
         ],
-        env=emu_env,
+        env=env,
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
@@ -345,13 +351,46 @@ def test_a_signal_removes_the_namespaces_and_writes_nothing(
     while len(_ours()) < len(before) + 2 and time.monotonic() < deadline:
         time.sleep(0.05)
     assert len(_ours()) == len(before) + 2, "the run never created its namespaces"
+    return process
+
+
+@needs_namespaces
+@pytest.mark.parametrize(
+    "signum, group, code, line",
+    [
+        (signal.SIGTERM, False, 143, "wavecc: terminated"),  # to the CLI alone
+        (signal.SIGINT, True, 130, "wavecc: interrupted"),  # Ctrl-C: the whole process group
+    ],
+)
+def test_a_signal_removes_the_namespaces_and_writes_nothing(
+    emu_env, tmp_path, signum, group, code, line
+):
+    before = _ours()
+    out = tmp_path / "never"
+    with _sigint(signal.default_int_handler):
+        process = _start_long_run(out, emu_env)
     if group:
         os.killpg(process.pid, signum)
     else:
         process.send_signal(signum)
-    assert process.wait(timeout=20) == code
+    assert process.wait(timeout=20) == code, process.stderr.read()
     assert process.stderr.read().strip() == line
     assert _ours() == before and not out.exists()
+
+
+@needs_namespaces
+def test_a_background_run_lets_ctrl_c_pass_as_its_shell_does(emu_env, tmp_path):
+    # A shell starts a background job ignoring SIGINT; the emulator must not stop on
+    # the Ctrl-C of the job in the foreground while the CLI carries on.
+    before = _ours()
+    with _sigint(signal.SIG_IGN):
+        process = _start_long_run(tmp_path / "never", emu_env)
+    os.killpg(process.pid, signal.SIGINT)
+    time.sleep(1.5)  # the CLI stops within a second of a signal it takes
+    assert process.poll() is None and len(_ours()) == len(before) + 2
+    process.send_signal(signal.SIGTERM)
+    assert process.wait(timeout=20) == 143, process.stderr.read()
+    assert _ours() == before
 
 
 @needs_namespaces

@@ -9,9 +9,18 @@ extern "C" fn on_signal(_: libc::c_int) {
     STOP.store(true, Ordering::Relaxed);
 }
 
+/// Stops the run on SIGINT, SIGTERM and SIGHUP, except a signal the process was started
+/// ignoring: a shell starts background jobs ignoring SIGINT (and `nohup` SIGHUP), so
+/// that a Ctrl-C meant for the foreground job leaves them running, as it leaves the
+/// Python CLI that started this binary.
 pub fn install_signal_handlers() {
     for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
         unsafe {
+            let mut inherited: libc::sigaction = std::mem::zeroed();
+            libc::sigaction(signal, std::ptr::null(), &mut inherited);
+            if inherited.sa_sigaction == libc::SIG_IGN {
+                continue;
+            }
             let mut action: libc::sigaction = std::mem::zeroed();
             action.sa_sigaction = on_signal as *const () as usize;
             libc::sigaction(signal, &action, std::ptr::null_mut());
@@ -91,4 +100,33 @@ pub fn wait_readable_or_stop(fd: libc::c_int) -> bool {
         }
     }
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn disposition(signal: libc::c_int) -> libc::sighandler_t {
+        unsafe {
+            let mut action: libc::sigaction = std::mem::zeroed();
+            libc::sigaction(signal, std::ptr::null(), &mut action);
+            action.sa_sigaction
+        }
+    }
+
+    /// One test for the process-wide dispositions, so that no other test sees them change.
+    #[test]
+    fn an_inherited_ignore_is_kept_and_the_rest_stop_the_run() {
+        let handler = on_signal as *const () as usize;
+        unsafe { libc::signal(libc::SIGINT, libc::SIG_IGN) };
+        install_signal_handlers();
+        assert_eq!(disposition(libc::SIGINT), libc::SIG_IGN);
+        assert_eq!(disposition(libc::SIGTERM), handler);
+        unsafe { libc::signal(libc::SIGINT, libc::SIG_DFL) };
+        install_signal_handlers();
+        assert_eq!(disposition(libc::SIGINT), handler);
+        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            unsafe { libc::signal(signal, libc::SIG_DFL) };
+        }
+    }
 }

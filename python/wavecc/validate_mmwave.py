@@ -26,7 +26,7 @@ from typing import Any
 
 import pandas as pd
 
-from . import ns3mmwave, outdir, validate
+from . import ns3mmwave, outdir, validate, validate_rankings
 from ._core import ConfigError
 from .atomic import atomic_directory
 from .config import Config, apply_overrides, resolve, stacks
@@ -421,6 +421,17 @@ def seeds_of(runs: Sequence[Run], seeds: int | None) -> list[int]:
 class Comparison:
     rows: list[Row]
     cases: list[str]
+    rankings: list[validate_rankings.Ranking]
+
+
+def rank(cases: Iterable[Case], rows: Sequence[Row]) -> list[validate_rankings.Ranking]:
+    """The algorithms' rankings by goodput in each group of TCP cases."""
+    algorithms = {case.name: case.cca for case in cases if case.cca is not None}
+    return validate_rankings.rankings(
+        (row.case, algorithms[row.case], row.ns3mmwave, row.wavecc)
+        for row in rows
+        if row.quantity == validate_rankings.GOODPUT and row.case in algorithms
+    )
 
 
 def compare(
@@ -462,9 +473,11 @@ def compare(
             writer = csv.DictWriter(f, fieldnames=COLUMNS, lineterminator="\n")
             writer.writeheader()
             writer.writerows(row.as_dict() for row in rows)
-        (staging / "comparison.md").write_text(markdown(rows), encoding="utf-8")
+        ranked = rank(cases, rows)
+        text = markdown(rows) + ("\n" + validate_rankings.markdown(ranked) if ranked else "")
+        (staging / "comparison.md").write_text(text, encoding="utf-8")
         outdir.mark(staging, COMPARISON, os.listdir(staging))
-    return Comparison(rows, [case.name for case in cases])
+    return Comparison(rows, [case.name for case in cases], ranked)
 
 
 def difference_cell(row: Row) -> str:

@@ -7,7 +7,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
-from .. import _core, outdir, validate, validate_mmwave
+from .. import _core, outdir, validate, validate_mmwave, validate_rankings
 from .._core import ConfigError
 from ..config import check_minimum, check_stack, to_json
 from ..table import Column, Table
@@ -437,7 +437,7 @@ def handle_ns3mmwave(args: argparse.Namespace) -> int:
             values += [row.ns3mmwave_mean, row.wavecc_mean, row.difference]
         print(_MMWAVE_TABLE.row([finite(v) for v in values]), flush=True)
 
-    validate_mmwave.compare(
+    comparison = validate_mmwave.compare(
         cases,
         out,
         stack=stack,
@@ -448,6 +448,8 @@ def handle_ns3mmwave(args: argparse.Namespace) -> int:
         on_case=case_done,
         overrides=args.set,
     )
+    for ranking in comparison.rankings:
+        print(f"ranking {ranking.group}: {validate_rankings.swaps_text(ranking)}")
     print(
         f"wrote {out}: comparison.csv, comparison.md"
         + ("" if args.no_figures else " and one figure per case")

@@ -10,6 +10,7 @@ mod config;
 mod cqi;
 mod geometry;
 mod grants;
+mod headers;
 mod mcs;
 mod miesm;
 mod mobility;

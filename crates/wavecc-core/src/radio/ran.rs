@@ -244,21 +244,26 @@ impl Ran {
     pub fn new(cfg: &RadioConfig, rng: &RngStreams) -> Self {
         let profile = profile::of(cfg);
         let numerology = profile.numerology();
-        let entity =
-            |(harq_rtt, harq_reserved_ahead), grant_delay, air_delay, arq, name: String| {
-                let c = RlcConfig {
-                    buffer_bytes: cfg.rlc_buffer_bytes,
-                    harq_max_retx: cfg.harq_max_retx,
-                    harq_rtt,
-                    harq_reserved_ahead,
-                    harq_processes: cfg.harq_processes as usize,
-                    arq,
-                    grant_delay,
-                    air_delay,
-                    lands_within_slot: profile.symbol_period().is_some(),
-                };
-                RlcEntity::new(c, rng.stream(&name))
+        let entity = |(harq_rtt, harq_reserved_ahead),
+                      grant_delay,
+                      air_delay,
+                      arq,
+                      headers,
+                      name: String| {
+            let c = RlcConfig {
+                buffer_bytes: cfg.rlc_buffer_bytes,
+                harq_max_retx: cfg.harq_max_retx,
+                harq_rtt,
+                harq_reserved_ahead,
+                harq_processes: cfg.harq_processes as usize,
+                arq,
+                grant_delay,
+                air_delay,
+                lands_within_slot: profile.symbol_period().is_some(),
+                headers,
             };
+            RlcEntity::new(c, rng.stream(&name))
+        };
         // Under grants from reports the UE fills a TB a subframe before its air, with
         // what it holds then; otherwise each SDU waits for its grant.
         let (ul_grant_delay, ul_air_delay) = match profile.uplink_grants() {
@@ -330,6 +335,7 @@ impl Ran {
                         0,
                         profile.downlink_lead() + profile.decode_latency(),
                         dl_arq,
+                        profile.downlink_headers(),
                         format!("radio/harq/ue{u}/dl"),
                     ),
                     ul: entity(
@@ -337,6 +343,7 @@ impl Ran {
                         ul_grant_delay,
                         ul_air_delay,
                         ul_arq,
+                        None,
                         format!("radio/harq/ue{u}/ul"),
                     ),
                     ul_harq_reserved: 0,
@@ -837,8 +844,13 @@ impl Ran {
             if logged == Some(u) {
                 logged_bytes = out[before..].iter().map(|p| u64::from(p.size)).sum();
             }
-            if ue.ul.is_busy() && ue.ul.deliver(now, out) > 0 && reporting {
-                ue.reports.gnb.requested(now);
+            // The gNB's RLC reports its buffer on a request off the prohibit timer.
+            if ue.ul.is_busy()
+                && ue.ul.deliver(now, out) > 0
+                && reporting
+                && ue.reports.gnb.requested(now)
+            {
+                ue.dl.buffer_reported();
             }
         }
         if let Some(log) = self.deliveries.as_mut() {

@@ -14,6 +14,7 @@
 //! module's `MaxTxBufferSize`: an arriving SDU that does not fit is dropped whole.
 
 use super::arq::{Arq, ArqTiming, Retransmission};
+use super::headers::{DownlinkHeaders, PDCP_HEADER_BYTES, QueueCopy, opportunity, pdu_data};
 use super::mcs::McsTable;
 use super::miesm::{EffectiveSinr, flat};
 use crate::engine::{RangeSet, Rng, RngExt, Time};
@@ -54,6 +55,10 @@ pub struct RlcConfig {
     /// The radio places each TB within its slot ([`RlcEntity::land_later`]) and hands
     /// up at the instant a TB's data lands, not only at slot ends.
     pub lands_within_slot: bool,
+    /// New data goes with PDCP, RLC and MAC headers, in blocks the scheduler sizes from
+    /// its own copy of the queue (`headers.rs`); `None`: a block carries the stream's
+    /// bytes alone, sized from the real queue.
+    pub headers: Option<DownlinkHeaders>,
 }
 
 /// The channel a slot's transmissions see.
@@ -108,6 +113,8 @@ struct Sdu {
 struct Tb {
     start: u64,
     end: u64,
+    /// Bytes on the air: the stream's `end - start`, with headers the bearer's grant.
+    air: u64,
     mcs: u8,
     attempts: u8,
     /// SINR (dB) of each attempt so far, for incremental-redundancy combining.
@@ -127,7 +134,7 @@ pub struct RlcStats {
     /// TBs sent for the first time, HARQ retransmissions, TBs HARQ gave up on.
     pub tbs: u64,
     pub harq_retx: u64,
-    /// Bytes sent on the air, retransmissions included.
+    /// Bytes sent on the air, retransmissions and headers included.
     pub tx_bytes: u64,
     pub harq_failures: u64,
     /// Bytes RLC ARQ retransmitted.
@@ -171,6 +178,8 @@ pub struct RlcEntity {
     arq: VecDeque<Retransmission>,
     /// The timers that move what HARQ gave up on into `arq`.
     arq_timers: Arq,
+    /// The scheduler's copy of the new-data queue, under [`RlcConfig::headers`].
+    copy: Option<QueueCopy>,
     rng: Rng,
     /// The error rate of a first attempt at (MCS, SINR bits, TB bytes) last computed:
     /// the SINR changes only at channel updates, ten slots apart, and the error curves
@@ -194,6 +203,7 @@ impl RlcEntity {
             harq: Vec::new(),
             arq: VecDeque::new(),
             arq_timers: Arq::new(cfg.arq),
+            copy: cfg.headers.map(QueueCopy::new),
             rng,
             first_bler: ((0, f64::NAN.to_bits(), 0), 0.0),
             stats: RlcStats::default(),
@@ -202,7 +212,12 @@ impl RlcEntity {
 
     /// Queues an SDU, or refuses it (tail drop) when the new data would exceed the limit.
     pub fn enqueue(&mut self, now: Time, pkt: Packet) -> Result<(), Packet> {
-        let size = u64::from(pkt.size);
+        let pdcp = if self.copy.is_some() {
+            PDCP_HEADER_BYTES
+        } else {
+            0
+        };
+        let size = u64::from(pkt.size) + pdcp;
         if self.new_bytes() + size > self.cfg.buffer_bytes {
             self.stats.sdus_dropped += 1;
             return Err(pkt);
@@ -215,7 +230,20 @@ impl RlcEntity {
             entered: now,
         });
         self.stats.sdus_accepted += 1;
+        let queue = self.new_bytes();
+        if let Some(copy) = &mut self.copy {
+            copy.arrival(now, queue);
+        }
         Ok(())
+    }
+
+    /// The entity reports its buffer outside an arrival and its timer (a polled PDU
+    /// received off the status-prohibit timer): the scheduler's copy is refreshed.
+    pub fn buffer_reported(&mut self) {
+        let queue = self.new_bytes();
+        if let Some(copy) = &mut self.copy {
+            copy.reported(queue);
+        }
     }
 
     /// Bytes queued and never transmitted (what the buffer limit counts).
@@ -267,7 +295,7 @@ impl RlcEntity {
         self.harq
             .iter()
             .filter(|t| t.ready <= now)
-            .map(|t| ch.symbols_for(t.end - t.start, t.mcs))
+            .map(|t| ch.symbols_for(t.air, t.mcs))
             .sum()
     }
 
@@ -300,7 +328,7 @@ impl RlcEntity {
                 self.harq.remove(i);
                 continue;
             }
-            let need = ch.symbols_for(tb.end - tb.start, tb.mcs);
+            let need = ch.symbols_for(tb.air, tb.mcs);
             if need <= *budget {
                 *budget -= need;
                 taken += need;
@@ -320,7 +348,15 @@ impl RlcEntity {
             .filter(|a| a.2 <= now)
             .map(|a| a.1 - a.0)
             .sum();
-        let new = self.eligible_end(now) - self.sent_end;
+        let new = match &self.copy {
+            Some(copy) => {
+                let queue = self.new_bytes();
+                let mut view = *copy;
+                view.catch_up(now, queue, self.is_busy());
+                view.request()
+            }
+            None => self.eligible_end(now) - self.sent_end,
+        };
         ch.symbols_for(arq + new, ch.mcs)
     }
 
@@ -337,21 +373,69 @@ impl RlcEntity {
             }
             left -= ch.symbols_for(take, ch.mcs);
             self.stats.arq_bytes += take;
-            self.send_new_tb(now, start, start + take, ch);
+            self.send_new_tb(now, start, start + take, take, ch);
             if start + take == end {
                 self.arq.pop_front();
             } else {
                 self.arq[0].0 = start + take;
             }
         }
+        if self.harq.len() >= self.cfg.harq_processes {
+            return symbols - left;
+        }
+        if self.copy.is_some() {
+            left -= self.send_new_pdu(now, left, ch);
+            return symbols - left;
+        }
         let take = (self.eligible_end(now) - self.sent_end).min(ch.bytes_in(left));
-        if take > 0 && self.harq.len() < self.cfg.harq_processes {
+        if take > 0 {
             left -= ch.symbols_for(take, ch.mcs);
             let start = self.sent_end;
             self.sent_end += take;
-            self.send_new_tb(now, start, start + take, ch);
+            self.send_new_tb(now, start, start + take, take, ch);
         }
         symbols - left
+    }
+
+    /// The bearer's grant out of the scheduler's copy, within `symbols`, bytes; the copy
+    /// deducts it. 0 when the copy is empty.
+    fn grant_from_copy(&mut self, now: Time, symbols: u32, ch: &SlotChannel) -> u64 {
+        let (queue, holds) = (self.new_bytes(), self.is_busy());
+        let Some(copy) = &mut self.copy else {
+            return 0;
+        };
+        copy.catch_up(now, queue, holds);
+        let granted = copy.request().min(ch.bytes_in(symbols));
+        if granted > 0 {
+            copy.granted(granted);
+        }
+        granted
+    }
+
+    /// New data under [`RlcConfig::headers`]: one RLC PDU from the grant the scheduler
+    /// makes out of its copy within `symbols`, carrying what fits of the stream beside
+    /// its headers. Returns the symbols used.
+    fn send_new_pdu(&mut self, now: Time, symbols: u32, ch: &SlotChannel) -> u32 {
+        let granted = self.grant_from_copy(now, symbols, ch);
+        if granted == 0 {
+            return 0;
+        }
+        let (start, end) = (self.sent_end, self.eligible_end(now));
+        let first = self.sdus.partition_point(|s| s.end <= start);
+        let mut at = start;
+        let pieces = self.sdus.range(first..).map_while(|s| {
+            (s.end <= end).then(|| {
+                let piece = s.end - at;
+                at = s.end;
+                piece
+            })
+        });
+        let data = pdu_data(opportunity(granted), pieces);
+        if data > 0 {
+            self.sent_end += data;
+            self.send_new_tb(now, start, start + data, granted, ch);
+        }
+        ch.symbols_for(granted, ch.mcs)
     }
 
     /// Transmits in a slot whose RLC opportunity goes to a status report (see
@@ -366,6 +450,10 @@ impl RlcEntity {
     ) -> (u32, bool) {
         let left = self.retransmit_harq(now, symbols, ch);
         let rlc = self.rlc_demand_symbols(now, ch).min(left);
+        if rlc > 0 {
+            // The scheduler granted the data and deducted it from its copy all the same.
+            self.grant_from_copy(now, rlc, ch);
+        }
         (symbols - left + rlc, rlc > 0)
     }
 
@@ -375,7 +463,7 @@ impl RlcEntity {
         let mut i = 0;
         while i < self.harq.len() {
             let mut tb = self.harq[i];
-            let need = ch.symbols_for(tb.end - tb.start, tb.mcs);
+            let need = ch.symbols_for(tb.air, tb.mcs);
             let unreserved = self.cfg.harq_reserved_ahead && !tb.reserved;
             if tb.ready > now || need > left || unreserved {
                 i += 1;
@@ -384,7 +472,7 @@ impl RlcEntity {
             left -= need;
             tb.reserved = false;
             self.stats.harq_retx += 1;
-            self.stats.tx_bytes += tb.end - tb.start;
+            self.stats.tx_bytes += tb.air;
             tb.sinrs_db[tb.attempts as usize] = ch.sinr_for(tb.mcs);
             tb.attempts += 1;
             if self.decodes(&tb, ch.table) {
@@ -405,15 +493,17 @@ impl RlcEntity {
         left
     }
 
-    fn send_new_tb(&mut self, now: Time, start: u64, end: u64, ch: &SlotChannel) {
+    /// Sends a TB of `air` bytes carrying the stream's `start..end`.
+    fn send_new_tb(&mut self, now: Time, start: u64, end: u64, air: u64, ch: &SlotChannel) {
         self.arq_timers.sent_pdu(now);
         self.stats.tbs += 1;
-        self.stats.tx_bytes += end - start;
+        self.stats.tx_bytes += air;
         let mut sinrs_db = [0.0; MAX_HARQ_ATTEMPTS];
         sinrs_db[0] = ch.sinr_for(ch.mcs);
         let tb = Tb {
             start,
             end,
+            air,
             mcs: ch.mcs,
             attempts: 1,
             sinrs_db,
@@ -432,7 +522,7 @@ impl RlcEntity {
     }
 
     fn decodes(&mut self, tb: &Tb, table: &McsTable) -> bool {
-        let bytes = tb.end - tb.start;
+        let bytes = tb.air;
         let bler = if tb.attempts == 1 {
             let key = (tb.mcs, tb.sinrs_db[0].to_bits(), bytes);
             if self.first_bler.0 != key {
@@ -522,6 +612,8 @@ impl RlcEntity {
         for s in &mut self.sdus {
             s.ready = s.ready.max(resume);
         }
+        // The new cell's scheduler learns the queue from the re-established RLC.
+        self.buffer_reported();
     }
 
     /// A handover without forwarding: every undelivered SDU is lost.
@@ -534,6 +626,7 @@ impl RlcEntity {
         self.received = RangeSet::default();
         self.sent_end = self.queued_end;
         self.rx_next = self.queued_end;
+        self.buffer_reported();
     }
 }
 
@@ -568,6 +661,7 @@ mod tests {
             grant_delay,
             air_delay: 0,
             lands_within_slot: false,
+            headers: None,
         };
         RlcEntity::new(cfg, RngStreams::new(1).stream("rlc"))
     }
@@ -879,5 +973,141 @@ mod tests {
         e.enqueue(0, pkt(4500, 1500)).unwrap();
         run(&mut e, &good, 20_000_000, 20_200_000, &mut out);
         assert_eq!(seqs(&out), vec![0, 4500]);
+    }
+
+    /// An entity whose new data goes with the module's headers, its buffer-status
+    /// timer at `period`.
+    fn with_headers(period: Time) -> RlcEntity {
+        let mut e = entity(1 << 20, 0);
+        e.cfg.headers = Some(DownlinkHeaders {
+            report_period: period,
+        });
+        e.copy = e.cfg.headers.map(QueueCopy::new);
+        e
+    }
+
+    /// A TCP segment of 1400 bytes with its IP and TCP headers.
+    const IP_BYTES: u16 = 1452;
+
+    #[test]
+    fn with_headers_each_sdu_carries_its_pdcp_header_in_the_stream_and_the_limit() {
+        let mut e = with_headers(4_000_000);
+        e.cfg.buffer_bytes = 2 * 1454;
+        e.enqueue(0, pkt(0, IP_BYTES)).unwrap();
+        e.enqueue(0, pkt(1400, IP_BYTES)).unwrap();
+        assert_eq!(e.new_bytes(), 2 * 1454);
+        assert!(
+            e.enqueue(0, pkt(2800, 1)).is_err(),
+            "1 + 2 bytes do not fit"
+        );
+    }
+
+    /// One TB carries a burst of 10 SDUs but 4 bytes, granted exactly the scheduler's
+    /// request: its air bytes are the grant, its stream bytes what the PDU held.
+    #[test]
+    fn with_headers_a_tb_carries_the_grant_on_the_air_and_less_of_the_stream() {
+        let table = McsTable::ns3_mmwave();
+        let ch = SlotChannel::flat(&table, 28, 40.0);
+        let mut e = with_headers(4_000_000);
+        for i in 0..10 {
+            e.enqueue(0, pkt(i * 1400, IP_BYTES)).unwrap();
+        }
+        let request = 10 * 1454 + 17;
+        assert_eq!(e.transmit(0, 22, &ch), ch.symbols_for(request, 28));
+        assert_eq!((e.stats.tbs, e.stats.tx_bytes), (1, request));
+        // Header: 4 + 14 bytes of Length Indicators, MAC subheader 3.
+        assert_eq!(e.new_bytes(), 4);
+        assert_eq!(e.sent_end, request - 3 - 4 - 14);
+    }
+
+    /// Runs the slots of (`from`, `until`) and returns the instants at which SDUs were
+    /// handed up.
+    fn handed_up_at(e: &mut RlcEntity, ch: &SlotChannel, from: Time, until: Time) -> Vec<Time> {
+        let mut at = Vec::new();
+        let mut t = from;
+        let mut out = Vec::new();
+        while t < until {
+            e.deliver(t, &mut out);
+            at.extend(std::iter::repeat_n(t, out.len()));
+            out.clear();
+            e.transmit(t, 22, ch);
+            t += 100_000;
+        }
+        at
+    }
+
+    /// The tail of the burst's last SDU waits for the buffer-status timer, 4 ms after
+    /// the burst arrived; the rest goes at once.
+    #[test]
+    fn the_tail_of_a_burst_waits_for_the_buffer_status_timer() {
+        let table = McsTable::ns3_mmwave();
+        let ch = SlotChannel::flat(&table, 28, 40.0);
+        let mut e = with_headers(4_000_000);
+        for i in 0..10 {
+            e.enqueue(0, pkt(i * 1400, IP_BYTES)).unwrap();
+        }
+        let at = handed_up_at(&mut e, &ch, 0, 5_000_000);
+        assert_eq!(at[..9], [100_000; 9]);
+        assert_eq!(at[9..], [4_100_000], "sent at 4 ms, handed up a slot later");
+        assert_eq!(e.stats.tbs, 2);
+    }
+
+    #[test]
+    fn a_new_sdu_or_a_report_off_the_timer_lets_the_tail_go_sooner() {
+        let table = McsTable::ns3_mmwave();
+        let ch = SlotChannel::flat(&table, 28, 40.0);
+        let mut e = with_headers(4_000_000);
+        for i in 0..10 {
+            e.enqueue(0, pkt(i * 1400, IP_BYTES)).unwrap();
+        }
+        handed_up_at(&mut e, &ch, 0, 1_000_000);
+        e.enqueue(950_000, pkt(14_000, IP_BYTES)).unwrap();
+        let at = handed_up_at(&mut e, &ch, 1_000_000, 1_300_000);
+        assert_eq!(at, [1_100_000; 2], "the tail goes with the new SDU");
+
+        let mut e = with_headers(4_000_000);
+        for i in 0..10 {
+            e.enqueue(0, pkt(i * 1400, IP_BYTES)).unwrap();
+        }
+        handed_up_at(&mut e, &ch, 0, 2_000_000);
+        e.buffer_reported();
+        assert_eq!(handed_up_at(&mut e, &ch, 2_000_000, 2_200_000), [2_100_000]);
+    }
+
+    /// A HARQ retransmission resends the same TB: the grant's bytes in the same
+    /// symbols; the stream's bytes arrive once.
+    #[test]
+    fn with_headers_harq_resends_the_same_tb() {
+        let table = McsTable::ns3_mmwave();
+        let dead = SlotChannel::flat(&table, 28, -30.0);
+        let good = SlotChannel::flat(&table, 28, 40.0);
+        let mut e = with_headers(4_000_000);
+        e.enqueue(0, pkt(0, IP_BYTES)).unwrap();
+        let granted = 1454 + 17;
+        let symbols = e.transmit(0, 22, &dead);
+        assert_eq!(symbols, dead.symbols_for(granted, 28));
+        assert_eq!(e.transmit(400_000, 22, &good), symbols);
+        assert_eq!(
+            (e.stats.tbs, e.stats.harq_retx, e.stats.tx_bytes),
+            (1, 1, 2 * granted)
+        );
+        let mut out = Vec::new();
+        e.deliver(500_000, &mut out);
+        assert_eq!(seqs(&out), [0]);
+        assert!(!e.is_busy());
+    }
+
+    /// Without headers nothing of the above applies: the stream is the IP bytes and a
+    /// TB carries exactly what it holds of it.
+    #[test]
+    fn without_headers_a_tb_carries_the_queue_exactly() {
+        let table = McsTable::ns3_mmwave();
+        let ch = SlotChannel::flat(&table, 28, 40.0);
+        let mut e = entity(1 << 20, 0);
+        for i in 0..10 {
+            e.enqueue(0, pkt(i * 1400, IP_BYTES)).unwrap();
+        }
+        e.transmit(0, 22, &ch);
+        assert_eq!((e.new_bytes(), e.stats.tx_bytes), (0, 14_520));
     }
 }

@@ -28,9 +28,10 @@
 //! downlink data opportunity per prohibit period is lost to an unannounced report,
 //! and the UE's first uplink transport block after a downlink silence carries the
 //! announced report on the first downlink data alone, a symbol at the MCS of a
-//! silent link. The periodic buffer-status timer (`ReportBufferStatusTimer`), which
-//! would also announce a remembered report, is not modelled: with data flowing a new
-//! SDU comes first. Status reports are never lost on the air.
+//! silent link. The periodic buffer-status timer (`ReportBufferStatusTimer`) would
+//! also announce a remembered report; that is not modelled (with data flowing a new
+//! SDU comes first), only its refresh of the scheduler's copy of the downlink queue
+//! (`headers.rs`). Status reports are never lost on the air.
 
 use crate::engine::Time;
 
@@ -62,11 +63,14 @@ pub struct StatusReport {
 }
 
 impl StatusReport {
-    /// A data PDU asking for a report reaches the receiver at `at`.
-    pub fn requested(&mut self, at: Time) {
+    /// A data PDU asking for a report reaches the receiver at `at`. Returns true when
+    /// the prohibit timer is off, so that the receiving end reports its buffer
+    /// (`DoReportBufferStatus`, whether or not the scheduler has heard of the report).
+    pub fn requested(&mut self, at: Time) -> bool {
         if let Some(earlier) = self.ahead.replace(at) {
             self.arrive(earlier);
         }
+        !self.prohibits(at)
     }
 
     /// Takes into account a request that arrived at or before `by`; returns the
@@ -250,6 +254,19 @@ mod tests {
         // Handed up a slot after the expiry: announced.
         s.requested(2 * MS + 2 * SLOT);
         assert_eq!(s.turn(2 * MS + 2 * SLOT), StatusTurn::Beside);
+    }
+
+    /// The receiving end reports its buffer on each request off the prohibit timer,
+    /// whether or not the scheduler already knows of the report.
+    #[test]
+    fn a_request_off_the_prohibit_timer_makes_the_receiver_report_its_buffer() {
+        let mut s = StatusReport::default();
+        assert!(s.requested(0));
+        assert!(s.requested(SLOT), "announced already, still reported");
+        s.sent(2 * SLOT, MS);
+        assert!(!s.requested(3 * SLOT));
+        assert!(!s.requested(MS + 2 * SLOT), "the timer expires there");
+        assert!(s.requested(MS + 3 * SLOT));
     }
 
     #[test]

@@ -107,6 +107,11 @@ impl RadioConfig {
                 self.ns3_mmwave.reordering_timer_s,
                 TIME,
             )?;
+            check(
+                "radio.ns3_mmwave.buffer_status_timer_s",
+                self.ns3_mmwave.buffer_status_timer_s,
+                TIME,
+            )?;
         }
         Ok(())
     }

@@ -20,6 +20,7 @@ use super::config::{ProfileName, RadioConfig};
 use super::cqi::CqiExpiry;
 use super::geometry::{LosTest, ObstacleClass, Point};
 use super::grants::GrantTiming;
+use super::headers::DownlinkHeaders;
 use super::mcs::{McsTable, Numerology};
 use crate::engine::{Rng, Time};
 
@@ -76,6 +77,13 @@ pub trait Profile {
     /// How UEs get uplink grants: from buffer status reports through this pipeline
     /// (`grants.rs`), or, `None`, each SDU after `radio.uplink_grant_delay_s`.
     fn uplink_grants(&self) -> Option<GrantTiming> {
+        None
+    }
+
+    /// The downlink's header model (`headers.rs`): PDCP, RLC and MAC headers in each
+    /// new-data TB, sized by a scheduler working from its own copy of the RLC queue;
+    /// `None`: a TB carries the RLC queue's bytes alone, sized from the real queue.
+    fn downlink_headers(&self) -> Option<DownlinkHeaders> {
         None
     }
 
@@ -286,5 +294,26 @@ mod tests {
         assert_eq!(of(&cfg).cqi_expiry().unwrap().validity, 700_000);
         cfg.profile = ProfileName::ThreeGpp;
         assert_eq!(of(&cfg).cqi_expiry(), None);
+    }
+
+    /// Only the module's downlink carries its headers and is sized from its
+    /// scheduler's copy of the queue; the switch and the timer are the profile's keys.
+    #[test]
+    fn only_the_ns3_mmwave_profile_has_downlink_headers() {
+        let mut cfg = RadioConfig {
+            profile: ProfileName::Ns3Mmwave,
+            ..Default::default()
+        };
+        let h = of(&cfg).downlink_headers().expect("on by default");
+        assert_eq!(h.report_period, 4_000_000);
+        cfg.ns3_mmwave.buffer_status_timer_s = 0.02;
+        assert_eq!(
+            of(&cfg).downlink_headers().unwrap().report_period,
+            20_000_000
+        );
+        cfg.ns3_mmwave.downlink_headers = false;
+        assert_eq!(of(&cfg).downlink_headers(), None);
+        cfg.profile = ProfileName::ThreeGpp;
+        assert_eq!(of(&cfg).downlink_headers(), None);
     }
 }

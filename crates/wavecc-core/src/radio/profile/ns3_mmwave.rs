@@ -15,6 +15,7 @@ use crate::engine::{Rng, RngExt, Time, from_secs};
 use crate::radio::cqi::CqiExpiry;
 use crate::radio::geometry::{LosTest, Point};
 use crate::radio::grants::GrantTiming;
+use crate::radio::headers::DownlinkHeaders;
 use crate::radio::mcs::{McsTable, Numerology, thermal_noise_dbm};
 use crate::radio::multipath::{Multipath, draw_amplitudes, relative_speed};
 use crate::radio::propagation::std_normal;
@@ -94,6 +95,23 @@ pub struct Ns3MmwaveParams {
     /// status reports, `radio/grants.rs`), or `delay` (every SDU waits
     /// `radio.uplink_grant_delay_s`, then goes in the next slot).
     pub uplink_grants: UplinkGrantModel,
+    /// Downlink TBs carry the module's headers, and its scheduler sizes them from its
+    /// own copy of the RLC queue (`radio/headers.rs`): each SDU is the IP packet plus
+    /// a 2-byte PDCP header; a TB's new data is one RLC PDU with a 4-byte header and
+    /// a Length Indicator (2 and 1 bytes in turn) per SDU piece but the last, behind
+    /// a MAC subheader of 2 or 3 bytes; the scheduler asks for its copy of the queue
+    /// (at least 8 bytes) plus 17 and deducts each grant less 6 bytes, so a few bytes
+    /// of a burst's last SDU can wait for the RLC's next buffer status report.
+    /// false: a TB carries the RLC queue's bytes alone and is sized from the real
+    /// queue.
+    pub downlink_headers: bool,
+    /// Period of the RLC's buffer-status timer (s), `LteRlcAm::ReportBufferStatusTimer`
+    /// (4 ms in the FB-TCP scripts; the attribute's default is 20 ms): it reports the
+    /// queue to the scheduler this long after the last SDU arrived, and again every
+    /// period while the RLC holds anything. New SDUs and, off the status-prohibit
+    /// timer, polled PDUs from the UE report it too. 0: the scheduler's copy is the
+    /// real queue at every decision. Used with `downlink_headers`.
+    pub buffer_status_timer_s: f64,
 }
 
 /// How a UE of the `ns3-mmwave` profile gets uplink grants.
@@ -153,6 +171,8 @@ impl Default for Ns3MmwaveParams {
             l1l2_ctrl_latency_subframes: 2,
             tb_decode_latency_subframes: 1,
             uplink_grants: UplinkGrantModel::Bsr,
+            downlink_headers: true,
+            buffer_status_timer_s: 0.004,
         }
     }
 }
@@ -387,6 +407,13 @@ impl Profile for Ns3MmwaveParams {
     /// a subframe before one that fills it.
     fn symbol_period(&self) -> Option<Time> {
         Some(SYMBOL_PERIOD)
+    }
+
+    /// The module's PDCP, RLC AM and MAC headers and its scheduler's copy of the queue.
+    fn downlink_headers(&self) -> Option<DownlinkHeaders> {
+        self.downlink_headers.then(|| DownlinkHeaders {
+            report_period: from_secs(self.buffer_status_timer_s),
+        })
     }
 
     /// The module's RLC AM: a report requested under the prohibit timer takes the

@@ -1,0 +1,307 @@
+//! The header bytes of ns3-mmwave's downlink transport blocks, and the scheduler's
+//! own copy of the RLC queue that sizes them (the `ns3-mmwave` profile's
+//! `downlink_headers`).
+//!
+//! The RLC byte stream (`rlc.rs`) numbers the bytes of the RLC SDUs: each IP packet
+//! plus its 2-byte PDCP header. A transport block's new data is one RLC AM data PDU
+//! cut from the opportunity the MAC gives the RLC: the bytes the scheduler granted the
+//! bearer less the MAC subheader. The PDU spends 4 bytes on its fixed header and a
+//! Length Indicator on each SDU piece but the last (2, 1, 2, 1, ... bytes: two LIs
+//! share 3 bytes), so what the block carries of the stream follows from where the
+//! SDU boundaries fall ([`pdu_data`]).
+//!
+//! The scheduler does not read the RLC's queue: it keeps the last buffer status the
+//! RLC reported ([`QueueCopy`]), asks for that plus a fixed margin, and after each
+//! block deducts the block less a fixed allowance. The allowance is smaller than the
+//! headers a block of several SDUs carries, so the copy runs below the real queue:
+//! a burst of k >= 8 SDUs drains to a tail of ceil(1.5 (k - 1)) - 10 bytes that the
+//! copy calls empty, and the tail waits for the RLC's next report: a new SDU, a polled
+//! PDU from the UE off the status-prohibit timer, or the buffer-status timer, up to
+//! its period after the last SDU arrived.
+
+use crate::engine::Time;
+
+/// The PDCP header each downlink SDU carries.
+pub const PDCP_HEADER_BYTES: u64 = 2;
+
+/// The fixed part of an RLC AM data PDU's header (its segment offset is always there).
+const AMD_HEADER_BYTES: u64 = 4;
+
+/// The smallest opportunity the RLC cuts a new-data PDU from; a smaller one is wasted.
+const MIN_DATA_OPPORTUNITY: u64 = 7;
+
+/// The smallest queue the scheduler asks for, and the margin it adds to its copy (an
+/// RLC header of 3, a MAC subheader of 4 and 10 more).
+const REQUEST_FLOOR: u64 = 8;
+const REQUEST_MARGIN: u64 = 17;
+
+/// What the scheduler keeps of a block it granted out of its copy: a MAC subheader of
+/// 4 and an RLC overhead of 2, whatever the block held.
+const DEDUCTION_ALLOWANCE: u64 = 6;
+
+/// The downlink header model of an entity: the buffer-status timer's period, or 0
+/// for a copy refreshed at every decision (headers without a stale copy).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DownlinkHeaders {
+    pub report_period: Time,
+}
+
+/// The MAC subheader of an RLC PDU granted `granted` bytes: 3 bytes with a 15-bit
+/// length above 127 bytes, else 2 (the MAC takes it off the grant).
+pub fn mac_subheader_bytes(granted: u64) -> u64 {
+    if granted > 127 { 3 } else { 2 }
+}
+
+/// The RLC opportunity of a grant of `granted` bytes.
+pub fn opportunity(granted: u64) -> u64 {
+    granted.saturating_sub(mac_subheader_bytes(granted))
+}
+
+/// Bytes of the stream an RLC AM data PDU cut from an `opportunity` carries, from the
+/// sizes of the SDU pieces waiting in order (the first may be what is left of a
+/// segmented SDU). A piece that does not fit is segmented to fill the PDU exactly; one
+/// that fits with at most 2 bytes to spare, or that ends the queue, is the last and
+/// needs no Length Indicator; any other takes one, 2 and 1 bytes in turn.
+pub fn pdu_data(opportunity: u64, pieces: impl Iterator<Item = u64>) -> u64 {
+    if opportunity < MIN_DATA_OPPORTUNITY {
+        return 0;
+    }
+    let mut budget = opportunity - AMD_HEADER_BYTES;
+    let mut data = 0;
+    let mut li_bytes = 2;
+    let mut pieces = pieces.peekable();
+    while let Some(piece) = pieces.next() {
+        if piece > budget {
+            return data + budget;
+        }
+        if budget - piece <= 2 || pieces.peek().is_none() {
+            return data + piece;
+        }
+        // At least 3 bytes remain, so at least 1 after the Length Indicator.
+        data += piece;
+        budget -= piece + li_bytes;
+        li_bytes = 3 - li_bytes;
+    }
+    data
+}
+
+/// The scheduler's copy of one RLC entity's new-data queue, bytes, and the RLC's
+/// buffer-status timer that refreshes it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QueueCopy {
+    bytes: u64,
+    /// When the buffer-status timer fires next (`None`: not armed).
+    next_report: Option<Time>,
+    period: Time,
+}
+
+impl QueueCopy {
+    pub fn new(model: DownlinkHeaders) -> Self {
+        QueueCopy {
+            bytes: 0,
+            next_report: None,
+            period: model.report_period,
+        }
+    }
+
+    /// An SDU arrived at `now` leaving `queue` bytes: the RLC reports and restarts
+    /// its buffer-status timer.
+    pub fn arrival(&mut self, now: Time, queue: u64) {
+        self.bytes = queue;
+        self.next_report = Some(now + self.period);
+    }
+
+    /// The RLC reports `queue` outside its timer (a polled PDU received off the
+    /// status-prohibit timer, a re-establishment).
+    pub fn reported(&mut self, queue: u64) {
+        self.bytes = queue;
+    }
+
+    /// The copy at `now`, given the real `queue` and whether the RLC holds anything
+    /// (the timer re-arms itself only then): what [`QueueCopy::catch_up`] leaves.
+    pub fn bytes_at(&self, now: Time, queue: u64, holds: bool) -> u64 {
+        match self.next_report {
+            _ if self.period == 0 => queue,
+            Some(at) if at <= now && holds => queue,
+            _ => self.bytes,
+        }
+    }
+
+    /// Fires the timer expiries up to `now`. Nothing leaves the RLC between decisions,
+    /// so the queue a late expiry reports is the one it would have reported on time.
+    pub fn catch_up(&mut self, now: Time, queue: u64, holds: bool) {
+        self.bytes = self.bytes_at(now, queue, holds);
+        if let Some(at) = self.next_report.filter(|&at| at <= now) {
+            let fired = (now - at) / self.period.max(1) + 1;
+            self.next_report = holds.then(|| at + fired * self.period);
+        }
+    }
+
+    /// What the scheduler asks for the bearer, bytes: nothing for an empty copy.
+    pub fn request(&self) -> u64 {
+        if self.bytes == 0 {
+            0
+        } else {
+            self.bytes.max(REQUEST_FLOOR) + REQUEST_MARGIN
+        }
+    }
+
+    /// The scheduler granted the bearer `granted` bytes out of its request.
+    pub fn granted(&mut self, granted: u64) {
+        let deducted = granted.saturating_sub(DEDUCTION_ALLOWANCE);
+        self.bytes = self.bytes.saturating_sub(deducted);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MS: Time = 1_000_000;
+    /// A TCP segment of 1400 bytes with its headers (1452) and the PDCP header.
+    const SDU: u64 = 1454;
+
+    fn sdus(k: usize) -> impl Iterator<Item = u64> {
+        std::iter::repeat_n(SDU, k)
+    }
+
+    /// A PDU that is filled exactly holds 4 + ceil(1.5 (k - 1)) bytes of header for k
+    /// pieces: the data is the opportunity less that.
+    #[test]
+    fn a_full_pdu_of_k_pieces_spends_4_plus_ceil_1_5_k_minus_1_on_its_header() {
+        for k in 1..30u64 {
+            // Enough for k - 1 SDUs and part of the k-th.
+            let o = 4 + (k - 1) * (SDU + 2) + 100;
+            let data = pdu_data(o, sdus(40));
+            assert_eq!(o - data, 4 + (3 * (k - 1)).div_ceil(2), "k = {k}");
+        }
+    }
+
+    /// The Length Indicators cost 2, 1, 2, 1 ... bytes: each second SDU costs one byte
+    /// less, seen in where the last piece's segment ends.
+    #[test]
+    fn length_indicators_alternate_two_and_one_bytes() {
+        let o = 4 + 1000;
+        // Pieces of 100: after n full pieces the budget is 1000 - 100 n - LIs.
+        let data = pdu_data(o, std::iter::repeat_n(100, 20));
+        // 9 pieces with LIs 2+1+2+1+2+1+2+1+2 = 14: 1000 - 900 - 14 = 86 of the 10th.
+        assert_eq!(data, 900 + 86);
+        let li = |n: u64| (3 * n).div_ceil(2);
+        assert_eq!((li(1), li(2), li(3), li(4)), (2, 3, 5, 6));
+    }
+
+    #[test]
+    fn the_last_piece_of_the_queue_needs_no_length_indicator() {
+        // Two SDUs that leave 10 bytes spare: only the first takes an LI.
+        assert_eq!(pdu_data(4 + 2 + 2 * SDU + 10, sdus(2)), 2 * SDU);
+        // With a third behind them the second needs an LI too, and the third's segment
+        // gets what is left.
+        assert_eq!(pdu_data(4 + 2 + 2 * SDU + 10, sdus(3)), 2 * SDU + 10 - 1);
+    }
+
+    #[test]
+    fn a_piece_leaving_at_most_two_bytes_ends_the_pdu_without_a_length_indicator() {
+        for spare in 0..=2 {
+            assert_eq!(pdu_data(4 + SDU + spare, sdus(3)), SDU, "spare {spare}");
+        }
+        // Three spare bytes: it takes an LI (2) and the next SDU gets the last byte.
+        assert_eq!(pdu_data(4 + SDU + 3, sdus(3)), SDU + 1);
+    }
+
+    #[test]
+    fn a_piece_that_does_not_fit_is_segmented_to_fill_the_pdu() {
+        assert_eq!(pdu_data(4 + 500, sdus(3)), 500);
+        // What is left of a segmented SDU comes first in the next PDU.
+        assert_eq!(pdu_data(4 + 2000, [SDU - 500, SDU].into_iter()), 2000 - 2);
+        assert_eq!(pdu_data(6, sdus(1)), 0, "below 7 bytes nothing is cut");
+        assert_eq!(pdu_data(7, sdus(1)), 3);
+    }
+
+    #[test]
+    fn the_mac_subheader_is_two_bytes_up_to_127_and_three_above() {
+        assert_eq!((mac_subheader_bytes(127), opportunity(127)), (2, 125));
+        assert_eq!((mac_subheader_bytes(128), opportunity(128)), (3, 125));
+        assert_eq!(opportunity(39_187), 39_184);
+    }
+
+    #[test]
+    fn the_request_is_the_copy_floored_at_8_plus_17_and_the_grant_less_6_is_deducted() {
+        let mut c = QueueCopy::new(DownlinkHeaders {
+            report_period: 4 * MS,
+        });
+        assert_eq!(c.request(), 0, "an empty copy asks for nothing");
+        c.arrival(0, 3);
+        assert_eq!(c.request(), 8 + 17);
+        c.arrival(0, 10 * SDU);
+        assert_eq!(c.request(), 10 * SDU + 17);
+        c.granted(1776);
+        assert_eq!(c.bytes_at(0, 10 * SDU, true), 10 * SDU - 1770);
+        c.granted(1_000_000);
+        assert_eq!(c.request(), 0, "clamped at 0");
+        c.granted(3);
+        assert_eq!(c.request(), 0);
+    }
+
+    #[test]
+    fn the_copy_is_refreshed_at_each_arrival_and_by_the_timer_every_period() {
+        let mut c = QueueCopy::new(DownlinkHeaders {
+            report_period: 4 * MS,
+        });
+        c.arrival(MS, 5000);
+        c.granted(5017);
+        assert_eq!(c.request(), 0);
+        // The RLC still holds 7 bytes; the timer reports them 4 ms after the arrival.
+        assert_eq!(c.bytes_at(5 * MS - 1, 7, true), 0);
+        assert_eq!(c.bytes_at(5 * MS, 7, true), 7);
+        c.catch_up(5 * MS, 7, true);
+        assert_eq!(c.request(), 8 + 17);
+        c.granted(25);
+        // And again every 4 ms while the RLC holds anything, late or on time.
+        c.catch_up(9 * MS - 1, 3, true);
+        assert_eq!(c.request(), 0);
+        c.catch_up(9 * MS + 100, 3, true);
+        assert_eq!(c.request(), 25);
+        c.granted(25);
+        c.catch_up(13 * MS, 3, true);
+        assert_eq!(c.request(), 25, "fired at 13 ms, not 13.1");
+        // Once the RLC holds nothing the timer stops.
+        c.granted(25);
+        c.catch_up(17 * MS, 0, false);
+        c.catch_up(21 * MS, 2, true);
+        assert_eq!(c.request(), 0);
+        // A new arrival re-arms it; a report outside it refreshes the copy alone.
+        c.arrival(30 * MS, 100);
+        c.reported(40);
+        assert_eq!(c.bytes_at(33 * MS, 60, true), 40);
+        assert_eq!(c.bytes_at(34 * MS, 60, true), 60);
+    }
+
+    #[test]
+    fn a_period_of_zero_reads_the_real_queue_at_every_decision() {
+        let mut c = QueueCopy::new(DownlinkHeaders { report_period: 0 });
+        c.arrival(0, 5000);
+        c.granted(5017);
+        assert_eq!(c.bytes_at(1, 7, true), 7);
+        c.catch_up(1, 7, true);
+        assert_eq!(c.request(), 25);
+    }
+
+    /// A burst of k SDUs whose request fits in one block: the block drains the copy
+    /// but leaves ceil(1.5 (k - 1)) - 10 bytes of the last SDU in the RLC (k >= 8).
+    #[test]
+    fn a_burst_of_k_sdus_leaves_a_tail_the_copy_calls_empty() {
+        for k in 1..=26u64 {
+            let queue = k * SDU;
+            let mut c = QueueCopy::new(DownlinkHeaders {
+                report_period: 4 * MS,
+            });
+            c.arrival(0, queue);
+            let granted = c.request();
+            let data = pdu_data(opportunity(granted), sdus(k as usize));
+            c.granted(granted);
+            let tail = (3 * (k - 1)).div_ceil(2).saturating_sub(10);
+            assert_eq!(queue - data, tail, "k = {k}");
+            assert_eq!(c.request(), 0, "k = {k}");
+        }
+    }
+}

@@ -989,6 +989,16 @@ mod tests {
     /// A TCP segment of 1400 bytes with its IP and TCP headers.
     const IP_BYTES: u16 = 1452;
 
+    /// An entity with the module's headers and its 4 ms timer, ten such segments queued
+    /// at 0.
+    fn burst_of_ten() -> RlcEntity {
+        let mut e = with_headers(4_000_000);
+        for i in 0..10 {
+            e.enqueue(0, pkt(i * 1400, IP_BYTES)).unwrap();
+        }
+        e
+    }
+
     #[test]
     fn with_headers_each_sdu_carries_its_pdcp_header_in_the_stream_and_the_limit() {
         let mut e = with_headers(4_000_000);
@@ -1008,10 +1018,7 @@ mod tests {
     fn with_headers_a_tb_carries_the_grant_on_the_air_and_less_of_the_stream() {
         let table = McsTable::ns3_mmwave();
         let ch = SlotChannel::flat(&table, 28, 40.0);
-        let mut e = with_headers(4_000_000);
-        for i in 0..10 {
-            e.enqueue(0, pkt(i * 1400, IP_BYTES)).unwrap();
-        }
+        let mut e = burst_of_ten();
         let request = 10 * 1454 + 17;
         assert_eq!(e.transmit(0, 22, &ch), ch.symbols_for(request, 28));
         assert_eq!((e.stats.tbs, e.stats.tx_bytes), (1, request));
@@ -1042,10 +1049,7 @@ mod tests {
     fn the_tail_of_a_burst_waits_for_the_buffer_status_timer() {
         let table = McsTable::ns3_mmwave();
         let ch = SlotChannel::flat(&table, 28, 40.0);
-        let mut e = with_headers(4_000_000);
-        for i in 0..10 {
-            e.enqueue(0, pkt(i * 1400, IP_BYTES)).unwrap();
-        }
+        let mut e = burst_of_ten();
         let at = handed_up_at(&mut e, &ch, 0, 5_000_000);
         assert_eq!(at[..9], [100_000; 9]);
         assert_eq!(at[9..], [4_100_000], "sent at 4 ms, handed up a slot later");
@@ -1056,19 +1060,13 @@ mod tests {
     fn a_new_sdu_or_a_report_off_the_timer_lets_the_tail_go_sooner() {
         let table = McsTable::ns3_mmwave();
         let ch = SlotChannel::flat(&table, 28, 40.0);
-        let mut e = with_headers(4_000_000);
-        for i in 0..10 {
-            e.enqueue(0, pkt(i * 1400, IP_BYTES)).unwrap();
-        }
+        let mut e = burst_of_ten();
         handed_up_at(&mut e, &ch, 0, 1_000_000);
         e.enqueue(950_000, pkt(14_000, IP_BYTES)).unwrap();
         let at = handed_up_at(&mut e, &ch, 1_000_000, 1_300_000);
         assert_eq!(at, [1_100_000; 2], "the tail goes with the new SDU");
 
-        let mut e = with_headers(4_000_000);
-        for i in 0..10 {
-            e.enqueue(0, pkt(i * 1400, IP_BYTES)).unwrap();
-        }
+        let mut e = burst_of_ten();
         handed_up_at(&mut e, &ch, 0, 2_000_000);
         e.buffer_reported();
         assert_eq!(handed_up_at(&mut e, &ch, 2_000_000, 2_200_000), [2_100_000]);

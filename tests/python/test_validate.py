@@ -15,6 +15,7 @@ import os
 import re
 import subprocess
 import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -510,6 +511,15 @@ def test_welch_p_value_of_the_seeds():
     assert row.rtt_p_value == 1.0  # equal constants
     assert not row.goodput_within and row.rtt_within
     assert row.off_beyond_noise is False  # -44 %, but p = 0.07 over four seeds
+
+
+def test_a_side_without_spread_is_tested_without_a_warning():
+    # Means 2 and 5; variances 1 and 0: t = 3 / sqrt(1/3) = 5.196 on 2 degrees of
+    # freedom (Welch-Satterthwaite), two-sided p = 0.0351. scipy would warn of a
+    # precision loss that an exact constant does not have.
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert validate.welch_p([1.0, 2.0, 3.0], [5.0, 5.0]) == pytest.approx(0.0351, abs=1e-4)
 
 
 def test_off_beyond_noise_needs_a_significant_metric_outside_10_percent():

@@ -39,41 +39,40 @@ impl RangeSet {
         self.containing(start).is_some_and(|(_, e)| e >= end)
     }
 
-    /// Inserts [start, end), merging with overlapping or adjacent ranges.
+    /// Inserts [start, end), merging with overlapping or adjacent ranges. Written
+    /// in place rather than with `splice`, whose general machinery cost about 280
+    /// instructions per SACK block in the city (most blocks extend or repeat one
+    /// range).
     pub fn insert(&mut self, start: u64, end: u64) {
         if start >= end {
             return;
         }
         let lo = self.ranges.partition_point(|&(_, e)| e < start);
-        let hi = self.ranges.partition_point(|&(s, _)| s <= end);
-        let (mut s, mut e) = (start, end);
-        if lo < hi {
-            s = s.min(self.ranges[lo].0);
-            e = e.max(self.ranges[hi - 1].1);
-            self.total -= Self::len_of(&self.ranges[lo..hi]);
+        let hi = lo + self.ranges[lo..].partition_point(|&(s, _)| s <= end);
+        if lo == hi {
+            self.ranges.insert(lo, (start, end));
+            self.total += end - start;
+            return;
         }
+        let s = start.min(self.ranges[lo].0);
+        let e = end.max(self.ranges[hi - 1].1);
+        self.total -= Self::len_of(&self.ranges[lo..hi]);
         self.total += e - s;
-        self.ranges.splice(lo..hi, [(s, e)]);
+        self.ranges[lo] = (s, e);
+        if hi - lo > 1 {
+            self.ranges.drain(lo + 1..hi);
+        }
     }
 
-    /// The parts of [start, end) not yet in the set, in order.
-    pub fn gaps(&self, start: u64, end: u64) -> Vec<(u64, u64)> {
-        let mut out = Vec::new();
-        let mut cur = start;
+    /// The parts of [start, end) not yet in the set, in order (without allocating:
+    /// the scoreboard asks for every SACK block of every ACK).
+    pub fn gaps(&self, start: u64, end: u64) -> Gaps<'_> {
         let first = self.ranges.partition_point(|&(_, e)| e <= start);
-        for &(s, e) in &self.ranges[first..] {
-            if s >= end {
-                break;
-            }
-            if s > cur {
-                out.push((cur, s));
-            }
-            cur = cur.max(e);
+        Gaps {
+            ranges: &self.ranges[first..],
+            cur: start,
+            end,
         }
-        if cur < end {
-            out.push((cur, end));
-        }
-        out
     }
 
     /// Removes everything below `x`, returning the range that started at or below
@@ -89,6 +88,39 @@ impl RangeSet {
             self.ranges.drain(..n);
         }
         merged
+    }
+}
+
+/// The iterator of [`RangeSet::gaps`].
+pub struct Gaps<'a> {
+    /// The ranges not yet passed, from the first that ends after the start.
+    ranges: &'a [(u64, u64)],
+    /// Where the next gap may begin.
+    cur: u64,
+    end: u64,
+}
+
+impl Iterator for Gaps<'_> {
+    type Item = (u64, u64);
+
+    fn next(&mut self) -> Option<(u64, u64)> {
+        while let Some((&(s, e), rest)) = self.ranges.split_first() {
+            if s >= self.end {
+                break;
+            }
+            self.ranges = rest;
+            let from = self.cur;
+            self.cur = self.cur.max(e);
+            if s > from {
+                return Some((from, s));
+            }
+        }
+        self.ranges = &[];
+        (self.cur < self.end).then(|| {
+            let gap = (self.cur, self.end);
+            self.cur = self.end;
+            gap
+        })
     }
 }
 
@@ -115,9 +147,12 @@ mod tests {
         let mut r = RangeSet::default();
         r.insert(10, 20);
         r.insert(30, 40);
-        assert_eq!(r.gaps(0, 50), vec![(0, 10), (20, 30), (40, 50)]);
-        assert_eq!(r.gaps(12, 18), vec![]);
-        assert_eq!(r.gaps(15, 35), vec![(20, 30)]);
+        assert_eq!(
+            r.gaps(0, 50).collect::<Vec<_>>(),
+            vec![(0, 10), (20, 30), (40, 50)]
+        );
+        assert_eq!(r.gaps(12, 18).count(), 0);
+        assert_eq!(r.gaps(15, 35).collect::<Vec<_>>(), vec![(20, 30)]);
     }
 
     #[test]
@@ -167,8 +202,21 @@ mod tests {
                 prop_assert!(w[0].1 < w[1].0, "ranges must be disjoint and non-adjacent");
             }
             prop_assert_eq!(r.total_len() as usize, bits.iter().filter(|&&b| b).count());
-            let gap_len: u64 = r.gaps(0, 256).iter().map(|(s, e)| e - s).sum();
-            prop_assert_eq!(gap_len as usize, bits.iter().filter(|&&b| !b).count());
+            for (a, b) in [(0, 256), (17, 93), (100, 101), (50, 250), (255, 256)] {
+                let mut expected = Vec::new();
+                let mut x = a;
+                while x < b {
+                    let start = x;
+                    while x < b && !bits[x] {
+                        x += 1;
+                    }
+                    if x > start {
+                        expected.push((start as u64, x as u64));
+                    }
+                    x += 1;
+                }
+                prop_assert_eq!(r.gaps(a as u64, b as u64).collect::<Vec<_>>(), expected);
+            }
         }
     }
 }

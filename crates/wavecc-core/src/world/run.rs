@@ -41,7 +41,10 @@ impl World {
                 let (_, event) = self.queue.pop().expect("peeked");
                 self.dispatch(event);
             }
-            self.flush_pending();
+            // Most events leave nothing pending: test before the call.
+            if !self.wire.pending.is_empty() {
+                self.flush_pending();
+            }
             until_poll -= 1;
             if until_poll == 0 {
                 until_poll = POLL_EVENTS;

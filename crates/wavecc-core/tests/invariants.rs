@@ -1,5 +1,5 @@
 //! Invariants of whole runs, property-tested over random paths, losses, TCP
-//! options, algorithms and applications: the application receives every byte
+//! options (the opening handshake among them), algorithms and applications: the application receives every byte
 //! exactly once and in order, packets are conserved through every queue, and the
 //! same seed gives the same run.
 
@@ -17,12 +17,12 @@ fn scenario() -> impl Strategy<Value = String> {
 /// A random scenario with one of `ccas` on every flow, in the TCP stack `stack`.
 fn scenario_with(ccas: Vec<&'static str>, stack: &'static str) -> impl Strategy<Value = String> {
     (
-        (prop::sample::select(vec![5e6, 20e6, 100e6]), 0.001f64..0.05, 20_000u64..400_000),
+        (prop::sample::select(vec![5e6, 20e6, 100e6]), 0.001f64..0.05, 20_000u64..400_000, any::<bool>()),
         (prop::sample::select(vec![0.0, 1e-6, 1e-5]), prop::sample::select(vec![0.0, 0.01, 0.05]), any::<bool>()),
         (any::<bool>(), any::<bool>(), any::<bool>(), prop::sample::select(ccas)),
         (prop::sample::select(vec!["bulk", "rate", "onoff"]), 1usize..4, 0u64..1000),
     )
-        .prop_map(move |((rate, delay, buffer), (per_byte, per_packet, bursty), (sack, delack, pacing, cca), (app, flows, seed))| {
+        .prop_map(move |((rate, delay, buffer, handshake), (per_byte, per_packet, bursty), (sack, delack, pacing, cca), (app, flows, seed))| {
             let ge = if bursty { "[path.loss.gilbert_elliott]\np_good_to_bad = 0.001\np_bad_to_good = 0.3\n" } else { "" };
             let app_keys = match app {
                 "bulk" => String::new(),
@@ -33,7 +33,7 @@ fn scenario_with(ccas: Vec<&'static str>, stack: &'static str) -> impl Strategy<
             format!(
                 "duration_s = 3\nseed = {seed}\n[path]\nrate_bps = {rate}\none_way_delay_s = {delay}\nbuffer_bytes = {buffer}\n\
                  [path.loss]\nper_byte = {per_byte}\nper_packet = {per_packet}\n{ge}\
-                 [tcp]\nstack = \"{stack}\"\nsack = {sack}\ndelayed_ack = {delack}\npacing = {pacing}\nmin_rto_s = 0.2\n{}",
+                 [tcp]\nstack = \"{stack}\"\nsack = {sack}\ndelayed_ack = {delack}\npacing = {pacing}\nmin_rto_s = 0.2\nhandshake = {handshake}\n{}",
                 (0..flows).map(flow).collect::<String>()
             )
         })

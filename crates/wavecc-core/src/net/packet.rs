@@ -7,6 +7,9 @@ use crate::engine::Time;
 pub const HEADER_BYTES: u32 = 52;
 /// IPv4 (20) + UDP (8).
 pub const UDP_HEADER_BYTES: u32 = 28;
+/// A SYN or SYN-ACK: IPv4 (20) + TCP (20) + the MSS, SACK-permitted, timestamps and
+/// window-scale options with their padding (20).
+pub const SYN_BYTES: u16 = 60;
 /// With timestamps, 40 bytes of TCP option space leave room for three SACK blocks.
 pub const MAX_SACK_BLOCKS: usize = 3;
 
@@ -36,12 +39,16 @@ pub enum Body {
         seq: u64,
         len: u32,
     },
+    /// The sender's SYN, opening the connection (`tcp.handshake`).
+    Syn,
+    /// The receiver's answer to a SYN; it travels the reverse route, as ACKs do.
+    SynAck,
 }
 
 impl Packet {
-    /// Data-direction packets (TCP data and UDP) travel the forward route.
+    /// Data-direction packets (TCP data, SYNs and UDP) travel the forward route.
     pub fn is_forward(&self) -> bool {
-        !matches!(self.body, Body::Ack(_))
+        !matches!(self.body, Body::Ack(_) | Body::SynAck)
     }
 }
 

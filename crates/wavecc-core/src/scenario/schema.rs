@@ -186,10 +186,19 @@ pub struct TcpConfig {
     /// With delayed ACKs, the longest an ACK waits (ns-3's default: 200 ms).
     pub delayed_ack_timeout_s: f64,
     /// The receiver acknowledges the first this many in-order data segments at once.
-    /// 0 by default (no handshake is modelled). ns-3 3.37 acks the first data
-    /// segment after the handshake at once (1), which shifts the delayed-ACK pairs
-    /// for the rest of the connection; Linux quick-acks up to 16 at the start.
+    /// 0 by default. ns-3 3.37 acks the first data segment after the handshake at
+    /// once (1), which shifts the delayed-ACK pairs for the rest of the connection;
+    /// Linux quick-acks up to 16 at the start.
     pub quickack_segments: u32,
+    /// Open the connection with a SYN and SYN-ACK over the flow's route before the
+    /// first data segment, which then leaves one round trip after the flow's start
+    /// (as an application that connects at its start sees). Off by default: data
+    /// goes from the flow's start.
+    pub handshake: bool,
+    /// With `handshake`, how long the first SYN waits for its SYN-ACK before it is
+    /// sent again; each later SYN waits twice as long as the one before (Linux's
+    /// initial timeout is 1 s, ns-3's `ConnTimeout` 3 s).
+    pub syn_timeout_s: f64,
     /// Send buffer: the application writes into it, ACKed bytes free it; at least `mss_bytes`.
     pub snd_buf_bytes: u64,
     /// Receive buffer, which bounds the advertised window; at least `mss_bytes`.
@@ -262,6 +271,8 @@ impl Default for TcpConfig {
             ack_every_segments: 2,
             delayed_ack_timeout_s: 0.2,
             quickack_segments: 0,
+            handshake: false,
+            syn_timeout_s: 1.0,
             snd_buf_bytes: 6_553_600,
             rcv_buf_bytes: 6_553_600,
             pacing: false,

@@ -102,6 +102,7 @@ pub const STACKS: &[Stack] = &[
             ("rtt_granularity_s", Float(0.001)), // RTT from millisecond timestamps
             ("cc_rtt", Str("smoothed")), // PktsAcked is given the smoothed RTT, on every ACK
             ("quickack_segments", Int(1)), // the first data segment after the handshake is acked at once
+            ("syn_timeout_s", Float(3.0)), // TcpSocket's ConnTimeout, doubled per SYN (SendEmptyPacket)
             ("cwnd_validation", Bool(false)), // TcpSocketBase grows cwnd on every ACK that advances
             ("receive_window", Str("ns3")), // TcpRxBuffer leaves out-of-order data out of the window
             ("recovery_sends", Str("ns3")), // NextSeg's rule 3 re-sends segments still in flight
@@ -152,6 +153,7 @@ pub const STACKS: &[Stack] = &[
             ("rtt_granularity_s", Float(0.001)), // RTT from millisecond timestamps
             ("cc_rtt", Str("smoothed")), // EstimateRtt sets m_lastRtt to the smoothed RTT, PktsAcked gets it on every ACK
             ("quickack_segments", Int(1)), // the first data segment after the handshake is acked at once
+            ("syn_timeout_s", Float(3.0)), // TcpSocket's ConnTimeout, doubled per SYN (SendEmptyPacket)
             ("cwnd_validation", Bool(false)), // ProcessAck grows cwnd on every ACK that advances
             ("receive_window", Str("ns3")), // TcpRxBuffer::MaxRxSequence as in 3.37
             ("recovery", Str("classic")),  // TcpClassicRecovery: cwnd = ssthresh from entry to exit

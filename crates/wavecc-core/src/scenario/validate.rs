@@ -415,6 +415,7 @@ impl Config {
             DURATION,
         )?;
         check("tcp.quickack_segments", t.quickack_segments, count(0))?;
+        check("tcp.syn_timeout_s", t.syn_timeout_s, DURATION)?;
         check(
             "tcp.snd_buf_bytes",
             t.snd_buf_bytes,

@@ -2,6 +2,7 @@
 //! recovery, RTT/RTO, delayed ACKs, pacing and delivery-rate sampling. It knows no
 //! particular congestion-control algorithm: those sit behind [`crate::cc`].
 
+mod handshake;
 mod pacing;
 mod rate;
 mod receiver;

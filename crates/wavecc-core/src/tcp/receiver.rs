@@ -3,7 +3,7 @@
 
 use super::{FlowEvent, FlowTimer, Io, Outbox, TimerEvent};
 use crate::engine::{RangeSet, Time, Timer};
-use crate::net::{Ack, Body, MAX_SACK_BLOCKS, Packet, SackBlock, Segment};
+use crate::net::{Ack, Body, MAX_SACK_BLOCKS, Packet, SYN_BYTES, SackBlock, Segment};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone)]
@@ -161,6 +161,20 @@ impl Receiver {
         }
     }
 
+    /// A SYN (`tcp.handshake`): answered at once with a SYN-ACK, every time, so that
+    /// a SYN sent again after a lost SYN-ACK opens the connection too.
+    pub fn on_syn(&mut self, io: &mut Io<impl Outbox, impl TimerEvent>) {
+        io.out.send(
+            io.now,
+            Packet {
+                flow: self.flow,
+                size: SYN_BYTES,
+                hop: 0,
+                body: Body::SynAck,
+            },
+        );
+    }
+
     /// Sends an ACK now, which makes any pending delayed ACK unnecessary.
     fn send_ack(&mut self, io: &mut Io<impl Outbox, impl TimerEvent>) {
         self.delayed_ack.cancel();
@@ -251,6 +265,8 @@ impl Receiver {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::EventQueue;
+    use crate::trace::EventLog;
 
     const MSS: u64 = 1000;
 
@@ -280,6 +296,42 @@ mod tests {
             ts_val: ts,
             retransmission: false,
         }
+    }
+
+    #[test]
+    fn a_syn_is_answered_at_once_with_a_syn_ack_on_the_reverse_route() {
+        let mut r = Receiver::new(
+            7,
+            ReceiverConfig {
+                sack: true,
+                delayed_ack: true,
+                ack_every: 2,
+                rcv_buf: 6_553_600,
+                quickack: 0,
+                window: ReceiveWindow::Linux,
+                delayed_ack_timeout: 40_000_000,
+            },
+        );
+        let (mut queue, mut out) = (EventQueue::<FlowEvent>::default(), Vec::new());
+        let mut log = EventLog::new(false, 0);
+        for now in [5, 9] {
+            let mut io = Io {
+                now,
+                queue: &mut queue,
+                out: &mut out,
+                log: &mut log,
+            };
+            r.on_syn(&mut io);
+        }
+        assert_eq!(out.len(), 2, "every SYN is answered");
+        for p in &out {
+            assert_eq!((p.flow, p.size, p.body), (7, SYN_BYTES, Body::SynAck));
+            assert!(!p.is_forward());
+        }
+        assert!(
+            queue.is_empty(),
+            "no timer: a lost SYN-ACK is the sender's to repair"
+        );
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! (PRR in recovery, the algorithm's `cong_avoid` otherwise, or the algorithm's own
 //! `cong_control`), and then sends what the window, the receiver and pacing allow.
 
+use super::handshake::Opening;
 use super::pacing::PacingRate;
 use super::rate::{PendingSample, RateSampler, RateSamples};
 use super::{
@@ -13,7 +14,7 @@ use super::{
 use crate::app::Source;
 use crate::cc::{CaState, CongestionControl, CwndEvent, LossResponse, RateSample, Socket};
 use crate::engine::{Time, Timer, to_secs};
-use crate::net::{Ack, Body, HEADER_BYTES, Packet, SackBlock, Segment};
+use crate::net::{Ack, Body, HEADER_BYTES, Packet, SYN_BYTES, SackBlock, Segment};
 use crate::trace::{FlowSampler, FlowState, RttStats};
 use serde::{Deserialize, Serialize};
 
@@ -49,6 +50,9 @@ pub struct SenderConfig {
     pub pipe: Pipe,
     /// Which ACKs give the RTT estimator a sample.
     pub rtt_samples: RttSamples,
+    /// With a handshake, the first SYN's timeout (`tcp.syn_timeout_s`); `None`: data
+    /// goes from the flow's start.
+    pub handshake: Option<Time>,
 }
 
 /// What the pipe (segments in flight) counts of a retransmitted segment once it is
@@ -203,6 +207,8 @@ pub struct Sender {
     rto_timer: Timer,
     pace_timer: Timer,
     app_timer: Timer,
+    /// The handshake while it is under way (the RTO timer then times the SYN).
+    opening: Option<Opening>,
     pub counters: FlowCounters,
     pub rtt_stats: RttStats,
     pub sampler: FlowSampler,
@@ -245,6 +251,7 @@ impl Sender {
             rto_timer: Timer::default(),
             pace_timer: Timer::default(),
             app_timer: Timer::default(),
+            opening: cfg.handshake.map(Opening::new),
             counters: FlowCounters::default(),
             rtt_stats: RttStats::default(),
             sampler: FlowSampler::default(),
@@ -766,8 +773,13 @@ impl Sender {
         if !self
             .rto_timer
             .fire(io.now, io.queue, self.timer(FlowTimer::Rto))
-            || self.sb.packets_out() == 0
         {
+            return;
+        }
+        if self.opening.is_some() {
+            return self.send_syn(io);
+        }
+        if self.sb.packets_out() == 0 {
             return;
         }
         self.counters.rto_events += 1;
@@ -854,7 +866,44 @@ impl Sender {
 
     /// Sends what the window, the receive window, the application and pacing allow:
     /// retransmissions of lost segments first (RFC 6675 NextSeg rule 1), then new data.
+    /// The flow starts: it opens the connection, or (without a handshake) sends.
+    pub fn start(&mut self, io: &mut Io<impl Outbox, impl TimerEvent>) {
+        match self.opening {
+            Some(_) => self.send_syn(io),
+            None => self.send(io),
+        }
+    }
+
+    /// Sends a SYN and times it.
+    fn send_syn(&mut self, io: &mut Io<impl Outbox, impl TimerEvent>) {
+        let opening = self.opening.as_mut().expect("sent only while opening");
+        let again = opening.syn_sent(io.now);
+        io.out.send(
+            io.now,
+            Packet {
+                flow: self.flow,
+                size: SYN_BYTES,
+                hop: 0,
+                body: Body::Syn,
+            },
+        );
+        self.rto_timer
+            .set(again, io.queue, self.timer(FlowTimer::Rto));
+    }
+
+    /// The receiver's SYN-ACK: the connection is open and data may go (a SYN-ACK
+    /// answering a repeated SYN finds it open already).
+    pub fn on_syn_ack(&mut self, io: &mut Io<impl Outbox, impl TimerEvent>) {
+        if self.opening.take().is_some() {
+            self.rto_timer.cancel();
+            self.send(io);
+        }
+    }
+
     pub fn send(&mut self, io: &mut Io<impl Outbox, impl TimerEvent>) {
+        if self.opening.is_some() {
+            return; // nothing goes before the SYN-ACK
+        }
         let now = io.now;
         let mss = self.cfg.mss as u64;
         // What the application has written by now; it cannot change during this call.
@@ -1009,6 +1058,8 @@ mod tests {
 
     const MSS: u64 = 1000;
     const MS: Time = 1_000_000;
+    /// What [`Harness::io`] reports for a SYN.
+    const SYN: u64 = u64::MAX;
 
     struct Harness {
         s: Sender,
@@ -1037,6 +1088,7 @@ mod tests {
             pipe: Pipe::Linux,
             rate_samples: RateSamples::Linux,
             rtt_samples: RttSamples::Linux,
+            handshake: None,
         };
         tune(&mut cfg);
         let flow = crate::Config::from_toml("[[flows]]\n").unwrap().flows[0].clone();
@@ -1055,7 +1107,7 @@ mod tests {
             log: EventLog::new(true, 1000),
             now: 0,
         };
-        h.io(|s, io| s.send(io));
+        h.io(|s, io| s.start(io));
         h
     }
 
@@ -1074,6 +1126,7 @@ mod tests {
                 .drain(..)
                 .map(|p| match p.body {
                     Body::Data(seg) => seg.seq / MSS,
+                    Body::Syn => SYN,
                     _ => unreachable!(),
                 })
                 .collect()
@@ -1123,6 +1176,43 @@ mod tests {
         fn kinds(&self) -> Vec<&'static str> {
             self.log.trace.kind.clone()
         }
+    }
+
+    /// With a handshake the flow sends a SYN at its start and no data until the
+    /// SYN-ACK; a SYN without answer goes again after the timeout, then after twice
+    /// it; the SYN-ACK releases the initial window, and a second one changes nothing.
+    #[test]
+    fn a_handshake_holds_the_data_until_the_syn_ack() {
+        let mut h = harness("cubic", |c| c.handshake = Some(3000 * MS));
+        h.now = 100 * MS;
+        assert!(
+            h.io(|s, io| s.send(io)).is_empty(),
+            "nothing before the SYN-ACK"
+        );
+        h.now = 2999 * MS;
+        assert!(h.io(|s, io| s.on_rto_timer(io)).is_empty());
+        h.now = 3000 * MS;
+        assert_eq!(h.io(|s, io| s.on_rto_timer(io)), [SYN]);
+        h.now = 9000 * MS;
+        assert_eq!(h.io(|s, io| s.on_rto_timer(io)), [SYN], "3 s, then 6 s");
+        assert_eq!(h.s.counters.rto_events, 0, "a SYN's timeout is no data RTO");
+        h.now = 9020 * MS;
+        assert_eq!(h.io(|s, io| s.on_syn_ack(io)), (0..10).collect::<Vec<_>>());
+        assert!(h.io(|s, io| s.on_syn_ack(io)).is_empty());
+        h.now = 21_000 * MS;
+        let after = h.io(|s, io| s.on_rto_timer(io));
+        assert!(
+            !after.contains(&SYN),
+            "the open connection sends no SYN: {after:?}"
+        );
+    }
+
+    /// Without a handshake the start is the first send.
+    #[test]
+    fn without_a_handshake_data_goes_at_the_start() {
+        let mut h = harness("cubic", |_| {});
+        h.now = 100 * MS;
+        assert_eq!(h.ack(100, 2, &[]), (10..14).collect::<Vec<_>>());
     }
 
     #[test]

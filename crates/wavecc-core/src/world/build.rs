@@ -218,6 +218,7 @@ impl World {
                 rate_samples: t.rate_samples,
                 pipe: t.pipe,
                 rtt_samples: t.rtt_samples,
+                handshake: t.handshake.then(|| from_secs(t.syn_timeout_s)),
             };
             let rtt = RttEstimator::new(t.initial_rto_s, t.min_rto_s, t.max_rto_s);
             let receiver = Receiver::new(

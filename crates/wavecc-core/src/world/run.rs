@@ -188,6 +188,7 @@ impl World {
             Body::Data(s) => Some(s.seq),
             Body::Ack(a) => Some(a.ack),
             Body::Datagram { seq, .. } => Some(seq),
+            Body::Syn | Body::SynAck => None,
         };
         let kind = if pkt.is_forward() { "drop" } else { "ack_drop" };
         self.log.log(self.now, pkt.flow, kind, cause, seq);
@@ -248,6 +249,8 @@ impl World {
                 sender.set_link_hints(receiver.sink.bytes, sinr_db);
                 sender.on_ack(ack, &mut io)
             }
+            (Endpoints::Tcp { receiver, .. }, Body::Syn) => receiver.on_syn(&mut io),
+            (Endpoints::Tcp { sender, .. }, Body::SynAck) => sender.on_syn_ack(&mut io),
             (Endpoints::Udp(udp), Body::Datagram { seq, len }) => udp.deliver(*seq, *len),
             _ => unreachable!("a packet of the wrong kind for its flow"),
         }
@@ -262,7 +265,7 @@ impl World {
             log: &mut self.log,
         };
         match (&mut self.flows[flow_id as usize].endpoints, which) {
-            (Endpoints::Tcp { sender, .. }, None) => sender.send(&mut io),
+            (Endpoints::Tcp { sender, .. }, None) => sender.start(&mut io),
             (Endpoints::Tcp { sender, .. }, Some(FlowTimer::Rto)) => sender.on_rto_timer(&mut io),
             (Endpoints::Tcp { sender, .. }, Some(FlowTimer::Pace)) => sender.on_pace_timer(&mut io),
             (Endpoints::Tcp { sender, .. }, Some(FlowTimer::AppWake)) => {

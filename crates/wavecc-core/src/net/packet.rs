@@ -29,11 +29,12 @@ pub struct Packet {
     pub body: Body,
 }
 
+/// The forward kinds come first and the reverse ones last, so that
+/// [`Packet::is_forward`], asked at every hop, is one comparison of the tag.
 #[derive(Clone, Copy, Debug, PartialEq)]
 #[repr(C)]
 pub enum Body {
     Data(Segment),
-    Ack(Ack),
     /// A UDP datagram: payload offset and length in the flow's byte stream.
     Datagram {
         seq: u64,
@@ -41,6 +42,7 @@ pub enum Body {
     },
     /// The sender's SYN, opening the connection (`tcp.handshake`).
     Syn,
+    Ack(Ack),
     /// The receiver's answer to a SYN; it travels the reverse route, as ACKs do.
     SynAck,
 }

@@ -9,6 +9,18 @@
 //! SYN.
 
 use crate::engine::Time;
+use crate::net::{Body, Packet, SYN_BYTES};
+
+/// Flow `flow`'s SYN (`Body::Syn`) or SYN-ACK (`Body::SynAck`), as it leaves its end.
+pub(super) fn packet(flow: u32, body: Body) -> Packet {
+    debug_assert!(matches!(body, Body::Syn | Body::SynAck));
+    Packet {
+        flow,
+        size: SYN_BYTES,
+        hop: 0,
+        body,
+    }
+}
 
 /// The sender's side of an opening that has not completed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 
 use super::{FlowEvent, FlowTimer, Io, Outbox, TimerEvent};
 use crate::engine::{RangeSet, Time, Timer};
-use crate::net::{Ack, Body, MAX_SACK_BLOCKS, Packet, SYN_BYTES, SackBlock, Segment};
+use crate::net::{Ack, Body, MAX_SACK_BLOCKS, Packet, SackBlock, Segment};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone)]
@@ -164,15 +164,8 @@ impl Receiver {
     /// A SYN (`tcp.handshake`): answered at once with a SYN-ACK, every time, so that
     /// a SYN sent again after a lost SYN-ACK opens the connection too.
     pub fn on_syn(&mut self, io: &mut Io<impl Outbox, impl TimerEvent>) {
-        io.out.send(
-            io.now,
-            Packet {
-                flow: self.flow,
-                size: SYN_BYTES,
-                hop: 0,
-                body: Body::SynAck,
-            },
-        );
+        io.out
+            .send(io.now, super::handshake::packet(self.flow, Body::SynAck));
     }
 
     /// Sends an ACK now, which makes any pending delayed ACK unnecessary.
@@ -266,6 +259,7 @@ impl Receiver {
 mod tests {
     use super::*;
     use crate::engine::EventQueue;
+    use crate::net::SYN_BYTES;
     use crate::trace::EventLog;
 
     const MSS: u64 = 1000;

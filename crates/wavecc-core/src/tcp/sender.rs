@@ -4,7 +4,7 @@
 //! (PRR in recovery, the algorithm's `cong_avoid` otherwise, or the algorithm's own
 //! `cong_control`), and then sends what the window, the receiver and pacing allow.
 
-use super::handshake::Opening;
+use super::handshake::{self, Opening};
 use super::pacing::PacingRate;
 use super::rate::{PendingSample, RateSampler, RateSamples};
 use super::{
@@ -14,7 +14,7 @@ use super::{
 use crate::app::Source;
 use crate::cc::{CaState, CongestionControl, CwndEvent, LossResponse, RateSample, Socket};
 use crate::engine::{Time, Timer, to_secs};
-use crate::net::{Ack, Body, HEADER_BYTES, Packet, SYN_BYTES, SackBlock, Segment};
+use crate::net::{Ack, Body, HEADER_BYTES, Packet, SackBlock, Segment};
 use crate::trace::{FlowSampler, FlowState, RttStats};
 use serde::{Deserialize, Serialize};
 
@@ -878,15 +878,7 @@ impl Sender {
     fn send_syn(&mut self, io: &mut Io<impl Outbox, impl TimerEvent>) {
         let opening = self.opening.as_mut().expect("sent only while opening");
         let again = opening.syn_sent(io.now);
-        io.out.send(
-            io.now,
-            Packet {
-                flow: self.flow,
-                size: SYN_BYTES,
-                hop: 0,
-                body: Body::Syn,
-            },
-        );
+        io.out.send(io.now, handshake::packet(self.flow, Body::Syn));
         self.rto_timer
             .set(again, io.queue, self.timer(FlowTimer::Rto));
     }

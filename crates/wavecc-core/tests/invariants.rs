@@ -1,7 +1,7 @@
 //! Invariants of whole runs, property-tested over random paths, losses, TCP
-//! options (the opening handshake among them), algorithms and applications: the application receives every byte
-//! exactly once and in order, packets are conserved through every queue, and the
-//! same seed gives the same run.
+//! options (the opening handshake among them), algorithms and applications: the
+//! application receives every byte exactly once and in order, packets are conserved
+//! through every queue, and the same seed gives the same run.
 
 use proptest::prelude::*;
 use proptest::test_runner::{TestCaseError, TestRunner};

@@ -294,18 +294,8 @@ mod tests {
 
     #[test]
     fn a_syn_is_answered_at_once_with_a_syn_ack_on_the_reverse_route() {
-        let mut r = Receiver::new(
-            7,
-            ReceiverConfig {
-                sack: true,
-                delayed_ack: true,
-                ack_every: 2,
-                rcv_buf: 6_553_600,
-                quickack: 0,
-                window: ReceiveWindow::Linux,
-                delayed_ack_timeout: 40_000_000,
-            },
-        );
+        let mut r = rx();
+        r.flow = 7;
         let (mut queue, mut out) = (EventQueue::<FlowEvent>::default(), Vec::new());
         let mut log = EventLog::new(false, 0);
         for now in [5, 9] {

@@ -44,6 +44,12 @@ SCRIPT_SIM_TIME_S = 20.0
 PREFERRED_STACK = "ns3-3.29"
 DEFAULT_STACK = PREFERRED_STACK if PREFERRED_STACK in stacks() else "linux"
 TRACE_INTERVAL_S = ns3mmwave.BIN_S  # the references' 100 ms bins
+# One minimum round trip of the scripts' path, over which `start_offsets` spreads
+# wavecc's start. Until the first blockage both simulators run a loss-free line-of-sight
+# ramp that no seed perturbs, so each side's seeds share one phase of the window's
+# bursts against the 100 ms grid that FB-TCP's sink rate and the traces read; a few ms
+# of start moves a case's mean by several percent (docs/validation.md).
+START_PHASE_SPAN_S = 0.022
 
 COMPARISON = outdir.Kind("comparison with ns3-mmwave", resumable=False, legacy=lambda _: False)
 
@@ -170,10 +176,11 @@ def wavecc_config(
     seed: int,
     duration_s: float | None = None,
     overrides: Sequence[str] = (),
+    start_offset_s: float = 0.0,
 ) -> Config:
     """The case's scenario with the case's settings: its algorithm (FB-TCP with the
     scripts' rate input) or a UDP flow at the application's rate, started when the
-    scripts start their application (`APP_START_S`; a TCP flow then opens its
+    scripts start their application (`APP_START_S`, plus `start_offset_s`; a TCP flow then opens its
     connection, `tcp.handshake`, as the scripts' socket does, and sends its first
     segment a round trip later), the error rate as the per-byte loss at the PGW, the
     RLC buffer, the simulated time (or `duration_s`), in the TCP `stack`, traced every
@@ -184,7 +191,7 @@ def wavecc_config(
     config["name"] = f"validate-{case.name}"
     config["duration_s"] = case.sim_time_s if duration_s is None else duration_s
     for flow in config["flows"]:
-        flow["start_s"] = ns3mmwave.APP_START_S
+        flow["start_s"] = ns3mmwave.APP_START_S + start_offset_s
     if transport is None:
         config.setdefault("tcp", {})["handshake"] = True
     config.setdefault("path", {}).setdefault("loss", {})["per_byte"] = case.error_rate
@@ -338,6 +345,7 @@ class Row:
     ns3mmwave: tuple[float, ...]
     wavecc: tuple[float, ...]
     overrides: tuple[str, ...] = ()  # the user's changes to wavecc's runs
+    start_phases: int = 1  # wavecc's starts per seed (`start_offsets`)
 
     @property
     def ns3mmwave_mean(self) -> float:
@@ -378,6 +386,7 @@ class Row:
             "difference_unit": self.difference_unit,
             "welch_p": self.p_value,
             "overrides": " ".join(self.overrides),
+            "start_phases": self.start_phases,
         }
 
 
@@ -396,6 +405,7 @@ COLUMNS = (
     "difference_unit",
     "welch_p",
     "overrides",
+    "start_phases",
 )
 
 
@@ -406,6 +416,7 @@ def rows_of(
     stack: str,
     duration_s: float,
     overrides: Sequence[str] = (),
+    start_phases: int = 1,
 ) -> list[Row]:
     """The rows of one case: each quantity over the references and wavecc's runs."""
     return [
@@ -421,6 +432,7 @@ def rows_of(
             ns3mmwave=tuple(q.reference_value(case, run) for run in runs),
             wavecc=tuple(q.wavecc_value(case, result) for result in results),
             overrides=tuple(overrides),
+            start_phases=start_phases,
         )
         for q in QUANTITIES
     ]
@@ -429,6 +441,12 @@ def rows_of(
 def seeds_of(runs: Sequence[Run], seeds: int | None) -> list[int]:
     """wavecc's seeds: 1..`seeds`, or the references' RngRuns for None."""
     return list(range(1, seeds + 1)) if seeds is not None else [run.rng_run for run in runs]
+
+
+def start_offsets(phases: int) -> list[float]:
+    """`phases` start offsets after the scripts' start, evenly over one minimum round
+    trip from 0 (`START_PHASE_SPAN_S`); one phase is the scripts' own start."""
+    return [k * START_PHASE_SPAN_S / phases for k in range(phases)]
 
 
 @dataclass(frozen=True)
@@ -459,9 +477,11 @@ def compare(
     force: bool = False,
     on_case: Callable[[Case, list[Row]], None] | None = None,
     overrides: Sequence[str] = (),
+    start_phases: int = 1,
 ) -> Comparison:
-    """Runs wavecc on every case (seeds: `seeds_of`; `duration_s` shortens every run,
-    `overrides` change every run, and the table says both) and writes out/comparison.csv, out/comparison.md and, with
+    """Runs wavecc on every case (seeds: `seeds_of`, each from `start_phases` starts,
+    `start_offsets`; `duration_s` shortens every run, `overrides` change every run, and
+    the table says all three) and writes out/comparison.csv, out/comparison.md and, with
     `figures`, out/<case>.png. `out` follows outdir's rules, checked before anything
     runs (`outdir.OutputRefused`)."""
     import wavecc
@@ -474,10 +494,11 @@ def compare(
         for case, runs in cases.items():
             length = case.sim_time_s if duration_s is None else duration_s
             results = [
-                wavecc.run(wavecc_config(case, stack, seed, duration_s, overrides))
+                wavecc.run(wavecc_config(case, stack, seed, duration_s, overrides, offset))
                 for seed in seeds_of(runs, seeds)
+                for offset in start_offsets(start_phases)
             ]
-            case_rows = rows_of(case, runs, results, stack, length, overrides)
+            case_rows = rows_of(case, runs, results, stack, length, overrides, start_phases)
             rows += case_rows
             if figures:
                 overlay(case, runs[0], results[0], case_rows, staging / f"{case.name}.png")
@@ -540,14 +561,20 @@ def markdown(rows: Sequence[Row]) -> str:
 
 
 def _note(rows: Sequence[Row]) -> str:
-    """The stack, the user's overrides, and the cases wavecc ran for less time than
-    ns3-mmwave did."""
+    """The stack, the user's overrides, wavecc's starts per seed, and the cases wavecc
+    ran for less time than ns3-mmwave did."""
     stacks_used = ", ".join(sorted({r.stack for r in rows}))
     shortened = {r.case: r for r in rows if r.duration_s != r.reference_duration_s}
     note = f"wavecc in the {stacks_used} stack."
     overrides = sorted({o for r in rows for o in r.overrides})
     if overrides:
         note += " Changed: " + ", ".join(f"`{o}`" for o in overrides) + "."
+    phases = max(r.start_phases for r in rows)
+    if phases > 1:
+        note += (
+            f" Each seed started {phases} times, {START_PHASE_SPAN_S * 1e3 / phases:g} ms apart"
+            f" from the scripts' start."
+        )
     if shortened:
         note += (
             " Shortened: "

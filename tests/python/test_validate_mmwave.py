@@ -173,6 +173,14 @@ def test_wavecc_config_is_the_case_on_its_scenario():
     )
 
 
+def test_start_phases_spread_the_start_over_one_round_trip():
+    assert validate_mmwave.start_offsets(1) == [0.0]
+    assert validate_mmwave.start_offsets(4) == pytest.approx([0.0, 0.0055, 0.011, 0.0165])
+    case = Case("s1", "tcp", "Tcpfbtcp", 0.0, 2_621_440, 20.0)
+    config = validate_mmwave.wavecc_config(case, "linux", 1, start_offset_s=0.011)
+    assert config["flows"][0]["start_s"] == pytest.approx(0.111)
+
+
 def test_the_default_stack_is_ns3_3_29_when_the_core_has_it():
     expected = "ns3-3.29" if "ns3-3.29" in wavecc.stacks() else "linux"
     assert validate_mmwave.DEFAULT_STACK == expected
@@ -319,6 +327,8 @@ def test_seeds_option_sets_wavecc_runs_and_udp_has_no_socket_quantities(tmp_path
         refs,
         "--seeds",
         "2",
+        "--start-phases",
+        "2",
         "--stack",
         "linux",
         "--duration",
@@ -332,11 +342,16 @@ def test_seeds_option_sets_wavecc_runs_and_udp_has_no_socket_quantities(tmp_path
     )
     assert proc.returncode == 0, proc.stderr
     rows = pd.read_csv(work / "cmp" / "comparison.csv").set_index("quantity")
-    assert (rows["wavecc_runs"] == 2).all() and (rows["ns3mmwave_runs"] == 1).all()
+    # Two seeds, each from two starts.
+    assert (rows["wavecc_runs"] == 4).all() and (rows["ns3mmwave_runs"] == 1).all()
+    assert (rows["start_phases"] == 2).all()
     assert rows["welch_p"].isna().all()  # one reference run
     assert (rows["overrides"] == "path.one_way_delay_s=0.02").all()
     note = (work / "cmp" / "comparison.md").read_text().splitlines()[0]
-    assert note.startswith("wavecc in the linux stack. Changed: `path.one_way_delay_s=0.02`. ")
+    assert note.startswith(
+        "wavecc in the linux stack. Changed: `path.one_way_delay_s=0.02`. Each seed started 2 "
+        "times, 11 ms apart from the scripts' start. "
+    )
     for quantity in ("mean RTT, srtt time-weighted", "retransmissions", "RTOs"):
         assert math.isnan(rows.loc[quantity, "wavecc"])
     # The scripts' drop trace is connected in their TCP branch only: the 0 is no count.
@@ -394,6 +409,7 @@ def test_out_is_replaced_only_when_it_is_an_earlier_comparison(tmp_path, work):
         (["--cases", "s9-*"], "unknown ns3-mmwave case 's9-*' (ns3-mmwave cases: s1-"),
         (["--stack", "bsd"], "tcp.stack: unknown stack 'bsd'"),
         (["--seeds", "0"], "--seeds must be at least 1, not 0"),
+        (["--start-phases", "0"], "--start-phases must be at least 1, not 0"),
         (["--duration", "0"], "--duration must be more than 0, not 0"),
         (["--reference-dir", "nowhere"], "--reference-dir nowhere: not a directory"),
         (["--set", "path.bogus=1"], "path.bogus: unknown field `bogus`"),

@@ -117,6 +117,16 @@ def _add_ns3mmwave(peers: argparse._SubParsersAction) -> None:
         help="run wavecc with seeds 1..N (default: one run per reference, its RngRun as the seed)",
     )
     mmwave.add_argument(
+        "--start-phases",
+        type=int,
+        default=1,
+        metavar="N",
+        help="start each wavecc seed N times, spread evenly over one 22 ms round trip from the "
+        "scripts' start (default: 1, the scripts' start): the loss-free ramp before the first "
+        "blockage is the same for every seed, so one start samples one phase of it (the table "
+        "says so)",
+    )
+    mmwave.add_argument(
         "--duration",
         type=float,
         metavar="S",
@@ -408,6 +418,7 @@ _MMWAVE_TABLE = Table(
 def handle_ns3mmwave(args: argparse.Namespace) -> int:
     if args.seeds is not None:
         check_minimum("--seeds", args.seeds, 1)
+    check_minimum("--start-phases", args.start_phases, 1)
     if args.duration is not None:
         check_minimum("--duration", args.duration, 0, exclusive=True)
     stack = check_stack(args.stack) if args.stack is not None else validate_mmwave.DEFAULT_STACK
@@ -447,6 +458,7 @@ def handle_ns3mmwave(args: argparse.Namespace) -> int:
         force=args.force,
         on_case=case_done,
         overrides=args.set,
+        start_phases=args.start_phases,
     )
     for ranking in comparison.rankings:
         print(f"ranking {ranking.group}: {validate_rankings.swaps_text(ranking)}")

@@ -254,9 +254,16 @@ impl Link {
     /// stack to be returned (2 % of the 1 Gb/s dumbbell's instructions).
     #[inline(always)]
     pub fn pop_arrived(&mut self, now: Time) -> Option<(Packet, bool)> {
-        if self.head_time()? > now {
+        let (arrival, head) = self.pipe.front()?;
+        if *arrival > now {
             return None;
         }
+        // Judged in the queue's slot, before the packet is taken out: a loss model
+        // reads it by reference, and a copy made for that call was copied again.
+        let lost = self
+            .loss
+            .as_mut()
+            .is_some_and(|loss| (self.loss_applies)(head) && loss.drops(head.size as u32));
         let (_, pkt) = self.pipe.pop_front().expect("head exists");
         // The head has arrived, so it has been serialised: if `advance` had not yet
         // released it, release it now.
@@ -265,14 +272,8 @@ impl Link {
             _ => self.first_waiting -= 1,
         }
         self.stats.dequeued += 1;
-        if let Some(loss) = &mut self.loss
-            && (self.loss_applies)(&pkt)
-            && loss.drops(pkt.size as u32)
-        {
-            self.stats.dropped_random += 1;
-            return Some((pkt, true));
-        }
-        Some((pkt, false))
+        self.stats.dropped_random += u64::from(lost);
+        Some((pkt, lost))
     }
 
     /// Queue occupancy at `now`: (bytes, packets) waiting for the serialiser.

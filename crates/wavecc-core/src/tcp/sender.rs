@@ -974,6 +974,10 @@ impl Sender {
         }
     }
 
+    /// Sends one segment: new data at `seq`, or segment `retransmit` again. Always
+    /// inlined: it runs once per segment, mostly from the loop of [`Self::send`],
+    /// and a call of its own cost 1.6 % of the 1 Gb/s dumbbell's instructions.
+    #[inline(always)]
     fn transmit(
         &mut self,
         seq: u64,

@@ -180,9 +180,9 @@ def wavecc_config(
 ) -> Config:
     """The case's scenario with the case's settings: its algorithm (FB-TCP with the
     scripts' rate input) or a UDP flow at the application's rate, started when the
-    scripts start their application (`APP_START_S`, plus `start_offset_s`; a TCP flow then opens its
-    connection, `tcp.handshake`, as the scripts' socket does, and sends its first
-    segment a round trip later), the error rate as the per-byte loss at the PGW, the
+    scripts start their application (`APP_START_S`) plus `start_offset_s` (a TCP flow
+    then opens its connection, `tcp.handshake`, as the scripts' socket does, and sends
+    its first segment a round trip later), the error rate as the per-byte loss at the PGW, the
     RLC buffer, the simulated time (or `duration_s`), in the TCP `stack`, traced every
     100 ms like the references; then the user's `overrides` (`KEY=VALUE`, as `wavecc
     run --set`)."""

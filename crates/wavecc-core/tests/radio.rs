@@ -66,9 +66,10 @@ fn uplink_data_costs_the_downlink_one_slot_per_status_prohibit_period() {
     // status reports on the ACKs, requested under the module's 1 ms prohibit timer,
     // take one downlink data opportunity in ten; with the timer at 0 they travel
     // beside data. UDP sends nothing up but the UE's own reports on the downlink TBs,
-    // each in an uplink symbol of its own that the downlink loses: about one per
-    // three subframes with the timer at 0 (a report waits for its grant), one per
-    // millisecond with it at 1 ms.
+    // each in an uplink symbol of its own that the downlink loses: with the timer at
+    // 0 every TB's poll makes a report and earns a grant, one symbol in each subframe
+    // of 22 (the downlink keeps 21/22 = 0.955 of its symbols), with it at 1 ms one
+    // per millisecond (0.995): 0.96 of the goodput.
     let run = |prohibit: f64, flows: &str| {
         let mut cfg = scenario("fbtcp-2", Some(7.0), flows);
         let radio = cfg.radio.as_mut().expect("a radio scenario");
@@ -82,7 +83,7 @@ fn uplink_data_costs_the_downlink_one_slot_per_status_prohibit_period() {
     let udp = udp_flow(1e9, 0);
     let off = goodput_between(&run(0.0, &udp), 0, 3.0, 7.0);
     let on = goodput_between(&run(0.001, &udp), 0, 3.0, 7.0);
-    assert!(off < 0.995 * on && off > 0.97 * on, "{on} -> {off} Mb/s");
+    assert!(off < 0.98 * on && off > 0.94 * on, "{on} -> {off} Mb/s");
 }
 
 #[test]

@@ -837,8 +837,12 @@ impl Ran {
             }
             // An entity that holds no SDU has nothing to hand up: skip it cheaply.
             let before = out.len();
-            // Each decoded transmission asks its receiver for a status report.
+            // Each decoded transmission asks its receiver for a status report; an
+            // earlier request not yet taken into account makes its report first.
             if ue.dl.is_busy() && ue.dl.deliver(now, out) > 0 && reporting {
+                if let Some(timing) = self.uplink_grants {
+                    report_status(ue, now, timing);
+                }
                 ue.reports.ue.requested(now);
             }
             if logged == Some(u) {
@@ -1343,8 +1347,8 @@ fn grant_uplink(
     symbols
 }
 
-/// A status report the UE owes, announced by a request that arrived by `by`, goes into
-/// a buffer status report made at the request's arrival, beside the UE's data.
+/// A request for a status report that arrived by `by` off the prohibit timer makes
+/// the UE report its buffer at the request's arrival: its data and the owed report.
 fn report_status(ue: &mut Ue, by: Time, timing: GrantTiming) {
     if let Some(at) = ue.reports.ue.catch_up(by) {
         let bytes = ue.ul.reportable_bytes() + STATUS_BYTES;
@@ -1690,6 +1694,43 @@ mod tests {
             ran.run_slot(t + k * sf, &mut out);
         }
         assert_eq!(ran.ues[0].ul.stats.sdus_delivered, 4);
+    }
+
+    /// Each downlink TB polls the UE, and each poll off the status-prohibit timer makes
+    /// it report its buffer again, which gives it a grant again though the first
+    /// report's grant was made. Two SDUs after a silence go as three blind TBs (MCS 0)
+    /// in consecutive subframes; the ACK of the second is queued when that is handed
+    /// up, in the subframe after the second TB's poll. The grants of the three polls
+    /// follow one another, so the ACK goes in the first two (the first carries the
+    /// report beside it) and reaches the gNB 4 subframes after its own; with one
+    /// grant for the first two polls it would wait for the grant its own report makes.
+    #[test]
+    fn every_poll_off_the_prohibit_timer_earns_the_ue_a_grant() {
+        let mut ran = urban_ran(|_| {});
+        let sf = ran.slot();
+        let t = 20 * sf;
+        for seq in [0, 1500] {
+            ran.enqueue_downlink(t - 1, 0, packet(seq)).unwrap();
+        }
+        let mut out = Vec::new();
+        let (mut acked_at, mut delivered_at) = (None, None);
+        for k in 0..20 {
+            let now = t + k * sf;
+            out.clear();
+            // The receiver answers what is handed up before the slot is scheduled.
+            ran.hand_up_slot(now, &mut out);
+            if acked_at.is_none() && ran.ues[0].dl.stats.sdus_delivered == 2 {
+                ran.enqueue_uplink(now, 0, ack(9)).unwrap();
+                acked_at = Some(k);
+            }
+            if delivered_at.is_none() && ran.ues[0].ul.stats.sdus_delivered == 1 {
+                delivered_at = Some(k);
+            }
+            ran.schedule_slot(now);
+        }
+        assert_eq!(ran.ues[0].dl.stats.tbs, 3, "three blind TBs");
+        let (acked, delivered) = (acked_at.unwrap(), delivered_at.unwrap());
+        assert_eq!(delivered - acked, 4, "handed up at slot {acked}");
     }
 
     /// The module retransmits an uplink TB 3 subframes after it and a downlink one 4:

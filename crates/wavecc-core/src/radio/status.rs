@@ -11,7 +11,11 @@
 //!   new SDU, `DoTransmitPdcpPdu`), names the report's 4 bytes to the scheduler
 //!   (`DoReportBufferStatus`). The scheduler then gives it bytes of its own: beside
 //!   the data of the next transport block, or, with no data, a transport block of
-//!   its own (one symbol). The gNB's scheduler sees its RLC's report at once
+//!   its own (one symbol). Every request off the timer makes the owing end report
+//!   its buffer again, announced or not (`LteRlcAm::DoReceivePdu`), and the UE's MAC
+//!   sends each such report as a fresh BSR (`MmWaveUeMac::DoReportBufferStatus`), which
+//!   replaces what the scheduler had left after its grants: a UE polled by downlink
+//!   TBs in consecutive subframes gets a grant from each. The gNB's scheduler sees its RLC's report at once
 //!   (`MmWaveFlexTtiMacScheduler` counts `m_rlcStatusPduSize` as demand); the UE's
 //!   report goes into its next buffer status report (`MmWaveUeMac` adds
 //!   `statusPduSize` to the queue it reports) and is sent in the grant that report
@@ -74,7 +78,8 @@ impl StatusReport {
     }
 
     /// Takes into account a request that arrived at or before `by`; returns the
-    /// instant of its arrival if it announced the report.
+    /// instant of its arrival if the owing end reported its buffer then (off the
+    /// prohibit timer).
     pub fn catch_up(&mut self, by: Time) -> Option<Time> {
         let at = self.ahead.filter(|&at| at <= by)?;
         self.ahead = None;
@@ -130,13 +135,14 @@ impl StatusReport {
         self.prohibit_until.is_some_and(|until| at <= until)
     }
 
-    /// A request arrives at `at`; returns true if it announces the report. Off the
-    /// prohibit timer the owing end reports its buffer (`DoReportBufferStatus`).
+    /// A request arrives at `at`; returns true if the owing end reports its buffer
+    /// (`DoReportBufferStatus`), which it does off the prohibit timer, whether or not
+    /// the report was announced before.
     fn arrive(&mut self, at: Time) -> bool {
         self.owed = true;
-        let announces = !self.announced && !self.prohibits(at);
-        self.announced |= announces;
-        announces
+        let reports = !self.prohibits(at);
+        self.announced |= reports;
+        reports
     }
 }
 
@@ -269,13 +275,22 @@ mod tests {
         assert!(s.requested(MS + 3 * SLOT));
     }
 
+    /// Each request off the timer is caught up as a buffer report of its own, the
+    /// second while the first is still owed too; one under the timer is not.
     #[test]
-    fn catching_up_tells_when_a_request_announced_the_report() {
+    fn catching_up_tells_when_a_request_made_the_receiver_report() {
         let mut s = StatusReport::default();
         s.requested(3 * SLOT);
         assert_eq!(s.catch_up(2 * SLOT), None);
         assert_eq!(s.catch_up(3 * SLOT), Some(3 * SLOT));
         s.requested(4 * SLOT);
-        assert_eq!(s.catch_up(4 * SLOT), None, "already announced");
+        assert_eq!(
+            s.catch_up(4 * SLOT),
+            Some(4 * SLOT),
+            "announced, reported again"
+        );
+        s.sent(5 * SLOT, MS);
+        s.requested(6 * SLOT);
+        assert_eq!(s.catch_up(6 * SLOT), None, "under the timer");
     }
 }

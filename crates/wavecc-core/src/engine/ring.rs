@@ -88,6 +88,14 @@ impl<T: Copy> Ring<T> {
         Some(item)
     }
 
+    /// Drops the `n` front items without reading them: a caller that has already
+    /// looked at them in place saves copying each out through [`Self::pop_front`].
+    pub fn drop_front(&mut self, n: usize) {
+        assert!(n <= self.len, "dropping more items than the ring holds");
+        self.head = self.head.wrapping_add(n);
+        self.len -= n;
+    }
+
     pub fn front(&self) -> Option<&T> {
         self.get(0)
     }

@@ -6,12 +6,14 @@
 mod columns;
 mod estimate;
 mod recorder;
+mod rtt_stats;
 mod summary;
 
 pub use columns::{Column, ColumnType, Dtype, row_bytes};
 pub use estimate::{CC_ROW_BYTES, EVENT_ROW_BYTES, FLOW_ROW_BYTES, QUEUE_ROW_BYTES, UE_ROW_BYTES};
 pub use recorder::{EventLog, FlowSampler, FlowState, Sampler};
-pub use summary::{CellSummary, FlowSummary, QueueSummary, RttStats, Summary, UeSummary};
+pub use rtt_stats::RttStats;
+pub use summary::{CellSummary, FlowSummary, QueueSummary, Summary, UeSummary};
 
 use serde::Serialize;
 

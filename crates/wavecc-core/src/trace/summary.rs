@@ -1,7 +1,6 @@
 //! Run summaries: per-flow averages, RTT distribution, loss and recovery counters,
 //! per-queue totals.
 
-use hdrhistogram::Histogram;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -88,86 +87,4 @@ pub struct CellSummary {
     /// Downlink transport blocks sent, HARQ retransmissions included, and their bytes.
     pub transport_blocks: u64,
     pub bytes_transmitted: u64,
-}
-
-/// RTT distribution of one flow, kept as an HDR histogram of microseconds (3
-/// significant digits, 1 us to 1000 s) so that percentiles cost constant memory
-/// however long the run; the mean is exact.
-#[derive(Debug, Clone)]
-pub struct RttStats {
-    hist: Histogram<u64>,
-    sum_ns: u128,
-}
-
-impl Default for RttStats {
-    fn default() -> Self {
-        let hist = Histogram::new_with_bounds(1, 1_000_000_000, 3).expect("valid bounds");
-        Self { hist, sum_ns: 0 }
-    }
-}
-
-impl RttStats {
-    pub fn record(&mut self, rtt_ns: u64) {
-        self.hist.saturating_record((rtt_ns / 1000).max(1));
-        self.sum_ns += rtt_ns as u128;
-    }
-
-    /// Heap bytes of the histogram's counters (the same for every instance).
-    pub fn heap_bytes(&self) -> usize {
-        self.hist.distinct_values() * std::mem::size_of::<u64>()
-    }
-
-    pub fn count(&self) -> u64 {
-        self.hist.len()
-    }
-
-    /// Mean in ms (exact, not from the buckets); NaN without samples.
-    pub fn mean_ms(&self) -> f64 {
-        if self.count() == 0 {
-            f64::NAN
-        } else {
-            self.sum_ns as f64 / self.count() as f64 / 1e6
-        }
-    }
-
-    /// Quantile `q` in [0, 1] in ms; NaN without samples.
-    pub fn quantile_ms(&self, q: f64) -> f64 {
-        if self.count() == 0 {
-            f64::NAN
-        } else {
-            self.hist.value_at_quantile(q) as f64 / 1e3
-        }
-    }
-
-    pub fn min_ms(&self) -> f64 {
-        if self.count() == 0 {
-            f64::NAN
-        } else {
-            self.hist.min() as f64 / 1e3
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn rtt_quantiles_within_histogram_precision() {
-        let mut s = RttStats::default();
-        for ms in 1..=100u64 {
-            s.record(ms * 1_000_000);
-        }
-        assert_eq!(s.count(), 100);
-        assert!((s.mean_ms() - 50.5).abs() < 1e-9);
-        assert!((s.quantile_ms(0.5) - 50.0).abs() < 0.1);
-        assert!((s.quantile_ms(0.95) - 95.0).abs() < 0.1);
-        assert!((s.min_ms() - 1.0).abs() < 0.01);
-    }
-
-    #[test]
-    fn empty_stats_are_nan() {
-        let s = RttStats::default();
-        assert!(s.mean_ms().is_nan() && s.quantile_ms(0.95).is_nan());
-    }
 }

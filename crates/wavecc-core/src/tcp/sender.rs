@@ -214,6 +214,32 @@ pub struct Sender {
     pub sampler: FlowSampler,
 }
 
+/// What the segments one ACK delivers tell: how many, the rate sample they make,
+/// and the send times of the oldest and the newest never retransmitted (Karn): the
+/// oldest feeds the RTO estimator, the newest the algorithm (as Linux's seq/ca RTT).
+#[derive(Default)]
+struct Delivered {
+    count: u32,
+    oldest_sent: Option<Time>,
+    newest_sent: Option<Time>,
+    pending: PendingSample,
+}
+
+impl Delivered {
+    #[inline(always)]
+    fn add(&mut self, s: &super::SegInfo, rate: &mut RateSampler, now: Time) {
+        rate.on_delivered(&s.tx, now, &mut self.pending);
+        self.count += 1;
+        if !s.ever_retrans {
+            self.oldest_sent.get_or_insert(s.tx.sent_time);
+            self.newest_sent = Some(
+                self.newest_sent
+                    .map_or(s.tx.sent_time, |t| t.max(s.tx.sent_time)),
+            );
+        }
+    }
+}
+
 impl Sender {
     pub fn new(
         flow: u32,
@@ -363,21 +389,11 @@ impl Sender {
         let advanced = ack.ack > self.snd_una;
 
         let history_sent = self.rtt_history_sample(ack);
-        let mut pending = PendingSample::default();
-        let mut delivered = 0u32;
-        // RTT from send times of never-retransmitted segments (Karn): the oldest one
-        // feeds the RTO estimator, the newest the algorithm (as Linux's seq/ca RTT).
-        let (mut oldest_sent, mut newest_sent): (Option<Time>, Option<Time>) = (None, None);
-        let rate = &mut self.rate;
-        let mut on_delivered = |s: &super::SegInfo| {
-            rate.on_delivered(&s.tx, now, &mut pending);
-            delivered += 1;
-            if !s.ever_retrans {
-                oldest_sent.get_or_insert(s.tx.sent_time);
-                newest_sent =
-                    Some(newest_sent.map_or(s.tx.sent_time, |t: Time| t.max(s.tx.sent_time)));
-            }
-        };
+        // One capture for the scoreboard's calls, not one per counter: they load
+        // each capture per ACK.
+        let mut got = Delivered::default();
+        let (acc, rate) = (&mut got, &mut self.rate);
+        let mut on_delivered = move |s: &super::SegInfo| acc.add(s, rate, now);
         let mut counted_by_dupacks = 0;
         if advanced {
             let dupacks = self.sb.reno_sacked();
@@ -406,9 +422,15 @@ impl Sender {
             // A duplicate ACK: Linux's Reno emulation counts it as one SACKed segment.
             self.sb.add_reno_sack();
             self.rate.delivered += 1;
-            delivered += 1;
+            got.count += 1;
         }
-        delivered -= counted_by_dupacks;
+        let Delivered {
+            count,
+            oldest_sent,
+            newest_sent,
+            pending,
+        } = got;
+        let delivered = count - counted_by_dupacks;
         self.rate.delivered -= counted_by_dupacks as u64;
 
         let measured = oldest_sent.or_else(|| {

@@ -55,6 +55,8 @@ pub struct RateSampler {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct PendingSample {
     prior: Option<TxState>,
+    /// The intervals, set as segments are delivered for ns-3's kept sample, and
+    /// from `prior` when Linux's sample is closed.
     send_elapsed: Time,
     ack_elapsed: Time,
 }
@@ -101,7 +103,10 @@ impl RateSampler {
     }
 
     /// A segment was delivered (cumulatively or selectively acknowledged) at `now`.
-    /// The most recently sent delivered segment defines the sample.
+    /// The most recently sent delivered segment defines the sample. Under Linux's
+    /// reading it is only kept here: an ACK often delivers two segments, and what
+    /// the kept one gives (its intervals, the send clock's new start) is worked out
+    /// once, by [`Self::finish`], rather than for each segment that replaces another.
     pub fn on_delivered(&mut self, tx: &TxState, now: Time, pending: &mut PendingSample) {
         self.delivered += 1;
         self.delivered_time = now;
@@ -126,22 +131,32 @@ impl RateSampler {
             .is_none_or(|p| tx.delivered >= p.delivered && tx.sent_time >= p.sent_time)
         {
             pending.prior = Some(*tx);
-            pending.send_elapsed = tx.sent_time - tx.first_sent_time;
-            pending.ack_elapsed = now - tx.delivered_time;
-            self.first_sent_time = tx.sent_time;
         }
     }
 
-    /// Closes the sample of one ACK. Intervals shorter than the minimum RTT are
-    /// discarded, as Linux does, because they come from ACK compression.
-    pub fn finish(&mut self, pending: &PendingSample, min_rtt: Option<Time>) -> Option<Sample> {
+    /// Closes the sample of the ACK processed at `now`. Intervals shorter than the
+    /// minimum RTT are discarded, as Linux does, because they come from ACK
+    /// compression.
+    pub fn finish(
+        &mut self,
+        pending: &PendingSample,
+        now: Time,
+        min_rtt: Option<Time>,
+    ) -> Option<Sample> {
         if self.app_limited_until != 0 && self.delivered > self.app_limited_until {
             self.app_limited_until = 0;
         }
         if self.reading == RateSamples::Ns3 {
             return self.finish_ns3(min_rtt);
         }
-        Self::sample(pending, self.delivered, min_rtt)
+        let tx = pending.prior?;
+        self.first_sent_time = tx.sent_time;
+        let kept = PendingSample {
+            prior: Some(tx),
+            send_elapsed: tx.sent_time - tx.first_sent_time,
+            ack_elapsed: now - tx.delivered_time,
+        };
+        Self::sample(&kept, self.delivered, min_rtt)
     }
 
     /// The sample a closed pending sample gives: none without a delivered segment to
@@ -192,7 +207,7 @@ mod tests {
         for (i, t) in tx.iter().enumerate() {
             let mut p = PendingSample::default();
             r.on_delivered(t, i as u64 * MS + 20 * MS, &mut p);
-            last = r.finish(&p, Some(20 * MS));
+            last = r.finish(&p, i as u64 * MS + 20 * MS, Some(20 * MS));
         }
         // The last sample: 10 delivered since the first send... over max(9 ms, 29 ms).
         let s = last.unwrap();
@@ -206,7 +221,7 @@ mod tests {
         let a = r.on_send(0, true);
         let mut p = PendingSample::default();
         r.on_delivered(&a, 5 * MS, &mut p);
-        assert!(r.finish(&p, Some(10 * MS)).is_none());
+        assert!(r.finish(&p, 5 * MS, Some(10 * MS)).is_none());
         assert_eq!(r.delivered, 1);
     }
 
@@ -219,7 +234,7 @@ mod tests {
         for t in [10 * MS, 11 * MS, 12 * MS] {
             let mut p = PendingSample::default();
             r.on_delivered(&a, t, &mut p);
-            r.finish(&p, None);
+            r.finish(&p, t, None);
         }
         let b = r.on_send(12 * MS, true);
         assert!(
@@ -242,7 +257,7 @@ mod tests {
         let deliver = |r: &mut RateSampler, tx: &TxState, at: Time| {
             let mut p = PendingSample::default();
             r.on_delivered(tx, at, &mut p);
-            r.finish(&p, Some(min_rtt))
+            r.finish(&p, at, Some(min_rtt))
         };
         deliver(&mut r, &a, t0 + 20 * MS);
         let c = r.on_send(t0 + 20 * MS, false);
@@ -287,7 +302,7 @@ mod tests {
         let d = r.on_send(122 * MS, false);
         let mut p = PendingSample::default();
         r.on_delivered(&d, 150 * MS, &mut p);
-        let s = r.finish(&p, Some(min_rtt)).unwrap();
+        let s = r.finish(&p, 150 * MS, Some(min_rtt)).unwrap();
         assert_eq!(
             (s.delivered, s.interval, s.prior_delivered),
             (1, 150 * MS, 3)
@@ -297,6 +312,6 @@ mod tests {
     #[test]
     fn no_delivery_gives_no_sample() {
         let mut r = RateSampler::default();
-        assert!(r.finish(&PendingSample::default(), None).is_none());
+        assert!(r.finish(&PendingSample::default(), 0, None).is_none());
     }
 }

@@ -466,7 +466,7 @@ impl Sender {
         }
 
         let losses = self.detect_losses(advanced, io);
-        let sample = self.rate.finish(&pending, self.rtt.min_rtt);
+        let sample = self.rate.finish(&pending, now, self.rtt.min_rtt);
         let rs = RateSample {
             acked_sacked: delivered,
             losses,

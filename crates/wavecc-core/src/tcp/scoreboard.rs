@@ -154,37 +154,12 @@ impl Scoreboard {
     /// copied out one by one. A board with no SACKed, lost or retransmitted segment
     /// (every in-order ACK of a loss-free flow) has no marks to take off the
     /// counters, so it skips those tests per segment.
-    pub fn ack_through(&mut self, ack: u64, mut f: impl FnMut(&SegInfo)) -> usize {
-        let mut n = 0;
-        if self.sacked_out == 0 && self.lost_out == 0 && self.retrans_out == 0 {
-            while let Some(s) = self.segs.get(n) {
-                if s.end() > ack {
-                    break;
-                }
-                f(s);
-                n += 1;
-            }
+    pub fn ack_through(&mut self, ack: u64, f: impl FnMut(&SegInfo)) -> usize {
+        let n = if self.sacked_out == 0 && self.lost_out == 0 && self.retrans_out == 0 {
+            self.visit_acked::<false>(ack, f)
         } else {
-            while let Some(s) = self.segs.get(n) {
-                if s.end() > ack {
-                    break;
-                }
-                if s.sacked {
-                    self.sacked_out -= 1;
-                    if n < self.loss_cursor {
-                        self.sacked_below_cursor -= 1;
-                    }
-                }
-                if s.lost && !s.sacked {
-                    self.lost_out -= 1;
-                }
-                if s.retrans {
-                    self.retrans_out -= 1;
-                }
-                f(s);
-                n += 1;
-            }
-        }
+            self.visit_acked::<true>(ack, f)
+        };
         self.segs.drop_front(n);
         self.packets_out -= n as u32;
         self.loss_cursor = self.loss_cursor.saturating_sub(n);
@@ -199,6 +174,36 @@ impl Scoreboard {
             .min(self.packets_out.saturating_sub(1));
         self.sacked_ranges.remove_below(ack);
         self.refresh_pipe();
+        n
+    }
+
+    /// Calls `f` on the segments fully below `ack`, in place, and returns how many
+    /// there are; with `MARKED`, takes their marks off the counters. Two copies of one
+    /// loop, the unmarked one without the per-segment tests (a runtime flag inside
+    /// the loop cost 10 instructions per segment on the 1 Gb/s dumbbell).
+    fn visit_acked<const MARKED: bool>(&mut self, ack: u64, mut f: impl FnMut(&SegInfo)) -> usize {
+        let mut n = 0;
+        while let Some(s) = self.segs.get(n) {
+            if s.end() > ack {
+                break;
+            }
+            if MARKED {
+                if s.sacked {
+                    self.sacked_out -= 1;
+                    if n < self.loss_cursor {
+                        self.sacked_below_cursor -= 1;
+                    }
+                }
+                if s.lost && !s.sacked {
+                    self.lost_out -= 1;
+                }
+                if s.retrans {
+                    self.retrans_out -= 1;
+                }
+            }
+            f(s);
+            n += 1;
+        }
         n
     }
 

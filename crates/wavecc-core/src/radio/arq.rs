@@ -17,8 +17,10 @@
 //!     PDU it sends: if it expires while the sender has nothing new to send and
 //!     nothing to retransmit, the sender sends again everything not acknowledged
 //!     (`ExpirePollRetransmitTimer` of the mmWave module), the bytes HARQ gave up on
-//!     among them. The copies of bytes that did arrive change nothing at the receiver
-//!     and are not modelled.
+//!     among them. Where the peer's status reports are modelled (`status.rs`), the
+//!     copies of what did arrive go too: they cost their transport blocks, and their
+//!     poll makes the receiver announce the report it owes; otherwise only the bytes
+//!     HARQ gave up on go.
 //!
 //! With data flowing, the reordering timer decides: the bytes behind the hole are held
 //! at the receiver for about its period (10 ms in the module), and then handed up
@@ -95,13 +97,15 @@ impl Arq {
     /// Runs both timers up to `now`, the end of a slot, after the receiver took in what
     /// reached it: `rx_next` is its next in-order byte and `received` what it holds
     /// beyond; `sender_idle` says the sender has nothing new to send and nothing queued
-    /// for retransmission. Named ranges join `queue`.
+    /// for retransmission; `unacknowledged` is what the peer's reports have not
+    /// acknowledged, where they are modelled. Named ranges join `queue`.
     pub fn advance(
         &mut self,
         now: Time,
         rx_next: u64,
         received: &RangeSet,
         sender_idle: bool,
+        unacknowledged: Option<(u64, u64)>,
         queue: &mut VecDeque<Retransmission>,
     ) {
         let ArqTiming::Reordering(timers) = self.timing else {
@@ -131,11 +135,18 @@ impl Arq {
         }
         let poll_at = self.last_pdu + timers.poll_retransmit;
         if sender_idle && poll_at <= now {
+            // Everything from the acknowledged end goes as one retransmission; what HARQ
+            // gave up on below it (holes the reports name) goes range by range.
+            let from = unacknowledged.map_or(u64::MAX, |r| r.0);
             queue.extend(
                 self.given_up
                     .drain(..)
-                    .map(|(start, end)| (start, end, poll_at)),
+                    .filter(|&(start, _)| start < from)
+                    .map(|(start, end)| (start, end.min(from), poll_at)),
             );
+            if let Some((start, end)) = unacknowledged {
+                queue.push_back((start, end, poll_at));
+            }
         }
     }
 
@@ -195,10 +206,10 @@ mod tests {
         // Bytes 100..200 failed; 200..300 reached the receiver at 1 ms.
         arq.gave_up(2 * MS, 100, 200, &mut queue);
         let beyond = held(&[(200, 300)]);
-        arq.advance(MS, 100, &beyond, false, &mut queue);
-        arq.advance(10 * MS, 100, &beyond, false, &mut queue);
+        arq.advance(MS, 100, &beyond, false, None, &mut queue);
+        arq.advance(10 * MS, 100, &beyond, false, None, &mut queue);
         assert!(queue.is_empty(), "nothing before the timer expires (11 ms)");
-        arq.advance(11 * MS, 100, &beyond, false, &mut queue);
+        arq.advance(11 * MS, 100, &beyond, false, None, &mut queue);
         // Named at the expiry, sent once the status report reached the sender.
         assert_eq!(queue, VecDeque::from([(100, 200, 11 * MS + MS / 2)]));
     }
@@ -207,15 +218,15 @@ mod tests {
     fn a_hole_filled_in_time_stops_the_timer() {
         let mut arq = reordering();
         let mut queue = VecDeque::new();
-        arq.advance(MS, 100, &held(&[(200, 300)]), false, &mut queue);
+        arq.advance(MS, 100, &held(&[(200, 300)]), false, None, &mut queue);
         // HARQ delivers 100..200 at 2 ms: the receiver is in order up to 300.
-        arq.advance(2 * MS, 300, &RangeSet::default(), false, &mut queue);
+        arq.advance(2 * MS, 300, &RangeSet::default(), false, None, &mut queue);
         // A later failure beyond: its own timer starts at 5 ms, not with the first one.
         arq.gave_up(4 * MS, 300, 400, &mut queue);
-        arq.advance(5 * MS, 300, &held(&[(400, 500)]), false, &mut queue);
-        arq.advance(14 * MS, 300, &held(&[(400, 500)]), false, &mut queue);
+        arq.advance(5 * MS, 300, &held(&[(400, 500)]), false, None, &mut queue);
+        arq.advance(14 * MS, 300, &held(&[(400, 500)]), false, None, &mut queue);
         assert!(queue.is_empty());
-        arq.advance(15 * MS, 300, &held(&[(400, 500)]), false, &mut queue);
+        arq.advance(15 * MS, 300, &held(&[(400, 500)]), false, None, &mut queue);
         assert_eq!(queue, VecDeque::from([(300, 400, 15 * MS + MS / 2)]));
     }
 
@@ -224,16 +235,16 @@ mod tests {
         let mut arq = reordering();
         let mut queue = VecDeque::new();
         arq.gave_up(MS, 100, 200, &mut queue);
-        arq.advance(MS, 100, &held(&[(200, 300)]), false, &mut queue);
+        arq.advance(MS, 100, &held(&[(200, 300)]), false, None, &mut queue);
         // A second failure beyond VR(X) = 300, with data after it, at 3 ms.
         arq.gave_up(3 * MS, 300, 400, &mut queue);
         let beyond = held(&[(200, 300), (400, 500)]);
-        arq.advance(11 * MS, 100, &beyond, false, &mut queue);
+        arq.advance(11 * MS, 100, &beyond, false, None, &mut queue);
         assert_eq!(queue, VecDeque::from([(100, 200, 11 * MS + MS / 2)]));
         // The timer restarted at its expiry for VR(H) = 500.
-        arq.advance(20 * MS, 100, &beyond, false, &mut queue);
+        arq.advance(20 * MS, 100, &beyond, false, None, &mut queue);
         assert_eq!(queue.len(), 1);
-        arq.advance(21 * MS, 100, &beyond, false, &mut queue);
+        arq.advance(21 * MS, 100, &beyond, false, None, &mut queue);
         assert_eq!(queue.back(), Some(&(300, 400, 21 * MS + MS / 2)));
     }
 
@@ -245,9 +256,33 @@ mod tests {
         // after it, so no reordering timer runs.
         arq.sent_pdu(MS);
         arq.gave_up(2 * MS, 100, 200, &mut queue);
-        arq.advance(6 * MS, 100, &RangeSet::default(), false, &mut queue);
+        arq.advance(6 * MS, 100, &RangeSet::default(), false, None, &mut queue);
         assert!(queue.is_empty(), "a busy sender does not poll");
-        arq.advance(6 * MS, 100, &RangeSet::default(), true, &mut queue);
+        arq.advance(6 * MS, 100, &RangeSet::default(), true, None, &mut queue);
         assert_eq!(queue, VecDeque::from([(100, 200, 5 * MS)]));
+    }
+
+    /// With reports modelled, an idle sender whose last PDUs no report acknowledged
+    /// sends them all again at the expiry: the bytes that arrived and those HARQ gave
+    /// up on above the acknowledged end as one range, a hole below it on its own.
+    #[test]
+    fn the_poll_retransmit_timer_resends_what_no_report_acknowledged() {
+        let mut arq = reordering();
+        let mut queue = VecDeque::new();
+        arq.sent_pdu(MS);
+        arq.gave_up(2 * MS, 100, 200, &mut queue);
+        arq.gave_up(2 * MS, 400, 450, &mut queue);
+        let unacked = Some((300, 500));
+        let beyond = held(&[(200, 300)]);
+        arq.advance(5 * MS - 1, 100, &beyond, true, unacked, &mut queue);
+        assert!(queue.is_empty(), "before the expiry at 5 ms");
+        arq.advance(5 * MS, 100, &beyond, true, unacked, &mut queue);
+        assert_eq!(
+            queue,
+            VecDeque::from([(100, 200, 5 * MS), (300, 500, 5 * MS)])
+        );
+        queue.clear();
+        arq.advance(9 * MS, 500, &RangeSet::default(), true, None, &mut queue);
+        assert!(queue.is_empty(), "acknowledged since: nothing goes again");
     }
 }

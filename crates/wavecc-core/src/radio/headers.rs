@@ -19,8 +19,6 @@
 //! PDU from the UE off the status-prohibit timer, or the buffer-status timer, up to
 //! its period after the last SDU arrived.
 
-use crate::engine::Time;
-
 /// The PDCP header each downlink SDU carries.
 pub const PDCP_HEADER_BYTES: u64 = 2;
 
@@ -38,13 +36,6 @@ const REQUEST_MARGIN: u64 = 17;
 /// What the scheduler keeps of a block it granted out of its copy: a MAC subheader of
 /// 4 and an RLC overhead of 2, whatever the block held.
 const DEDUCTION_ALLOWANCE: u64 = 6;
-
-/// The downlink header model of an entity: the buffer-status timer's period, or 0
-/// for a copy refreshed at every decision (headers without a stale copy).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct DownlinkHeaders {
-    pub report_period: Time,
-}
 
 /// The MAC subheader of an RLC PDU granted `granted` bytes: 3 bytes with a 15-bit
 /// length above 127 bytes, else 2 (the MAC takes it off the grant).
@@ -85,56 +76,19 @@ pub fn pdu_data(opportunity: u64, pieces: impl Iterator<Item = u64>) -> u64 {
     data
 }
 
-/// The scheduler's copy of one RLC entity's new-data queue, bytes, and the RLC's
-/// buffer-status timer that refreshes it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The scheduler's copy of one RLC entity's new-data queue, bytes: what the RLC last
+/// reported (at each new SDU, each expiry of its buffer-status timer, each polled PDU
+/// received off the status-prohibit timer, a re-establishment), less what the
+/// scheduler deducted for its grants since.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct QueueCopy {
     bytes: u64,
-    /// When the buffer-status timer fires next (`None`: not armed).
-    next_report: Option<Time>,
-    period: Time,
 }
 
 impl QueueCopy {
-    pub fn new(model: DownlinkHeaders) -> Self {
-        QueueCopy {
-            bytes: 0,
-            next_report: None,
-            period: model.report_period,
-        }
-    }
-
-    /// An SDU arrived at `now` leaving `queue` bytes: the RLC reports and restarts
-    /// its buffer-status timer.
-    pub fn arrival(&mut self, now: Time, queue: u64) {
-        self.bytes = queue;
-        self.next_report = Some(now + self.period);
-    }
-
-    /// The RLC reports `queue` outside its timer (a polled PDU received off the
-    /// status-prohibit timer, a re-establishment).
+    /// The RLC reports `queue` bytes.
     pub fn reported(&mut self, queue: u64) {
         self.bytes = queue;
-    }
-
-    /// The copy at `now`, given the real `queue` and whether the RLC holds anything
-    /// (the timer re-arms itself only then): what [`QueueCopy::catch_up`] leaves.
-    pub fn bytes_at(&self, now: Time, queue: u64, holds: bool) -> u64 {
-        match self.next_report {
-            _ if self.period == 0 => queue,
-            Some(at) if at <= now && holds => queue,
-            _ => self.bytes,
-        }
-    }
-
-    /// Fires the timer expiries up to `now`. Nothing leaves the RLC between decisions,
-    /// so the queue a late expiry reports is the one it would have reported on time.
-    pub fn catch_up(&mut self, now: Time, queue: u64, holds: bool) {
-        self.bytes = self.bytes_at(now, queue, holds);
-        if let Some(at) = self.next_report.filter(|&at| at <= now) {
-            let fired = (now - at) / self.period.max(1) + 1;
-            self.next_report = holds.then(|| at + fired * self.period);
-        }
     }
 
     /// What the scheduler asks for the bearer, bytes: nothing for an empty copy.
@@ -157,7 +111,6 @@ impl QueueCopy {
 mod tests {
     use super::*;
 
-    const MS: Time = 1_000_000;
     /// A TCP segment of 1400 bytes with its headers (1452) and the PDCP header.
     const SDU: u64 = 1454;
 
@@ -226,64 +179,18 @@ mod tests {
 
     #[test]
     fn the_request_is_the_copy_floored_at_8_plus_17_and_the_grant_less_6_is_deducted() {
-        let mut c = QueueCopy::new(DownlinkHeaders {
-            report_period: 4 * MS,
-        });
+        let mut c = QueueCopy::default();
         assert_eq!(c.request(), 0, "an empty copy asks for nothing");
-        c.arrival(0, 3);
+        c.reported(3);
         assert_eq!(c.request(), 8 + 17);
-        c.arrival(0, 10 * SDU);
+        c.reported(10 * SDU);
         assert_eq!(c.request(), 10 * SDU + 17);
         c.granted(1776);
-        assert_eq!(c.bytes_at(0, 10 * SDU, true), 10 * SDU - 1770);
+        assert_eq!(c.request(), 10 * SDU - 1770 + 17);
         c.granted(1_000_000);
         assert_eq!(c.request(), 0, "clamped at 0");
         c.granted(3);
         assert_eq!(c.request(), 0);
-    }
-
-    #[test]
-    fn the_copy_is_refreshed_at_each_arrival_and_by_the_timer_every_period() {
-        let mut c = QueueCopy::new(DownlinkHeaders {
-            report_period: 4 * MS,
-        });
-        c.arrival(MS, 5000);
-        c.granted(5017);
-        assert_eq!(c.request(), 0);
-        // The RLC still holds 7 bytes; the timer reports them 4 ms after the arrival.
-        assert_eq!(c.bytes_at(5 * MS - 1, 7, true), 0);
-        assert_eq!(c.bytes_at(5 * MS, 7, true), 7);
-        c.catch_up(5 * MS, 7, true);
-        assert_eq!(c.request(), 8 + 17);
-        c.granted(25);
-        // And again every 4 ms while the RLC holds anything, late or on time.
-        c.catch_up(9 * MS - 1, 3, true);
-        assert_eq!(c.request(), 0);
-        c.catch_up(9 * MS + 100, 3, true);
-        assert_eq!(c.request(), 25);
-        c.granted(25);
-        c.catch_up(13 * MS, 3, true);
-        assert_eq!(c.request(), 25, "fired at 13 ms, not 13.1");
-        // Once the RLC holds nothing the timer stops.
-        c.granted(25);
-        c.catch_up(17 * MS, 0, false);
-        c.catch_up(21 * MS, 2, true);
-        assert_eq!(c.request(), 0);
-        // A new arrival re-arms it; a report outside it refreshes the copy alone.
-        c.arrival(30 * MS, 100);
-        c.reported(40);
-        assert_eq!(c.bytes_at(33 * MS, 60, true), 40);
-        assert_eq!(c.bytes_at(34 * MS, 60, true), 60);
-    }
-
-    #[test]
-    fn a_period_of_zero_reads_the_real_queue_at_every_decision() {
-        let mut c = QueueCopy::new(DownlinkHeaders { report_period: 0 });
-        c.arrival(0, 5000);
-        c.granted(5017);
-        assert_eq!(c.bytes_at(1, 7, true), 7);
-        c.catch_up(1, 7, true);
-        assert_eq!(c.request(), 25);
     }
 
     /// A burst of k SDUs whose request fits in one block: the block drains the copy
@@ -292,10 +199,8 @@ mod tests {
     fn a_burst_of_k_sdus_leaves_a_tail_the_copy_calls_empty() {
         for k in 1..=26u64 {
             let queue = k * SDU;
-            let mut c = QueueCopy::new(DownlinkHeaders {
-                report_period: 4 * MS,
-            });
-            c.arrival(0, queue);
+            let mut c = QueueCopy::default();
+            c.reported(queue);
             let granted = c.request();
             let data = pdu_data(opportunity(granted), sdus(k as usize));
             c.granted(granted);

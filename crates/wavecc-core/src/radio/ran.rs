@@ -244,11 +244,20 @@ impl Ran {
     pub fn new(cfg: &RadioConfig, rng: &RngStreams) -> Self {
         let profile = profile::of(cfg);
         let numerology = profile.numerology();
+        let (dl_arq, ul_arq) = arq_timings(cfg, profile);
+        // Status reports acknowledge what was sent where they are modelled and the
+        // poll-retransmit timer resends what they have not; the buffer-status timer
+        // refreshes the downlink copy and, with reports, announces them at both ends.
+        let reporting = profile.status_prohibit().is_some();
+        let acknowledged = reporting && matches!(dl_arq, ArqTiming::Reordering(_));
+        let buffer_timer = profile.buffer_status_timer().unwrap_or(0);
+        let ul_buffer_timer = if reporting { buffer_timer } else { 0 };
         let entity = |(harq_rtt, harq_reserved_ahead),
                       grant_delay,
                       air_delay,
                       arq,
                       headers,
+                      buffer_status_period,
                       name: String| {
             let c = RlcConfig {
                 buffer_bytes: cfg.rlc_buffer_bytes,
@@ -261,6 +270,8 @@ impl Ran {
                 air_delay,
                 lands_within_slot: profile.symbol_period().is_some(),
                 headers,
+                buffer_status_period,
+                acknowledged,
             };
             RlcEntity::new(c, rng.stream(&name))
         };
@@ -273,7 +284,6 @@ impl Ran {
                 profile.decode_latency(),
             ),
         };
-        let (dl_arq, ul_arq) = arq_timings(cfg, profile);
         // HARQ round trip and reservation, (downlink, uplink). Under the module's
         // pipeline the gNB decodes an uplink TB itself, so its HARQ feedback reaches the
         // scheduler a subframe sooner than a downlink TB's, which the UE first reports
@@ -336,6 +346,7 @@ impl Ran {
                         profile.downlink_lead() + profile.decode_latency(),
                         dl_arq,
                         profile.downlink_headers(),
+                        buffer_timer,
                         format!("radio/harq/ue{u}/dl"),
                     ),
                     ul: entity(
@@ -343,7 +354,8 @@ impl Ran {
                         ul_grant_delay,
                         ul_air_delay,
                         ul_arq,
-                        None,
+                        false,
+                        ul_buffer_timer,
                         format!("radio/harq/ue{u}/ul"),
                     ),
                     ul_harq_reserved: 0,
@@ -856,6 +868,9 @@ impl Ran {
             {
                 ue.dl.buffer_reported();
             }
+            if reporting {
+                fire_buffer_timers(ue, now, self.uplink_grants);
+            }
         }
         if let Some(log) = self.deliveries.as_mut() {
             log.add(decoded_in, logged_bytes);
@@ -893,6 +908,7 @@ impl Ran {
                     let want = data.max(status).min(left);
                     let spent = transmit_with_reports(
                         &mut ue.ul,
+                        &mut ue.dl,
                         &mut ue.reports.ue,
                         now,
                         now,
@@ -976,6 +992,7 @@ impl Ran {
                 );
                 used = transmit_with_reports(
                     &mut ue.dl,
+                    &mut ue.ul,
                     &mut ue.reports.gnb,
                     now,
                     now,
@@ -1263,6 +1280,7 @@ fn granted_uplink(
     };
     transmit_with_reports(
         &mut ue.ul,
+        &mut ue.dl,
         &mut ue.reports.ue,
         now,
         now,
@@ -1347,6 +1365,22 @@ fn grant_uplink(
     symbols
 }
 
+/// The expiries of `ue`'s buffer-status timers due by `now`: each end that holds data
+/// or unacknowledged PDUs reports its buffer at the expiry, which announces the report
+/// it owes its peer; the UE's buffer status report also asks for a grant.
+fn fire_buffer_timers(ue: &mut Ue, now: Time, grants: Option<GrantTiming>) {
+    if let Some(at) = ue.dl.fire_buffer_timer(now) {
+        ue.reports.gnb.buffer_reported(at);
+    }
+    if let Some(at) = ue.ul.fire_buffer_timer(now) {
+        let status = ue.reports.ue.buffer_reported(at);
+        if let Some(timing) = grants {
+            ue.grants
+                .report(at, ue.ul.reportable_bytes() + status, timing);
+        }
+    }
+}
+
 /// A request for a status report that arrived by `by` off the prohibit timer makes
 /// the UE report its buffer at the request's arrival: its data and the owed report.
 fn report_status(ue: &mut Ue, by: Time, timing: GrantTiming) {
@@ -1366,9 +1400,12 @@ fn own_status_symbol(sends: &mut StatusReport, now: Time, prohibit: Option<Time>
 /// used. With the status-prohibit timer `prohibit`, a report the sending end owes
 /// (`sends`) takes its turn at the opportunity, which the sending end has at
 /// `opportunity` (`status.rs`): an announced one goes beside the data, in a symbol of
-/// its own when there is none, an unannounced one instead of the data.
+/// its own when there is none, an unannounced one instead of the data. A report sent
+/// acknowledges what the opposite direction (`acked`) delivered.
+#[allow(clippy::too_many_arguments)]
 fn transmit_with_reports(
     entity: &mut RlcEntity,
+    acked: &mut RlcEntity,
     sends: &mut StatusReport,
     opportunity: Time,
     now: Time,
@@ -1384,12 +1421,14 @@ fn transmit_with_reports(
         StatusTurn::Beside => {
             let used = entity.transmit(now, symbols, ch);
             sends.sent(opportunity, p);
+            acked.peer_reported();
             used.max(1)
         }
         StatusTurn::Alone => {
             let (used, taken) = entity.transmit_status_only(now, symbols, ch);
             if taken {
                 sends.sent(opportunity, p);
+                acked.peer_reported();
             }
             used
         }
@@ -1935,5 +1974,82 @@ mod tests {
             "the report's TB at u + 6"
         );
         assert_eq!(ran.ues[0].dl.stats.tbs, dl_tbs, "it carried no data");
+    }
+
+    /// What UE 0 shows at each slot's end: (DL TBs, DL ARQ bytes, UL TBs, UL ARQ
+    /// bytes, the gNB owes a report, the UE owes one, the UE needs slots).
+    type BurstRow = (u64, u64, u64, u64, bool, bool, bool);
+
+    /// A burst of six downlink packets queued just before `t` (slot 20), the UE
+    /// acknowledging every second one at once; 100 slots from `t`.
+    fn burst_end(buffer_status_timer_s: f64) -> Vec<BurstRow> {
+        let mut ran = urban_ran(|r| r.ns3_mmwave.buffer_status_timer_s = buffer_status_timer_s);
+        let t = 20 * ran.slot();
+        for k in 0..6 {
+            ran.enqueue_downlink(t - 1, 0, packet(1500 * k)).unwrap();
+        }
+        let (mut out, mut acked, mut rows) = (Vec::new(), 0, Vec::new());
+        for k in 0..100 {
+            let now = t + k * ran.slot();
+            ran.hand_up_slot(now, &mut out);
+            while acked + 2 <= ran.ues[0].dl.stats.sdus_delivered {
+                acked += 2;
+                ran.enqueue_uplink(now, 0, ack(acked)).unwrap();
+            }
+            ran.schedule_slot(now);
+            let u = &ran.ues[0];
+            rows.push((
+                u.dl.stats.tbs,
+                u.dl.stats.arq_bytes,
+                u.ul.stats.tbs,
+                u.ul.stats.arq_bytes,
+                u.reports.gnb.owes(),
+                u.reports.ue.owes(),
+                u.needs_slots(),
+            ));
+        }
+        rows
+    }
+
+    /// The end of a burst, as in the module's trace of a TCP flow's slow start: the
+    /// last downlink PDUs poll the UE under its prohibit timer and the last ACKs poll
+    /// the gNB under its own, so both reports are owed unannounced. The gNB's
+    /// buffer-status timer announces its report 4 ms after its last SDU (slot 40), in
+    /// a symbol of its own; its poll-retransmit timer, 4 ms after its last PDU (slot
+    /// 9), sends what the UE's report did not acknowledge again, whose poll makes the
+    /// UE announce its report, which goes in the grant it earns. Nothing new is sent
+    /// and, once both reports are out, nothing is owed.
+    #[test]
+    fn the_timers_send_the_reports_a_burst_left_owed() {
+        let rows = burst_end(0.004);
+        let first = |f: &dyn Fn(&BurstRow) -> bool| rows.iter().position(f).unwrap();
+        assert_eq!(rows[9].0, 5, "the burst's last TB");
+        let gnb_owes_from = first(&|r| r.4);
+        assert!(
+            rows[gnb_owes_from..40].iter().all(|r| r.4),
+            "owed to slot 40"
+        );
+        assert!(!rows[40].4, "the gNB's timer expires at t - 1 + 4 ms");
+        assert_eq!(first(&|r| r.1 > 0), 49, "the retransmission at 9 + 40");
+        assert!(rows[48].5 && !rows[55].5, "the UE's report follows it");
+        let settled = first(&|r| !r.6);
+        assert!((50..=55).contains(&settled), "settled at {settled}");
+        assert_eq!(rows[99].0, 6, "one TB more: the retransmission");
+        assert_eq!(rows[99].3, 0, "the gNB's report acknowledged every ACK");
+        assert!(rows[settled..].iter().all(|r| !r.4 && !r.5 && !r.6));
+    }
+
+    /// Without the buffer-status timer the gNB's report waits for the next opportunity
+    /// its RLC gets: the poll-retransmit timer's retransmission, 4 ms after its last
+    /// TB (slot 3 with the real queue sizing every block), whose opportunity the
+    /// unannounced report takes alone, the retransmission going a slot later.
+    #[test]
+    fn without_the_buffer_status_timer_the_gnb_report_takes_the_retransmission_s_turn() {
+        let rows = burst_end(0.0);
+        assert_eq!(rows[3].0, 4, "the burst's last TB");
+        assert!(rows[42].4 && !rows[43].4, "the report at 3 + 40");
+        assert_eq!(rows[43].1, 0);
+        assert!(rows[44].1 > 0, "the retransmission a slot later");
+        assert!(rows[55..].iter().all(|r| !r.4 && !r.5 && !r.6));
     }
 }

@@ -14,9 +14,10 @@
 //! module's `MaxTxBufferSize`: an arriving SDU that does not fit is dropped whole.
 
 use super::arq::{Arq, ArqTiming, Retransmission};
-use super::headers::{DownlinkHeaders, PDCP_HEADER_BYTES, QueueCopy, opportunity, pdu_data};
+use super::headers::{PDCP_HEADER_BYTES, QueueCopy, opportunity, pdu_data};
 use super::mcs::McsTable;
 use super::miesm::{EffectiveSinr, flat};
+use super::status::BufferStatusTimer;
 use crate::engine::{RangeSet, Rng, RngExt, Time};
 use crate::net::Packet;
 use std::collections::VecDeque;
@@ -56,9 +57,16 @@ pub struct RlcConfig {
     /// up at the instant a TB's data lands, not only at slot ends.
     pub lands_within_slot: bool,
     /// New data goes with PDCP, RLC and MAC headers, in blocks the scheduler sizes from
-    /// its own copy of the queue (`headers.rs`); `None`: a block carries the stream's
+    /// its own copy of the queue (`headers.rs`); false: a block carries the stream's
     /// bytes alone, sized from the real queue.
-    pub headers: Option<DownlinkHeaders>,
+    pub headers: bool,
+    /// The period of the RLC's buffer-status timer (`status::BufferStatusTimer`), which
+    /// refreshes the scheduler's copy of the queue; 0: no timer, the copy is the real
+    /// queue at every decision.
+    pub buffer_status_period: Time,
+    /// The peer's status reports acknowledge what was sent ([`RlcEntity::peer_reported`]),
+    /// and the poll-retransmit timer sends again what they have not (`arq.rs`).
+    pub acknowledged: bool,
 }
 
 /// The channel a slot's transmissions see.
@@ -180,6 +188,10 @@ pub struct RlcEntity {
     arq_timers: Arq,
     /// The scheduler's copy of the new-data queue, under [`RlcConfig::headers`].
     copy: Option<QueueCopy>,
+    buffer_timer: BufferStatusTimer,
+    /// End of the stream the peer's last status report acknowledged: what it had
+    /// received when it sent the report (under [`RlcConfig::acknowledged`]).
+    acked_end: u64,
     rng: Rng,
     /// The error rate of a first attempt at (MCS, SINR bits, TB bytes) last computed:
     /// the SINR changes only at channel updates, ten slots apart, and the error curves
@@ -203,7 +215,9 @@ impl RlcEntity {
             harq: Vec::new(),
             arq: VecDeque::new(),
             arq_timers: Arq::new(cfg.arq),
-            copy: cfg.headers.map(QueueCopy::new),
+            copy: cfg.headers.then(QueueCopy::default),
+            buffer_timer: BufferStatusTimer::new(cfg.buffer_status_period),
+            acked_end: 0,
             rng,
             first_bler: ((0, f64::NAN.to_bits(), 0), 0.0),
             stats: RlcStats::default(),
@@ -232,8 +246,9 @@ impl RlcEntity {
         self.stats.sdus_accepted += 1;
         let queue = self.new_bytes();
         if let Some(copy) = &mut self.copy {
-            copy.arrival(now, queue);
+            copy.reported(queue);
         }
+        self.buffer_timer.restart(now);
         Ok(())
     }
 
@@ -261,9 +276,55 @@ impl RlcEntity {
         self.sdus.len()
     }
 
-    /// True while anything remains to send, retransmit or hand up.
+    /// True while anything remains to send, retransmit or hand up, or the peer has not
+    /// acknowledged what was sent (the module's RLC holds it until then).
     pub fn is_busy(&self) -> bool {
-        !self.sdus.is_empty()
+        !self.sdus.is_empty() || self.awaits_acknowledgement()
+    }
+
+    /// True while some of what was sent awaits the peer's status report.
+    fn awaits_acknowledgement(&self) -> bool {
+        self.cfg.acknowledged && self.sent_end > self.acked_end
+    }
+
+    /// The peer sent a status report: it acknowledges what the receiver holds now.
+    /// The sender learns of it when the report lands, a fraction of a millisecond
+    /// later; its timers expire milliseconds after the last PDU, so the report is
+    /// taken as known at once.
+    pub fn peer_reported(&mut self) {
+        let highest = self.received.iter().last().map_or(0, |r| r.1);
+        self.acked_end = self.acked_end.max(highest.max(self.rx_next));
+    }
+
+    /// Fires the buffer-status timer's expiries due by `now`: returns the instant of
+    /// the last, at which the entity reported its buffer (refreshing the scheduler's
+    /// copy), if it held anything then.
+    pub fn fire_buffer_timer(&mut self, now: Time) -> Option<Time> {
+        let at = self.buffer_timer.fire(now, self.is_busy())?;
+        let queue = self.new_bytes();
+        if let Some(copy) = &mut self.copy {
+            copy.reported(queue);
+        }
+        Some(at)
+    }
+
+    /// Brings the scheduler's copy up to a decision at `now` (the expiries of the
+    /// buffer-status timer due by then; with no timer, the real queue).
+    fn refresh_copy(&mut self, now: Time) {
+        if self.copy.is_none() {
+            return;
+        }
+        if self.buffer_timer.exists() {
+            self.fire_buffer_timer(now);
+        } else if let Some(copy) = &mut self.copy {
+            copy.reported(self.queued_end - self.sent_end);
+        }
+    }
+
+    /// True when the scheduler's copy is the real queue at a decision at `now`: an
+    /// expiry of the buffer-status timer is due, or there is no such timer.
+    fn copy_refreshed(&self, now: Time) -> bool {
+        !self.buffer_timer.exists() || self.buffer_timer.due(now, self.is_busy())
     }
 
     /// End of the new data that may be scheduled at `now`.
@@ -350,9 +411,10 @@ impl RlcEntity {
             .sum();
         let new = match &self.copy {
             Some(copy) => {
-                let queue = self.new_bytes();
                 let mut view = *copy;
-                view.catch_up(now, queue, self.is_busy());
+                if self.copy_refreshed(now) {
+                    view.reported(self.new_bytes());
+                }
                 view.request()
             }
             None => self.eligible_end(now) - self.sent_end,
@@ -400,11 +462,10 @@ impl RlcEntity {
     /// The bearer's grant out of the scheduler's copy, within `symbols`, bytes; the copy
     /// deducts it. 0 when the copy is empty.
     fn grant_from_copy(&mut self, now: Time, symbols: u32, ch: &SlotChannel) -> u64 {
-        let (queue, holds) = (self.new_bytes(), self.is_busy());
+        self.refresh_copy(now);
         let Some(copy) = &mut self.copy else {
             return 0;
         };
-        copy.catch_up(now, queue, holds);
         let granted = copy.request().min(ch.bytes_in(symbols));
         if granted > 0 {
             copy.granted(granted);
@@ -583,11 +644,15 @@ impl RlcEntity {
             self.rx_next = end;
         }
         let sender_idle = self.new_bytes() == 0 && self.arq.is_empty();
+        let unacknowledged = self
+            .awaits_acknowledgement()
+            .then_some((self.acked_end, self.sent_end));
         self.arq_timers.advance(
             now,
             self.rx_next,
             &self.received,
             sender_idle,
+            unacknowledged,
             &mut self.arq,
         );
         while let Some(sdu) = self.sdus.front().filter(|s| s.end <= self.rx_next) {
@@ -626,6 +691,7 @@ impl RlcEntity {
         self.received = RangeSet::default();
         self.sent_end = self.queued_end;
         self.rx_next = self.queued_end;
+        self.acked_end = self.queued_end;
         self.buffer_reported();
     }
 }
@@ -635,6 +701,7 @@ mod tests {
     use super::*;
     use crate::engine::RngStreams;
     use crate::net::{Body, Segment};
+    use crate::radio::arq::ReorderingTimers;
 
     fn pkt(seq: u64, size: u16) -> Packet {
         Packet {
@@ -661,7 +728,9 @@ mod tests {
             grant_delay,
             air_delay: 0,
             lands_within_slot: false,
-            headers: None,
+            headers: false,
+            buffer_status_period: 0,
+            acknowledged: false,
         };
         RlcEntity::new(cfg, RngStreams::new(1).stream("rlc"))
     }
@@ -979,10 +1048,10 @@ mod tests {
     /// timer at `period`.
     fn with_headers(period: Time) -> RlcEntity {
         let mut e = entity(1 << 20, 0);
-        e.cfg.headers = Some(DownlinkHeaders {
-            report_period: period,
-        });
-        e.copy = e.cfg.headers.map(QueueCopy::new);
+        e.cfg.headers = true;
+        e.cfg.buffer_status_period = period;
+        e.copy = Some(QueueCopy::default());
+        e.buffer_timer = BufferStatusTimer::new(period);
         e
     }
 
@@ -1070,6 +1139,69 @@ mod tests {
         handed_up_at(&mut e, &ch, 0, 2_000_000);
         e.buffer_reported();
         assert_eq!(handed_up_at(&mut e, &ch, 2_000_000, 2_200_000), [2_100_000]);
+    }
+
+    /// With no buffer-status timer the scheduler's copy is the real queue at each
+    /// decision: the tail the first block's headers left goes in the next slot.
+    #[test]
+    fn without_the_timer_the_tail_goes_at_once() {
+        let table = McsTable::ns3_mmwave();
+        let ch = SlotChannel::flat(&table, 28, 40.0);
+        let mut e = with_headers(0);
+        for i in 0..10 {
+            e.enqueue(0, pkt(i * 1400, IP_BYTES)).unwrap();
+        }
+        let at = handed_up_at(&mut e, &ch, 0, 1_000_000);
+        assert_eq!(at[..9], [100_000; 9]);
+        assert_eq!(at[9..], [200_000]);
+    }
+
+    /// Under the peer's reports the entity holds what it sent until a report
+    /// acknowledges it; with nothing new to send, its poll-retransmit timer sends the
+    /// unacknowledged bytes again 4 ms after its last TB, and their landing asks the
+    /// receiver for a report once more. A report stops all that.
+    #[test]
+    fn unacknowledged_bytes_go_again_on_the_poll_retransmit_timer() {
+        let table = McsTable::ns3_mmwave();
+        let ch = SlotChannel::flat(&table, 28, 40.0);
+        let timers = ReorderingTimers {
+            t_reordering: 10_000_000,
+            status_delay: 500_000,
+            poll_retransmit: 4_000_000,
+        };
+        let acknowledged = |report_at: Option<Time>| {
+            let mut e = entity(1 << 20, 0);
+            e.cfg.acknowledged = true;
+            e.cfg.arq = ArqTiming::Reordering(timers);
+            e.arq_timers = Arq::new(e.cfg.arq);
+            e.enqueue(0, pkt(0, 1000)).unwrap();
+            let mut out = Vec::new();
+            let mut requests = Vec::new();
+            for k in 0..60 {
+                let now = k * 100_000;
+                e.transmit(now, 10, &ch);
+                if e.deliver(now + 100_000, &mut out) > 0 {
+                    requests.push(now + 100_000);
+                }
+                if report_at == Some(now) {
+                    e.peer_reported();
+                }
+            }
+            (e, out.len(), requests)
+        };
+        let (e, delivered, requests) = acknowledged(None);
+        assert_eq!(delivered, 1);
+        assert!(e.is_busy(), "holds the unacknowledged PDU");
+        assert_eq!(e.stats.arq_bytes, 1000, "sent again once");
+        assert_eq!(
+            requests,
+            [100_000, 4_100_000],
+            "each landing asks for a report"
+        );
+        let (e, _, requests) = acknowledged(Some(200_000));
+        assert!(!e.is_busy());
+        assert_eq!(e.stats.arq_bytes, 0);
+        assert_eq!(requests, [100_000]);
     }
 
     /// A HARQ retransmission resends the same TB: the grant's bytes in the same

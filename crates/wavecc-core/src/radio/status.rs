@@ -32,10 +32,25 @@
 //! downlink data opportunity per prohibit period is lost to an unannounced report,
 //! and the UE's first uplink transport block after a downlink silence carries the
 //! announced report on the first downlink data alone, a symbol at the MCS of a
-//! silent link. The periodic buffer-status timer (`ReportBufferStatusTimer`) would
-//! also announce a remembered report; that is not modelled (with data flowing a new
-//! SDU comes first), only its refresh of the scheduler's copy of the downlink queue
-//! (`headers.rs`). Status reports are never lost on the air.
+//! silent link.
+//!
+//! Between a flow's bursts two timers of the sending end announce what the last
+//! PDUs left owed (the report a receiver owes acknowledges the sender's PDUs, which
+//! stay in its `txedBuffer` until it arrives):
+//!
+//! * the buffer-status timer ([`BufferStatusTimer`], `ReportBufferStatusTimer`, 4 ms
+//!   in the scripts) expires a period after the last SDU and again every period while
+//!   the entity holds data or unacknowledged PDUs (`ExpireRbsTimer`); each expiry
+//!   reports the buffer, which announces the report the entity owes its peer;
+//! * the poll-retransmit timer (`PollRetransmitTimer`, 4 ms), restarted by every PDU
+//!   sent, expires when no report has acknowledged the last one; with nothing new to
+//!   send the sender then sends its unacknowledged PDUs again, polling
+//!   (`ExpirePollRetransmitTimer`, `arq.rs`), and the copy's poll makes the peer
+//!   announce its owed report.
+//!
+//! So a report requested under the prohibit timer at the end of a burst goes out
+//! about 4 ms later in a transport block of its own, not with the next burst's first
+//! data. Status reports are never lost on the air.
 
 use crate::engine::Time;
 
@@ -96,6 +111,12 @@ impl StatusReport {
         if self.announced { STATUS_BYTES } else { 0 }
     }
 
+    /// True while a report is owed or a request waits to be taken into account.
+    #[cfg(test)]
+    pub fn owes(&self) -> bool {
+        self.owed || self.ahead.is_some()
+    }
+
     /// True while the report needs a transmission opportunity of its own, or a
     /// request waits to be taken into account.
     pub fn awaits_opportunity(&self) -> bool {
@@ -143,6 +164,55 @@ impl StatusReport {
         let reports = !self.prohibits(at);
         self.announced |= reports;
         reports
+    }
+}
+
+/// One RLC entity's buffer-status timer (`ReportBufferStatusTimer`): each new SDU
+/// restarts it; it expires a period after the last one, and again every period while
+/// the entity holds data or PDUs its peer has not acknowledged (`ExpireRbsTimer`),
+/// else it stops. Each expiry reports the entity's buffer. A period of 0: no timer.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BufferStatusTimer {
+    period: Time,
+    next: Option<Time>,
+}
+
+impl BufferStatusTimer {
+    pub fn new(period: Time) -> Self {
+        BufferStatusTimer { period, next: None }
+    }
+
+    /// True when the entity has such a timer.
+    pub fn exists(&self) -> bool {
+        self.period > 0
+    }
+
+    /// A new SDU at `now`: the timer restarts.
+    pub fn restart(&mut self, now: Time) {
+        if self.exists() {
+            self.next = Some(now + self.period);
+        }
+    }
+
+    /// True when an expiry due by `now` reports the buffer of an entity that `holds`
+    /// something.
+    pub fn due(&self, now: Time, holds: bool) -> bool {
+        holds && self.next.is_some_and(|at| at <= now)
+    }
+
+    /// Fires the expiries due by `now`, for an entity that `holds` something: returns
+    /// the instant of the last one, the report the entity made then. One that finds
+    /// the entity holding nothing stops the timer (nothing is sent or arrives between
+    /// expiries without an SDU, which would have restarted it).
+    pub fn fire(&mut self, now: Time, holds: bool) -> Option<Time> {
+        let at = self.next.filter(|&at| at <= now)?;
+        if !holds {
+            self.next = None;
+            return None;
+        }
+        let last = at + (now - at) / self.period * self.period;
+        self.next = Some(last + self.period);
+        Some(last)
     }
 }
 
@@ -260,6 +330,32 @@ mod tests {
         // Handed up a slot after the expiry: announced.
         s.requested(2 * MS + 2 * SLOT);
         assert_eq!(s.turn(2 * MS + 2 * SLOT), StatusTurn::Beside);
+    }
+
+    #[test]
+    fn the_buffer_status_timer_expires_a_period_after_the_last_sdu_while_the_entity_holds() {
+        let mut t = BufferStatusTimer::new(4 * MS);
+        assert_eq!(t.fire(10 * MS, true), None, "not started");
+        t.restart(0);
+        t.restart(MS);
+        assert_eq!(
+            t.fire(5 * MS - 1, true),
+            None,
+            "restarted by the second SDU"
+        );
+        assert_eq!(t.fire(5 * MS + SLOT, true), Some(5 * MS));
+        assert_eq!(t.fire(9 * MS - 1, true), None);
+        assert_eq!(
+            t.fire(13 * MS + SLOT, true),
+            Some(13 * MS),
+            "late: the last expiry reports"
+        );
+        assert_eq!(t.fire(17 * MS, false), None, "holding nothing, it stops");
+        assert_eq!(t.fire(21 * MS, true), None);
+        let mut none = BufferStatusTimer::new(0);
+        none.restart(0);
+        assert!(!none.exists());
+        assert_eq!(none.fire(MS, true), None);
     }
 
     /// The receiving end reports its buffer on each request off the prohibit timer,

@@ -20,7 +20,6 @@ use super::config::{ProfileName, RadioConfig};
 use super::cqi::CqiExpiry;
 use super::geometry::{LosTest, ObstacleClass, Point};
 use super::grants::GrantTiming;
-use super::headers::DownlinkHeaders;
 use super::mcs::{McsTable, Numerology};
 use crate::engine::{Rng, Time};
 
@@ -82,8 +81,15 @@ pub trait Profile {
 
     /// The downlink's header model (`headers.rs`): PDCP, RLC and MAC headers in each
     /// new-data TB, sized by a scheduler working from its own copy of the RLC queue;
-    /// `None`: a TB carries the RLC queue's bytes alone, sized from the real queue.
-    fn downlink_headers(&self) -> Option<DownlinkHeaders> {
+    /// false: a TB carries the RLC queue's bytes alone, sized from the real queue.
+    fn downlink_headers(&self) -> bool {
+        false
+    }
+
+    /// The period of the RLC's buffer-status timer (`status::BufferStatusTimer`): it
+    /// refreshes the scheduler's copy of the downlink queue and, with status reports,
+    /// announces the report an entity owes; `None`: no such timer.
+    fn buffer_status_timer(&self) -> Option<Time> {
         None
     }
 
@@ -297,23 +303,24 @@ mod tests {
     }
 
     /// Only the module's downlink carries its headers and is sized from its
-    /// scheduler's copy of the queue; the switch and the timer are the profile's keys.
+    /// scheduler's copy of the queue, and only its RLC has a buffer-status timer; the
+    /// switch and the timer are the profile's keys.
     #[test]
-    fn only_the_ns3_mmwave_profile_has_downlink_headers() {
+    fn only_the_ns3_mmwave_profile_has_downlink_headers_and_a_buffer_status_timer() {
         let mut cfg = RadioConfig {
             profile: ProfileName::Ns3Mmwave,
             ..Default::default()
         };
-        let h = of(&cfg).downlink_headers().expect("on by default");
-        assert_eq!(h.report_period, 4_000_000);
+        assert!(of(&cfg).downlink_headers(), "on by default");
+        assert_eq!(of(&cfg).buffer_status_timer(), Some(4_000_000));
         cfg.ns3_mmwave.buffer_status_timer_s = 0.02;
-        assert_eq!(
-            of(&cfg).downlink_headers().unwrap().report_period,
-            20_000_000
-        );
+        assert_eq!(of(&cfg).buffer_status_timer(), Some(20_000_000));
+        cfg.ns3_mmwave.buffer_status_timer_s = 0.0;
+        assert_eq!(of(&cfg).buffer_status_timer(), None);
         cfg.ns3_mmwave.downlink_headers = false;
-        assert_eq!(of(&cfg).downlink_headers(), None);
+        assert!(!of(&cfg).downlink_headers());
         cfg.profile = ProfileName::ThreeGpp;
-        assert_eq!(of(&cfg).downlink_headers(), None);
+        assert!(!of(&cfg).downlink_headers());
+        assert_eq!(of(&cfg).buffer_status_timer(), None);
     }
 }

@@ -15,7 +15,6 @@ use crate::engine::{Rng, RngExt, Time, from_secs};
 use crate::radio::cqi::CqiExpiry;
 use crate::radio::geometry::{LosTest, Point};
 use crate::radio::grants::GrantTiming;
-use crate::radio::headers::DownlinkHeaders;
 use crate::radio::mcs::{McsTable, Numerology, thermal_noise_dbm};
 use crate::radio::multipath::{Multipath, draw_amplitudes, relative_speed};
 use crate::radio::propagation::std_normal;
@@ -108,9 +107,10 @@ pub struct Ns3MmwaveParams {
     /// Period of the RLC's buffer-status timer (s), `LteRlcAm::ReportBufferStatusTimer`
     /// (4 ms in the FB-TCP scripts; the attribute's default is 20 ms): it reports the
     /// queue to the scheduler this long after the last SDU arrived, and again every
-    /// period while the RLC holds anything. New SDUs and, off the status-prohibit
-    /// timer, polled PDUs from the UE report it too. 0: the scheduler's copy is the
-    /// real queue at every decision. Used with `downlink_headers`.
+    /// period while the RLC holds data or unacknowledged PDUs. New SDUs and, off the
+    /// status-prohibit timer, polled PDUs from the UE report it too. Each expiry also
+    /// announces a status report the RLC owes, at either end (`radio/status.rs`). 0:
+    /// no timer; the scheduler's copy is the real queue at every decision.
     pub buffer_status_timer_s: f64,
 }
 
@@ -410,10 +410,14 @@ impl Profile for Ns3MmwaveParams {
     }
 
     /// The module's PDCP, RLC AM and MAC headers and its scheduler's copy of the queue.
-    fn downlink_headers(&self) -> Option<DownlinkHeaders> {
-        self.downlink_headers.then(|| DownlinkHeaders {
-            report_period: from_secs(self.buffer_status_timer_s),
-        })
+    fn downlink_headers(&self) -> bool {
+        self.downlink_headers
+    }
+
+    /// The module's RLC AM reports its buffer when its buffer-status timer expires
+    /// (`LteRlcAm::ExpireRbsTimer`).
+    fn buffer_status_timer(&self) -> Option<Time> {
+        (self.buffer_status_timer_s > 0.0).then(|| from_secs(self.buffer_status_timer_s))
     }
 
     /// The module's RLC AM: a report requested under the prohibit timer takes the

@@ -98,7 +98,9 @@ impl Arq {
     /// reached it: `rx_next` is its next in-order byte and `received` what it holds
     /// beyond; `sender_idle` says the sender has nothing new to send and nothing queued
     /// for retransmission; `unacknowledged` is what the peer's reports have not
-    /// acknowledged, where they are modelled. Named ranges join `queue`.
+    /// acknowledged, where they are modelled. Named ranges join `queue`. Returns the
+    /// poll-retransmit timer's expiry when it sent something again: the sender
+    /// reports its buffer then (`ExpirePollRetransmitTimer`).
     pub fn advance(
         &mut self,
         now: Time,
@@ -107,9 +109,9 @@ impl Arq {
         sender_idle: bool,
         unacknowledged: Option<(u64, u64)>,
         queue: &mut VecDeque<Retransmission>,
-    ) {
+    ) -> Option<Time> {
         let ArqTiming::Reordering(timers) = self.timing else {
-            return;
+            return None;
         };
         // One past the furthest byte the receiver has (VR(H)): what it holds beyond its
         // next in-order byte ends there.
@@ -134,20 +136,23 @@ impl Arq {
             self.reordering = Some((now + timers.t_reordering, highest));
         }
         let poll_at = self.last_pdu + timers.poll_retransmit;
-        if sender_idle && poll_at <= now {
-            // Everything from the acknowledged end goes as one retransmission; what HARQ
-            // gave up on below it (holes the reports name) goes range by range.
-            let from = unacknowledged.map_or(u64::MAX, |r| r.0);
-            queue.extend(
-                self.given_up
-                    .drain(..)
-                    .filter(|&(start, _)| start < from)
-                    .map(|(start, end)| (start, end.min(from), poll_at)),
-            );
-            if let Some((start, end)) = unacknowledged {
-                queue.push_back((start, end, poll_at));
-            }
+        if !sender_idle || poll_at > now {
+            return None;
         }
+        let before = queue.len();
+        // Everything from the acknowledged end goes as one retransmission; what HARQ
+        // gave up on below it (holes the reports name) goes range by range.
+        let from = unacknowledged.map_or(u64::MAX, |r| r.0);
+        queue.extend(
+            self.given_up
+                .drain(..)
+                .filter(|&(start, _)| start < from)
+                .map(|(start, end)| (start, end.min(from), poll_at)),
+        );
+        if let Some((start, end)) = unacknowledged {
+            queue.push_back((start, end, poll_at));
+        }
+        (queue.len() > before).then_some(poll_at)
     }
 
     /// A handover re-establishes the entity: what HARQ gave up on goes again after
@@ -276,13 +281,18 @@ mod tests {
         let beyond = held(&[(200, 300)]);
         arq.advance(5 * MS - 1, 100, &beyond, true, unacked, &mut queue);
         assert!(queue.is_empty(), "before the expiry at 5 ms");
-        arq.advance(5 * MS, 100, &beyond, true, unacked, &mut queue);
+        assert_eq!(
+            arq.advance(5 * MS, 100, &beyond, true, unacked, &mut queue),
+            Some(5 * MS),
+            "the sender reports its buffer at the expiry"
+        );
         assert_eq!(
             queue,
             VecDeque::from([(100, 200, 5 * MS), (300, 500, 5 * MS)])
         );
         queue.clear();
-        arq.advance(9 * MS, 500, &RangeSet::default(), true, None, &mut queue);
+        let fired = arq.advance(9 * MS, 500, &RangeSet::default(), true, None, &mut queue);
+        assert_eq!(fired, None);
         assert!(queue.is_empty(), "acknowledged since: nothing goes again");
     }
 }

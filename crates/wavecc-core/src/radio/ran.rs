@@ -728,6 +728,11 @@ impl Ran {
             Forwarding::Lossless => {
                 ue.dl.reestablish(ue.interrupted_until);
                 ue.ul.reestablish(ue.interrupted_until);
+                // The re-established RLC reports its buffer to the new cell.
+                let bytes = ue.ul.reportable_bytes();
+                if let (Some(timing), true) = (self.uplink_grants, bytes > 0) {
+                    ue.grants.report(ue.interrupted_until, bytes, timing);
+                }
             }
             Forwarding::Drop => {
                 let before = dropped.len();
@@ -1338,9 +1343,9 @@ fn grant_uplink(
     timing: GrantTiming,
     prohibit: Option<Time>,
 ) -> u32 {
-    // Data no report covers (what HARQ gave up on, or what a handover left behind) is
-    // reported now, as the RLC's retransmission or buffer-status timers would.
-    if ue.grants.is_idle() {
+    // Without an RLC buffer-status timer, data no report covers (what HARQ gave up on)
+    // is reported now, as the RLC's timers would.
+    if ue.grants.is_idle() && !ue.ul.has_buffer_timer() {
         let uncovered = ue.ul.reportable_bytes();
         if uncovered > 0 {
             ue.grants.report(now, uncovered, timing);
@@ -1365,14 +1370,19 @@ fn grant_uplink(
     symbols
 }
 
-/// The expiries of `ue`'s buffer-status timers due by `now`: each end that holds data
-/// or unacknowledged PDUs reports its buffer at the expiry, which announces the report
-/// it owes its peer; the UE's buffer status report also asks for a grant.
+/// The reports `ue`'s RLC timers made by `now`: each end reports its buffer at an
+/// expiry of its buffer-status timer while it holds data or unacknowledged PDUs, and
+/// at an expiry of its poll-retransmit timer that sent something again. A report
+/// announces the status report the end owes its peer; the UE's buffer status report
+/// also asks for a grant.
 fn fire_buffer_timers(ue: &mut Ue, now: Time, grants: Option<GrantTiming>) {
-    if let Some(at) = ue.dl.fire_buffer_timer(now) {
+    let dl = ue.dl.fire_buffer_timer(now);
+    if let Some(at) = dl.max(ue.dl.take_poll_report()) {
         ue.reports.gnb.buffer_reported(at);
+        ue.dl.buffer_reported();
     }
-    if let Some(at) = ue.ul.fire_buffer_timer(now) {
+    let ul = ue.ul.fire_buffer_timer(now);
+    if let Some(at) = ul.max(ue.ul.take_poll_report()) {
         let status = ue.reports.ue.buffer_reported(at);
         if let Some(timing) = grants {
             ue.grants
@@ -2039,17 +2049,17 @@ mod tests {
         assert!(rows[settled..].iter().all(|r| !r.4 && !r.5 && !r.6));
     }
 
-    /// Without the buffer-status timer the gNB's report waits for the next opportunity
-    /// its RLC gets: the poll-retransmit timer's retransmission, 4 ms after its last
-    /// TB (slot 3 with the real queue sizing every block), whose opportunity the
-    /// unannounced report takes alone, the retransmission going a slot later.
+    /// Without the buffer-status timer the gNB's report waits for its poll-retransmit
+    /// timer, 4 ms after its last TB (slot 3 with the real queue sizing every block),
+    /// whose expiry reports the buffer: the announced report goes beside the
+    /// retransmission.
     #[test]
-    fn without_the_buffer_status_timer_the_gnb_report_takes_the_retransmission_s_turn() {
+    fn without_the_buffer_status_timer_the_gnb_report_goes_with_the_poll_retransmission() {
         let rows = burst_end(0.0);
         assert_eq!(rows[3].0, 4, "the burst's last TB");
         assert!(rows[42].4 && !rows[43].4, "the report at 3 + 40");
-        assert_eq!(rows[43].1, 0);
-        assert!(rows[44].1 > 0, "the retransmission a slot later");
+        assert_eq!(rows[42].1, 0);
+        assert!(rows[43].1 > 0, "the retransmission beside it");
         assert!(rows[55..].iter().all(|r| !r.4 && !r.5 && !r.6));
     }
 }

@@ -192,6 +192,9 @@ pub struct RlcEntity {
     /// End of the stream the peer's last status report acknowledged: what it had
     /// received when it sent the report (under [`RlcConfig::acknowledged`]).
     acked_end: u64,
+    /// The last expiry of the poll-retransmit timer that sent something again, at
+    /// which the entity reported its buffer, not yet taken by the radio.
+    poll_report: Option<Time>,
     rng: Rng,
     /// The error rate of a first attempt at (MCS, SINR bits, TB bytes) last computed:
     /// the SINR changes only at channel updates, ten slots apart, and the error curves
@@ -218,6 +221,7 @@ impl RlcEntity {
             copy: cfg.headers.then(QueueCopy::default),
             buffer_timer: BufferStatusTimer::new(cfg.buffer_status_period),
             acked_end: 0,
+            poll_report: None,
             rng,
             first_bler: ((0, f64::NAN.to_bits(), 0), 0.0),
             stats: RlcStats::default(),
@@ -319,6 +323,18 @@ impl RlcEntity {
         } else if let Some(copy) = &mut self.copy {
             copy.reported(self.queued_end - self.sent_end);
         }
+    }
+
+    /// The instant the poll-retransmit timer last made the entity report its buffer,
+    /// once.
+    pub fn take_poll_report(&mut self) -> Option<Time> {
+        self.poll_report.take()
+    }
+
+    /// True when the entity reports its buffer on a timer of its own (so the radio
+    /// need not report data no report covers).
+    pub fn has_buffer_timer(&self) -> bool {
+        self.buffer_timer.exists()
     }
 
     /// True when the scheduler's copy is the real queue at a decision at `now`: an
@@ -647,14 +663,16 @@ impl RlcEntity {
         let unacknowledged = self
             .awaits_acknowledgement()
             .then_some((self.acked_end, self.sent_end));
-        self.arq_timers.advance(
+        if let Some(at) = self.arq_timers.advance(
             now,
             self.rx_next,
             &self.received,
             sender_idle,
             unacknowledged,
             &mut self.arq,
-        );
+        ) {
+            self.poll_report = Some(at);
+        }
         while let Some(sdu) = self.sdus.front().filter(|s| s.end <= self.rx_next) {
             out.push(sdu.pkt);
             self.stats.sdus_delivered += 1;

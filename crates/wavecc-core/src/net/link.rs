@@ -264,7 +264,10 @@ impl Link {
             .loss
             .as_mut()
             .is_some_and(|loss| (self.loss_applies)(head) && loss.drops(head.size as u32));
-        let (_, pkt) = self.pipe.pop_front().expect("head exists");
+        // Copied once out of its slot: taken by `pop_front`, it went through the
+        // stack once more.
+        let pkt = *head;
+        self.pipe.drop_front(1);
         // The head has arrived, so it has been serialised: if `advance` had not yet
         // released it, release it now.
         match self.first_waiting {

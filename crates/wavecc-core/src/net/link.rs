@@ -66,6 +66,8 @@ struct Slots {
 
 impl Slots {
     /// When `size` bytes arriving at `now`, behind the packets already queued, leave.
+    /// Out of line, so that the constant rate's path inlined with it stays short.
+    #[inline(never)]
     fn departure(&mut self, now: Time, size: u64) -> Time {
         let now_slot = now / self.slot;
         let mut slot = match self.tail {
@@ -97,7 +99,10 @@ impl Slots {
 
 impl Service {
     /// When a packet of `size` bytes arriving at `now` finishes service, given that
-    /// it starts at `start` (when the link is free).
+    /// it starts at `start` (when the link is free). Always inlined into
+    /// [`Link::enqueue`], where a constant rate is a cached lookup and an add: its
+    /// call cost more than that.
+    #[inline(always)]
     fn departure(&mut self, now: Time, start: Time, size: u64) -> Time {
         match self {
             Service::Rate(serialiser) => start + serialiser.time(size),

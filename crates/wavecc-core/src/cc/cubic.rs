@@ -294,6 +294,8 @@ pub struct Cubic {
     p: Params,
     /// Reno-friendly increase per RTT, `3 (1 - beta) / (1 + beta)` (RFC 9438 section 4.3).
     alpha: f64,
+    /// `rtt_holdoff_ms` as a time, converted once: every ACK reads it.
+    rtt_holdoff: Time,
     /// Window before the last reduction, lowered by fast convergence; None until a
     /// loss and again after an RTO (Linux `last_max_cwnd` = 0).
     w_max: Option<f64>,
@@ -313,9 +315,11 @@ pub fn build(params: &serde_json::Value) -> Result<Box<dyn CongestionControl>, S
 impl Cubic {
     fn new(p: Params) -> Self {
         let alpha = 3.0 * (1.0 - p.beta) / (1.0 + p.beta);
+        let rtt_holdoff = ms_to_time(p.rtt_holdoff_ms);
         Self {
             p,
             alpha,
+            rtt_holdoff,
             w_max: None,
             epoch: None,
             delay_min: None,
@@ -336,7 +340,7 @@ impl Cubic {
     fn in_rtt_holdoff(&self, now: Time) -> bool {
         self.epoch
             .as_ref()
-            .is_some_and(|e| now.saturating_sub(e.start) < ms_to_time(self.p.rtt_holdoff_ms))
+            .is_some_and(|e| now.saturating_sub(e.start) < self.rtt_holdoff)
     }
 
     fn hystart_active(&self, sock: &Socket) -> bool {

@@ -123,6 +123,10 @@ pub struct Link {
     /// Index in `pipe` of the first packet not yet being serialised: the waiting
     /// packets are the pipe's tail, so no second queue is needed.
     first_waiting: usize,
+    /// When the first waiting packet starts: the departure of the packet before it
+    /// (meaningless while none waits). Kept so that [`Self::advance`] finds the
+    /// packet it stops at without reading it.
+    next_start: Time,
     waiting_bytes: u64,
     loss: Option<LossModel>,
     /// Only packets for which this returns true are exposed to `loss`.
@@ -176,6 +180,7 @@ impl Link {
             busy_until: 0,
             pipe: Ring::default(),
             first_waiting: 0,
+            next_start: 0,
             waiting_bytes: 0,
             loss: None,
             loss_applies: |_| true,
@@ -197,15 +202,9 @@ impl Link {
     /// packet's far-end arrival less the delay; with that packet gone from the far
     /// end, it has started. (Read off the pipe, not recomputed from its size.)
     fn advance(&mut self, now: Time) {
-        while let Some(&(_, pkt)) = self.pipe.get(self.first_waiting) {
-            if let Some(&(before, _)) = self
-                .first_waiting
-                .checked_sub(1)
-                .and_then(|i| self.pipe.get(i))
-                && before - self.delay > now
-            {
-                break;
-            }
+        while self.first_waiting < self.pipe.len() && self.next_start <= now {
+            let (arrival, pkt) = self.pipe[self.first_waiting];
+            self.next_start = arrival - self.delay;
             self.first_waiting += 1;
             self.waiting_bytes -= pkt.size as u64;
         }
@@ -236,6 +235,9 @@ impl Link {
         let was_idle = self.pipe.is_empty();
         self.pipe.push_back((self.busy_until + self.delay, pkt));
         if start > now {
+            if self.first_waiting == self.pipe.len() - 1 {
+                self.next_start = start;
+            }
             self.waiting_bytes += pkt.size as u64;
             self.stats.max_bytes = self.stats.max_bytes.max(self.waiting_bytes);
         } else {
@@ -259,8 +261,8 @@ impl Link {
     /// stack to be returned (2 % of the 1 Gb/s dumbbell's instructions).
     #[inline(always)]
     pub fn pop_arrived(&mut self, now: Time) -> Option<(Packet, bool)> {
-        let (arrival, head) = self.pipe.front()?;
-        if *arrival > now {
+        let &(arrival, ref head) = self.pipe.front()?;
+        if arrival > now {
             return None;
         }
         // Judged in the queue's slot, before the packet is taken out: a loss model
@@ -276,7 +278,10 @@ impl Link {
         // The head has arrived, so it has been serialised: if `advance` had not yet
         // released it, release it now.
         match self.first_waiting {
-            0 => self.waiting_bytes -= pkt.size as u64,
+            0 => {
+                self.waiting_bytes -= pkt.size as u64;
+                self.next_start = arrival - self.delay;
+            }
             _ => self.first_waiting -= 1,
         }
         self.stats.dequeued += 1;

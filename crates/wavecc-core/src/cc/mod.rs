@@ -113,12 +113,19 @@ pub struct SinkGrid {
     /// The count at that point, and at the point before it (0 before time 0).
     at_point: u64,
     at_previous: u64,
+    /// The next point's time, `(point + 1) x SINK_GRID` (0 before the first call):
+    /// before it there is nothing to do, found without the division by the spacing
+    /// that every delivered segment would otherwise pay.
+    next: Time,
 }
 
 impl SinkGrid {
     /// Records that `bytes` had been delivered before `now`: every grid point in
     /// (the latest passed, `now`] gets that count.
     pub fn advance(&mut self, now: Time, bytes: u64) {
+        if now < self.next {
+            return;
+        }
         let k = now / SINK_GRID;
         if k > self.point {
             self.at_previous = if k == self.point + 1 {
@@ -129,6 +136,7 @@ impl SinkGrid {
             self.at_point = bytes;
             self.point = k;
         }
+        self.next = (self.point + 1) * SINK_GRID;
     }
 
     /// Bytes delivered between the last two grid points at or before `now`, given

@@ -254,26 +254,40 @@ impl Link {
     }
 
     /// Takes the head packet if it has arrived by `now`, with true when it was lost
-    /// at the receiving end. (A flag rather than a `Result`: wrapping the packet
-    /// made the compiler copy it through the stack in overlapping pieces, which
-    /// stalled store forwarding on every arrival.) Always inlined into the world's
-    /// arrival handler: out of line, the packet was copied twice more through the
-    /// stack to be returned (2 % of the 1 Gb/s dumbbell's instructions).
+    /// at the receiving end: [`Self::arrived_head`], then [`Self::take_head`], as the
+    /// world does.
+    #[cfg(test)]
+    fn pop_arrived(&mut self, now: Time) -> Option<(Packet, bool)> {
+        let lost = self.arrived_head(now)?;
+        Some((self.take_head(), lost))
+    }
+
+    /// Whether the head packet has arrived by `now` (None if not, or if there is
+    /// none), with true when it was lost at the receiving end; asked once per
+    /// packet, as the loss model draws at each call. Judged in the queue's slot: a
+    /// loss model reads it by reference, and a copy made for that call was copied
+    /// again.
     #[inline(always)]
-    pub fn pop_arrived(&mut self, now: Time) -> Option<(Packet, bool)> {
-        let &(arrival, ref head) = self.pipe.front()?;
-        if arrival > now {
+    pub fn arrived_head(&mut self, now: Time) -> Option<bool> {
+        let (arrival, head) = self.pipe.front()?;
+        if *arrival > now {
             return None;
         }
-        // Judged in the queue's slot, before the packet is taken out: a loss model
-        // reads it by reference, and a copy made for that call was copied again.
         let lost = self
             .loss
             .as_mut()
             .is_some_and(|loss| (self.loss_applies)(head) && loss.drops(head.size as u32));
-        // Copied once out of its slot: taken by `pop_front`, it went through the
-        // stack once more.
-        let pkt = *head;
+        self.stats.dropped_random += u64::from(lost);
+        Some(lost)
+    }
+
+    /// Takes the head packet, which [`Self::arrived_head`] found arrived. Apart from
+    /// the judgement and always inlined, so that the world's arrival handler copies
+    /// the packet once out of its slot: returned with its flag, or popped out by
+    /// `pop_front`, it went through the stack once or twice more.
+    #[inline(always)]
+    pub fn take_head(&mut self) -> Packet {
+        let &(arrival, pkt) = self.pipe.front().expect("a head arrived");
         self.pipe.drop_front(1);
         // The head has arrived, so it has been serialised: if `advance` had not yet
         // released it, release it now.
@@ -285,8 +299,7 @@ impl Link {
             _ => self.first_waiting -= 1,
         }
         self.stats.dequeued += 1;
-        self.stats.dropped_random += u64::from(lost);
-        Some((pkt, lost))
+        pkt
     }
 
     /// Queue occupancy at `now`: (bytes, packets) waiting for the serialiser.

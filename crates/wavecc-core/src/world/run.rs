@@ -196,7 +196,8 @@ impl World {
 
     fn on_link_arrival(&mut self, link: usize) {
         let l = &mut self.wire.links[link];
-        let (pkt, lost) = l.pop_arrived(self.now).expect("the head has arrived");
+        let lost = l.arrived_head(self.now).expect("the head has arrived");
+        let pkt = l.take_head();
         self.wire.link_heads[link] = l.head_time().unwrap_or(Time::MAX);
         self.arrivals += 1;
         if lost {

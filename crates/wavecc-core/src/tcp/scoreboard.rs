@@ -50,6 +50,10 @@ pub struct Scoreboard {
     sacked_below_cursor: u32,
     /// No lost-and-not-retransmitted segment exists before this index.
     retrans_hint: usize,
+    /// No segment at or after this index is marked lost: the search for the next
+    /// retransmission stops here, not at the end of the board (in a recovery each
+    /// newly lost segment sent the search through the rest of the window after it).
+    lost_end: usize,
     /// No segment before this index is both un-SACKed and not retransmitted.
     resend_hint: usize,
     /// A retransmitted segment stays counted in `retrans_out`, and so in flight, until
@@ -167,6 +171,7 @@ impl Scoreboard {
             self.sacked_below_cursor = 0;
         }
         self.retrans_hint = self.retrans_hint.saturating_sub(n);
+        self.lost_end = self.lost_end.saturating_sub(n);
         self.resend_hint = self.resend_hint.saturating_sub(n);
         self.reno_sacked = self
             .reno_sacked
@@ -253,6 +258,7 @@ impl Scoreboard {
                     s.lost = true;
                     self.lost_out += 1;
                     self.retrans_hint = self.retrans_hint.min(self.loss_cursor);
+                    self.lost_end = self.lost_end.max(self.loss_cursor + 1);
                     f(s);
                     n += 1;
                 }
@@ -276,6 +282,7 @@ impl Scoreboard {
         s.lost = true;
         self.lost_out += 1;
         self.retrans_hint = 0;
+        self.lost_end = self.lost_end.max(i + 1);
         let seq = s.seq;
         self.refresh_pipe();
         Some(seq)
@@ -295,6 +302,7 @@ impl Scoreboard {
         self.loss_cursor = self.segs.len();
         self.sacked_below_cursor = self.sacked_out;
         self.retrans_hint = 0;
+        self.lost_end = self.segs.len();
         self.resend_hint = 0;
         self.refresh_pipe();
     }
@@ -314,11 +322,11 @@ impl Scoreboard {
 
     /// The first segment that is lost and not yet retransmitted (RFC 6675 NextSeg rule 1).
     pub fn next_retransmit(&mut self) -> Option<usize> {
-        let i = (self.retrans_hint..self.segs.len()).find(|&i| {
+        let i = (self.retrans_hint..self.lost_end).find(|&i| {
             let s = &self.segs[i];
             s.lost && !s.retrans && !s.sacked
         });
-        self.retrans_hint = i.unwrap_or(self.segs.len());
+        self.retrans_hint = i.unwrap_or(self.lost_end);
         i
     }
 
@@ -365,6 +373,8 @@ impl Scoreboard {
             .filter(|s| s.sacked)
             .count() as u32;
         assert_eq!(self.sacked_below_cursor, below);
+        assert!(self.lost_end <= self.segs.len());
+        assert!(self.segs.iter().skip(self.lost_end).all(|s| !s.lost));
     }
 }
 

@@ -319,11 +319,20 @@ impl Sender {
     fn sync_sock(&mut self, now: Time) {
         let s = &mut self.sock;
         s.now = now;
-        s.in_flight = self.sb.in_flight();
         s.delivered = self.rate.delivered;
         s.snd_nxt = self.snd_nxt;
         s.snd_una = self.snd_una;
         s.ca_state = self.state;
+        self.sync_window_use();
+    }
+
+    /// The parts of [`Self::sync_sock`] that can change between the algorithm's
+    /// `on_ack` and its window update: what is in flight (a retransmission on
+    /// entering recovery) and whether the window limits sending (cwnd and ssthresh
+    /// moved). A state change syncs the socket itself.
+    fn sync_window_use(&mut self) {
+        let s = &mut self.sock;
+        s.in_flight = self.sb.in_flight();
         s.is_cwnd_limited = !self.cfg.cwnd_validation
             || if s.in_slow_start() {
                 s.cwnd < 2.0 * self.max_packets_out as f64
@@ -491,7 +500,7 @@ impl Sender {
         let was_in_recovery = self.state == CaState::Recovery;
         self.update_state(advanced, io);
         let ended_recovery = was_in_recovery && self.state != CaState::Recovery;
-        self.adjust_window(&rs, advanced, ended_recovery, io);
+        self.adjust_window(&rs, advanced, ended_recovery);
         if self.cfg.recovery_sends.rule3()
             && advanced
             && self.state == CaState::Recovery
@@ -694,18 +703,14 @@ impl Sender {
 
     /// The window after an ACK; `ended_recovery` says this ACK ended fast recovery,
     /// which grows the window under PRR (Linux runs `tcp_cong_avoid` on it) but not
-    /// under classic recovery.
-    fn adjust_window(
-        &mut self,
-        rs: &RateSample,
-        advanced: bool,
-        ended_recovery: bool,
-        io: &mut Io<impl Outbox, impl TimerEvent>,
-    ) {
+    /// under classic recovery. Always inlined into its one caller, [`Self::on_ack`]:
+    /// out of line it cost some 20 instructions per ACK.
+    #[inline(always)]
+    fn adjust_window(&mut self, rs: &RateSample, advanced: bool, ended_recovery: bool) {
         // Again after `on_ack` and the state machine: HyStart may have set ssthresh,
         // which decides whether the flow counts as cwnd-limited (as in Linux, where
         // `tcp_is_cwnd_limited` is read after `pkts_acked`).
-        self.sync_sock(io.now);
+        self.sync_window_use();
         let classic = self.cfg.recovery == Recovery::Classic;
         if self.cc.cong_control(&mut self.sock, rs) {
         } else if self.state == CaState::Recovery {

@@ -220,7 +220,9 @@ impl Scoreboard {
     /// each newly SACKed one; returns how many.
     pub fn sack(&mut self, start: u64, end: u64, mut f: impl FnMut(&SegInfo)) -> u32 {
         let mut n = 0;
+        let mut covered = true;
         for (gs, ge) in self.sacked_ranges.gaps(start, end) {
+            covered = false;
             let mut i = self.first_at_or_after(gs);
             while let Some(s) = self.segs.get_mut(i) {
                 if s.end() > ge {
@@ -245,7 +247,11 @@ impl Scoreboard {
                 i += 1;
             }
         }
-        self.sacked_ranges.insert(start, end);
+        // A block without gaps lies inside one range (they are disjoint and apart):
+        // nothing to insert. Most blocks of an ACK repeat ones already counted.
+        if !covered {
+            self.sacked_ranges.insert(start, end);
+        }
         self.refresh_pipe();
         n
     }

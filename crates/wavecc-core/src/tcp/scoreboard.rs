@@ -170,17 +170,24 @@ impl Scoreboard {
         };
         self.segs.drop_front(n);
         self.packets_out -= n as u32;
-        self.loss_cursor = self.loss_cursor.saturating_sub(n);
-        if self.loss_cursor == 0 {
-            self.sacked_below_cursor = 0;
+        // The indexes into the board move with its front. Once a window has passed
+        // without a loss they are all 0 (and nothing below the cursor is SACKed),
+        // so one test skips their updates on most ACKs.
+        if self.loss_cursor | self.retrans_hint | self.lost_end | self.resend_hint != 0 {
+            self.loss_cursor = self.loss_cursor.saturating_sub(n);
+            if self.loss_cursor == 0 {
+                self.sacked_below_cursor = 0;
+            }
+            self.retrans_hint = self.retrans_hint.saturating_sub(n);
+            self.lost_end = self.lost_end.saturating_sub(n);
+            self.resend_hint = self.resend_hint.saturating_sub(n);
         }
-        self.retrans_hint = self.retrans_hint.saturating_sub(n);
-        self.lost_end = self.lost_end.saturating_sub(n);
-        self.resend_hint = self.resend_hint.saturating_sub(n);
-        self.reno_sacked = self
-            .reno_sacked
-            .saturating_sub(n as u32)
-            .min(self.packets_out.saturating_sub(1));
+        if self.reno_sacked != 0 {
+            self.reno_sacked = self
+                .reno_sacked
+                .saturating_sub(n as u32)
+                .min(self.packets_out.saturating_sub(1));
+        }
         self.sacked_ranges.remove_below(ack);
         self.refresh_pipe();
         n

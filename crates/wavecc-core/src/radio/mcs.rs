@@ -411,9 +411,21 @@ impl McsTable {
         match self.error {
             ErrorModel::Logistic { .. } => self.bler(mcs, ir_effective_sinr_db(sinrs_db)),
             ErrorModel::ModuleMi { .. } => {
-                let bps = u64::from(self.bits_per_symbol(mcs)).max(1);
-                let bits = (tb_bytes * 8).div_ceil(bps).max(1) * bps;
+                let bits = self.error_size(mcs, tb_bytes);
                 self.module_tb_error(mcs, sinrs_db, bits)
+            }
+        }
+    }
+
+    /// What [`McsTable::tb_error`] reads of a TB's size: the bits of its whole symbols
+    /// under the module's rule, nothing (0) under the logistic. TBs of one size here
+    /// at the same MCS and SINRs have the same error, so a memo keys on it.
+    pub fn error_size(&self, mcs: u8, tb_bytes: u64) -> u64 {
+        match self.error {
+            ErrorModel::Logistic { .. } => 0,
+            ErrorModel::ModuleMi { .. } => {
+                let bps = u64::from(self.bits_per_symbol(mcs)).max(1);
+                (tb_bytes * 8).div_ceil(bps).max(1) * bps
             }
         }
     }
@@ -665,12 +677,18 @@ mod tests {
         assert!((t.tb_error(28, &[s], 1000) - one).abs() < 1e-15);
         assert!((t.tb_error(28, &[s], 1781) - one).abs() < 1e-15);
         assert!(t.tb_error(28, &[s], 1782) > one);
+        // The size a memo keys on: the same for 1000 and 1781 bytes, not for 1782.
+        assert_eq!(t.error_size(28, 1000), t.error_size(28, 1781));
+        assert_ne!(t.error_size(28, 1781), t.error_size(28, 1782));
         // Two attempts average the MI: the same SINR twice decodes.
         assert!(t.tb_error(28, &[s, s], 10_000) < 1e-9);
         // The logistic table keeps its IR combining.
         let l = McsTable::ns3_mmwave();
         let both = l.bler(28, ir_effective_sinr_db(&[18.0, 15.0]));
         assert_eq!(l.tb_error(28, &[18.0, 15.0], 1000), both);
+        // Its error does not read the size at all.
+        assert_eq!(l.tb_error(28, &[18.0, 15.0], 50_000), both);
+        assert_eq!(l.error_size(28, 1000), l.error_size(28, 50_000));
     }
 
     #[test]

@@ -196,7 +196,8 @@ pub struct RlcEntity {
     /// which the entity reported its buffer, not yet taken by the radio.
     poll_report: Option<Time>,
     rng: Rng,
-    /// The error rate of a first attempt at (MCS, SINR bits, TB bytes) last computed:
+    /// The error rate of a first attempt at (MCS, SINR bits, the size the error model
+    /// reads, `McsTable::error_size`) last computed:
     /// the SINR changes only at channel updates, ten slots apart, and the error curves
     /// cost several transcendental calls per TB. Entities of one RAN share its MCS
     /// table, so the key needs no table.
@@ -601,7 +602,11 @@ impl RlcEntity {
     fn decodes(&mut self, tb: &Tb, table: &McsTable) -> bool {
         let bytes = tb.air;
         let bler = if tb.attempts == 1 {
-            let key = (tb.mcs, tb.sinrs_db[0].to_bits(), bytes);
+            let key = (
+                tb.mcs,
+                tb.sinrs_db[0].to_bits(),
+                table.error_size(tb.mcs, bytes),
+            );
             if self.first_bler.0 != key {
                 self.first_bler = (key, table.tb_error(tb.mcs, &tb.sinrs_db[..1], bytes));
             }

@@ -142,6 +142,9 @@ pub struct McsEntry {
 #[derive(Clone, Debug, PartialEq)]
 pub struct McsTable {
     entries: Vec<McsEntry>,
+    /// For each MCS value, the index of the row [`McsTable::entry`] uses: asked for
+    /// every TB and slot, a lookup rather than a search.
+    rows: [u8; 256],
     error: ErrorModel,
 }
 
@@ -191,12 +194,7 @@ impl McsTable {
                 bits_per_symbol: (mbps * 1e6 * 100e-6 / 22.0).round() as u32,
             })
             .collect();
-        McsTable {
-            entries,
-            error: ErrorModel::Logistic {
-                slope_per_db: BLER_SLOPE_PER_DB,
-            },
-        }
+        Self::from_rows(entries)
     }
 
     /// The same table under ns3-mmwave's own TB error rule (`MmWaveMiErrorModel`, see
@@ -260,8 +258,19 @@ impl McsTable {
                 }
             })
             .collect();
+        Self::from_rows(entries)
+    }
+
+    /// A table of `entries` (MCS increasing) under the logistic error curve.
+    fn from_rows(entries: Vec<McsEntry>) -> Self {
+        let mut rows = [0; 256];
+        for (mcs, row) in rows.iter_mut().enumerate() {
+            let n = entries.partition_point(|e| usize::from(e.mcs) <= mcs);
+            *row = n.saturating_sub(1) as u8;
+        }
         McsTable {
             entries,
+            rows,
             error: ErrorModel::Logistic {
                 slope_per_db: BLER_SLOPE_PER_DB,
             },
@@ -303,8 +312,7 @@ impl McsTable {
     /// gets the even one under it), else the lowest row.
     #[inline]
     pub fn entry(&self, mcs: u8) -> &McsEntry {
-        let n = self.entries.partition_point(|e| e.mcs <= mcs);
-        &self.entries[n.saturating_sub(1)]
+        &self.entries[usize::from(self.rows[usize::from(mcs)])]
     }
 
     /// Highest MCS whose TB error at `sinr_db` is <= `target_bler`; the lowest MCS when

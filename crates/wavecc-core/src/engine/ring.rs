@@ -118,6 +118,10 @@ impl<T: Copy> Ring<T> {
 
     /// Calls `f` on every item, front to back.
     pub fn for_each_mut(&mut self, mut f: impl FnMut(&mut T)) {
+        // A ring that never held an item has no buffer to mask into.
+        if self.len == 0 {
+            return;
+        }
         let m = self.mask();
         for i in 0..self.len {
             f(&mut self.buf[(self.head + i) & m]);
@@ -158,6 +162,13 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
     use std::collections::VecDeque;
+
+    #[test]
+    fn for_each_mut_on_a_ring_that_never_held_an_item_does_nothing() {
+        let mut ring = Ring::<u32>::default();
+        ring.for_each_mut(|x| *x += 1);
+        assert!(ring.is_empty());
+    }
 
     proptest! {
         /// Behaves as std's VecDeque under any sequence of pushes and pops.

@@ -100,7 +100,10 @@ impl Arq {
     /// for retransmission; `unacknowledged` is what the peer's reports have not
     /// acknowledged, where they are modelled. Named ranges join `queue`. Returns the
     /// poll-retransmit timer's expiry when it sent something again: the sender
-    /// reports its buffer then (`ExpirePollRetransmitTimer`).
+    /// reports its buffer then (`ExpirePollRetransmitTimer`). Inlined into the
+    /// receiver's `deliver`, which calls it at every hand-up, mostly to find nothing
+    /// to do.
+    #[inline]
     pub fn advance(
         &mut self,
         now: Time,

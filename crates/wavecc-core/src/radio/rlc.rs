@@ -18,7 +18,7 @@ use super::headers::{PDCP_HEADER_BYTES, QueueCopy, opportunity, pdu_data};
 use super::mcs::McsTable;
 use super::miesm::{EffectiveSinr, flat};
 use super::status::BufferStatusTimer;
-use crate::engine::{RangeSet, Rng, RngExt, Time};
+use crate::engine::{RangeSet, Ring, Rng, RngExt, Time};
 use crate::net::Packet;
 use std::collections::VecDeque;
 
@@ -168,7 +168,8 @@ impl RlcStats {
 pub struct RlcEntity {
     cfg: RlcConfig,
     /// Undelivered SDUs, oldest first: sent or not, until the receiver hands them up.
-    sdus: VecDeque<Sdu>,
+    /// A ring (masked indices) rather than a `VecDeque`: every SDU passes through it.
+    sdus: Ring<Sdu>,
     /// Stream offsets: end of the queued SDUs, end of the new data sent, and the
     /// receiver's next expected byte (everything before it was handed up).
     queued_end: u64,
@@ -209,7 +210,7 @@ impl RlcEntity {
     pub fn new(cfg: RlcConfig, rng: Rng) -> Self {
         Self {
             cfg,
-            sdus: VecDeque::new(),
+            sdus: Ring::default(),
             queued_end: 0,
             sent_end: 0,
             rx_next: 0,
@@ -230,6 +231,8 @@ impl RlcEntity {
     }
 
     /// Queues an SDU, or refuses it (tail drop) when the new data would exceed the limit.
+    /// Inlined into the radio's two enqueues: out of line, every SDU paid the call.
+    #[inline]
     pub fn enqueue(&mut self, now: Time, pkt: Packet) -> Result<(), Packet> {
         let pdcp = if self.copy.is_some() {
             PDCP_HEADER_BYTES
@@ -501,7 +504,8 @@ impl RlcEntity {
         let (start, end) = (self.sent_end, self.eligible_end(now));
         let first = self.sdus.partition_point(|s| s.end <= start);
         let mut at = start;
-        let pieces = self.sdus.range(first..).map_while(|s| {
+        let sdus = &self.sdus;
+        let pieces = (first..sdus.len()).map(|i| &sdus[i]).map_while(|s| {
             (s.end <= end).then(|| {
                 let piece = s.end - at;
                 at = s.end;
@@ -678,12 +682,14 @@ impl RlcEntity {
         ) {
             self.poll_report = Some(at);
         }
-        while let Some(sdu) = self.sdus.front().filter(|s| s.end <= self.rx_next) {
+        let mut n = 0;
+        while let Some(sdu) = self.sdus.get(n).filter(|s| s.end <= self.rx_next) {
             out.push(sdu.pkt);
-            self.stats.sdus_delivered += 1;
             self.stats.sdu_delay_sum += now - sdu.entered;
-            self.sdus.pop_front();
+            n += 1;
         }
+        self.stats.sdus_delivered += n as u64;
+        self.sdus.drop_front(n);
         std::mem::take(&mut self.arrived)
     }
 
@@ -697,16 +703,15 @@ impl RlcEntity {
         for a in &mut self.arq {
             a.2 = a.2.max(resume);
         }
-        for s in &mut self.sdus {
-            s.ready = s.ready.max(resume);
-        }
+        self.sdus.for_each_mut(|s| s.ready = s.ready.max(resume));
         // The new cell's scheduler learns the queue from the re-established RLC.
         self.buffer_reported();
     }
 
     /// A handover without forwarding: every undelivered SDU is lost.
     pub fn flush(&mut self, dropped: &mut Vec<Packet>) {
-        dropped.extend(self.sdus.drain(..).map(|s| s.pkt));
+        dropped.extend(self.sdus.iter().map(|s| s.pkt));
+        self.sdus.drop_front(self.sdus.len());
         self.harq.clear();
         self.arq.clear();
         self.arq_timers.clear();

@@ -20,6 +20,11 @@ impl RangeSet {
         self.ranges.iter().copied()
     }
 
+    /// One past the highest byte held (0 when empty): the ranges are sorted.
+    pub fn end(&self) -> u64 {
+        self.ranges.last().map_or(0, |r| r.1)
+    }
+
     pub fn total_len(&self) -> u64 {
         self.total
     }
@@ -168,6 +173,17 @@ mod tests {
         );
         assert_eq!(r.gaps(12, 18).count(), 0);
         assert_eq!(r.gaps(15, 35).collect::<Vec<_>>(), vec![(20, 30)]);
+    }
+
+    #[test]
+    fn end_is_one_past_the_highest_byte_held() {
+        let mut r = RangeSet::default();
+        assert_eq!(r.end(), 0);
+        r.insert(30, 40);
+        r.insert(10, 20);
+        assert_eq!(r.end(), 40);
+        r.remove_below(50);
+        assert_eq!(r.end(), 0);
     }
 
     #[test]

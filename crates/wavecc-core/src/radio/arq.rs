@@ -118,7 +118,7 @@ impl Arq {
         };
         // One past the furthest byte the receiver has (VR(H)): what it holds beyond its
         // next in-order byte ends there.
-        let highest = received.iter().last().map_or(rx_next, |r| r.1.max(rx_next));
+        let highest = received.end().max(rx_next);
         while let Some((at, vr_x)) = self.reordering.filter(|r| r.0 <= now) {
             let ready = at + timers.status_delay;
             self.given_up.retain(|&(start, end)| {

@@ -874,7 +874,7 @@ impl Ran {
                 ue.dl.buffer_reported();
             }
             if reporting {
-                fire_buffer_timers(ue, now, self.uplink_grants);
+                report_on_timers(ue, now, self.uplink_grants);
             }
         }
         if let Some(log) = self.deliveries.as_mut() {
@@ -1375,7 +1375,7 @@ fn grant_uplink(
 /// at an expiry of its poll-retransmit timer that sent something again. A report
 /// announces the status report the end owes its peer; the UE's buffer status report
 /// also asks for a grant.
-fn fire_buffer_timers(ue: &mut Ue, now: Time, grants: Option<GrantTiming>) {
+fn report_on_timers(ue: &mut Ue, now: Time, grants: Option<GrantTiming>) {
     let dl = ue.dl.fire_buffer_timer(now);
     if let Some(at) = dl.max(ue.dl.take_poll_report()) {
         ue.reports.gnb.buffer_reported(at);

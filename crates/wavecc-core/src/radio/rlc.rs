@@ -300,8 +300,8 @@ impl RlcEntity {
     /// later; its timers expire milliseconds after the last PDU, so the report is
     /// taken as known at once.
     pub fn peer_reported(&mut self) {
-        let highest = self.received.iter().last().map_or(0, |r| r.1);
-        self.acked_end = self.acked_end.max(highest.max(self.rx_next));
+        let highest = self.received.end().max(self.rx_next);
+        self.acked_end = self.acked_end.max(highest);
     }
 
     /// Fires the buffer-status timer's expiries due by `now`: returns the instant of
@@ -319,13 +319,15 @@ impl RlcEntity {
     /// Brings the scheduler's copy up to a decision at `now` (the expiries of the
     /// buffer-status timer due by then; with no timer, the real queue).
     fn refresh_copy(&mut self, now: Time) {
-        if self.copy.is_none() {
-            return;
-        }
         if self.buffer_timer.exists() {
-            self.fire_buffer_timer(now);
-        } else if let Some(copy) = &mut self.copy {
-            copy.reported(self.queued_end - self.sent_end);
+            if self.copy.is_some() {
+                self.fire_buffer_timer(now);
+            }
+        } else {
+            let queue = self.new_bytes();
+            if let Some(copy) = &mut self.copy {
+                copy.reported(queue);
+            }
         }
     }
 

@@ -239,6 +239,10 @@ pub struct TcpConfig {
     /// Which partial ACKs in recovery restart the retransmission timer: `every`
     /// (Linux) or `first` (ns-3 3.29; see [`crate::tcp::PartialAckRto`]).
     pub partial_ack_rto: crate::tcp::PartialAckRto,
+    /// Which retransmission timeouts recompute ssthresh: `linux` (one that starts a
+    /// new episode) or `ns3` (every one but a repeat of the loss state's head
+    /// retransmission; see [`crate::tcp::RtoSsthresh`]).
+    pub rto_ssthresh: crate::tcp::RtoSsthresh,
     /// How each ACK's delivery-rate sample is formed: `linux` (fresh per ACK) or
     /// `ns3` (ns-3 3.37's `TcpRateLinux`, one sample kept across ACKs; see
     /// [`crate::tcp::RateSamples`]).
@@ -285,6 +289,7 @@ impl Default for TcpConfig {
             recovery: crate::tcp::Recovery::Prr,
             recovery_sends: crate::tcp::RecoverySends::Linux,
             partial_ack_rto: crate::tcp::PartialAckRto::Every,
+            rto_ssthresh: crate::tcp::RtoSsthresh::Linux,
             rate_samples: crate::tcp::RateSamples::Linux,
             pipe: crate::tcp::Pipe::Linux,
             rtt_samples: crate::tcp::RttSamples::Linux,

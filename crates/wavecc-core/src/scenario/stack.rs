@@ -106,6 +106,7 @@ pub const STACKS: &[Stack] = &[
             ("cwnd_validation", Bool(false)), // TcpSocketBase grows cwnd on every ACK that advances
             ("receive_window", Str("ns3")), // TcpRxBuffer leaves out-of-order data out of the window
             ("recovery_sends", Str("ns3")), // NextSeg's rule 3 re-sends segments still in flight
+            ("rto_ssthresh", Str("ns3")), // ReTxTimeout reduces again unless repeating CA_LOSS's head
             ("pipe", Str("ns3")), // a SACKed retransmission stays in flight until the cumulative ACK
             ("rate_samples", Str("ns3")), // TcpRateLinux keeps one delivery-rate sample across ACKs
             ("pacing_burst_s", Float(0.0)), // no TSO: the pacer sends packet by packet
@@ -159,9 +160,10 @@ pub const STACKS: &[Stack] = &[
             ("recovery", Str("classic")),  // TcpClassicRecovery: cwnd = ssthresh from entry to exit
             ("recovery_sends", Str("ns3-3.29")), // NextSeg's rule 3; every partial ACK retransmits
             ("partial_ack_rto", Str("first")), // NewAck restarts the RTO on the first partial ACK only
-            ("pipe", Str("ns3")),              // TcpTxBuffer keeps a SACKed retransmission's count
-            ("undo", Bool(false)),             // no D-SACK from the receiver, no undo in the sender
-            ("rtt_samples", Str("ns3")), // EstimateRtt samples only the RttHistory's oldest entry
+            ("rto_ssthresh", Str("ns3")), // ReTxTimeout reduces again unless repeating CA_LOSS's head
+            ("pipe", Str("ns3")),         // TcpTxBuffer keeps a SACKed retransmission's count
+            ("undo", Bool(false)),        // no D-SACK from the receiver, no undo in the sender
+            ("rtt_samples", Str("ns3")),  // EstimateRtt samples only the RttHistory's oldest entry
             ("pacing_burst_s", Float(0.0)), // no TSO: the pacer sends packet by packet
         ],
         cc: &[

@@ -15,7 +15,7 @@ pub use receiver::{AckPolicy, AppSink, ReceiveWindow, Receiver, ReceiverConfig};
 pub use rtt::{CcRtt, RttEstimator, RttSamples, clock_rtt};
 pub use scoreboard::{Scoreboard, SegInfo};
 pub use sender::{
-    FlowCounters, PartialAckRto, Pipe, Recovery, RecoverySends, Sender, SenderConfig,
+    FlowCounters, PartialAckRto, Pipe, Recovery, RecoverySends, RtoSsthresh, Sender, SenderConfig,
 };
 
 use crate::engine::{EventQueue, Time};

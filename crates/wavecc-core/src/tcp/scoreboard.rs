@@ -367,6 +367,12 @@ impl Scoreboard {
         i
     }
 
+    /// Whether the oldest unacknowledged segment has been retransmitted and not
+    /// acknowledged since (ns-3's `TcpTxBuffer::IsHeadRetransmitted`).
+    pub fn head_retransmitted(&self) -> bool {
+        self.segs.front().is_some_and(|s| s.retrans)
+    }
+
     /// The head no longer counts as retransmitted (ns-3 3.29's
     /// `DeleteRetransmittedFlagFromHead` on a partial ACK): it leaves the pipe's
     /// retransmission count, and if lost it is the next segment to retransmit again.

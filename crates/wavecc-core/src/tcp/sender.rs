@@ -44,6 +44,8 @@ pub struct SenderConfig {
     pub recovery_sends: RecoverySends,
     /// Which partial ACKs restart the retransmission timer.
     pub partial_ack_rto: PartialAckRto,
+    /// Which timeouts recompute ssthresh.
+    pub rto_ssthresh: RtoSsthresh,
     /// How each ACK's delivery-rate sample is formed.
     pub rate_samples: RateSamples,
     /// What the pipe counts of retransmitted segments that are SACKed.
@@ -108,6 +110,24 @@ pub enum PartialAckRto {
     /// `m_isFirstPartialAck` to `NewAck` as its `resetRTO`; RFC 6582's "Impatient"):
     /// a recovery that repairs one hole per round trip ends in a timeout instead.
     First,
+}
+
+/// Which retransmission timeouts recompute ssthresh (`tcp.rto_ssthresh`).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum RtoSsthresh {
+    /// Only one that starts a new episode (Linux `tcp_enter_loss`): a timeout during
+    /// an unfinished recovery or loss episode keeps the ssthresh that episode set.
+    #[default]
+    Linux,
+    /// Every one, from the data in flight before it, except a repeated timeout in
+    /// the loss state whose head was already retransmitted (ns-3's
+    /// `TcpSocketBase::ReTxTimeout`, 3.29 and 3.37: `GetSsThresh (tcb,
+    /// inFlightBeforeRto)` unless `CA_LOSS && IsHeadRetransmitted ()`). A timeout
+    /// that ends a fast recovery reduces the window a second time.
+    Ns3,
 }
 
 /// What fast recovery sends besides the lost segments and new data
@@ -817,13 +837,10 @@ impl Sender {
             self.state.as_str(),
             Some(self.snd_una),
         );
-        // A new reduction unless this timeout continues an unfinished episode.
-        let continuing =
-            matches!(self.state, CaState::Recovery | CaState::Loss) && self.high_seq > self.snd_una;
         self.sync_sock(io.now);
-        // As Linux `tcp_enter_loss`, the algorithm hears of the loss (ssthresh and
-        // CA_EVENT_LOSS) only when this timeout starts a new episode.
-        if !continuing {
+        // The algorithm hears of the loss (ssthresh and CA_EVENT_LOSS) only when this
+        // timeout is a new reduction.
+        if self.rto_reduces() {
             self.save_for_undo();
             self.sock.ssthresh = self.cc.ssthresh(&self.sock).max(2.0);
             self.cc.cwnd_event(&mut self.sock, CwndEvent::Loss);
@@ -833,6 +850,17 @@ impl Sender {
         self.rtt.back_off();
         self.restart_from_loss_window(io);
         self.send(io);
+    }
+
+    /// Whether a timeout now recomputes ssthresh (`tcp.rto_ssthresh`).
+    fn rto_reduces(&mut self) -> bool {
+        match self.cfg.rto_ssthresh {
+            RtoSsthresh::Linux => {
+                !matches!(self.state, CaState::Recovery | CaState::Loss)
+                    || self.high_seq <= self.snd_una
+            }
+            RtoSsthresh::Ns3 => self.state != CaState::Loss || !self.sb.head_retransmitted(),
+        }
     }
 
     /// Everything not SACKed counts as lost, cwnd drops to the loss window of one
@@ -1108,6 +1136,7 @@ mod tests {
             recovery: Recovery::Prr,
             recovery_sends: RecoverySends::Linux,
             partial_ack_rto: PartialAckRto::Every,
+            rto_ssthresh: RtoSsthresh::Linux,
             pipe: Pipe::Linux,
             rate_samples: RateSamples::Linux,
             rtt_samples: RttSamples::Linux,
@@ -1594,6 +1623,34 @@ mod tests {
         };
         assert!(sampling(RttSamples::Linux), "segments 2-5 give a sample");
         assert!(!sampling(RttSamples::Ns3), "the timeout emptied RttHistory");
+    }
+
+    /// A timeout during classic recovery (cwnd = ssthresh = 5, entered from cwnd 10),
+    /// then a second one, with nothing acknowledged: ssthresh after each.
+    fn ssthresh_over_two_timeouts(rto_ssthresh: RtoSsthresh) -> (f64, f64) {
+        let mut h = harness("newreno", |c| {
+            c.recovery = Recovery::Classic;
+            c.rto_ssthresh = rto_ssthresh;
+        });
+        enter_recovery(&mut h);
+        assert_eq!(h.s.sock.ssthresh, 5.0);
+        let first = h.s.rto_timer.deadline().expect("the RTO is armed");
+        h.run_timers_until(first);
+        assert_eq!((h.s.state, h.s.counters.rto_events), (CaState::Loss, 1));
+        let after_first = h.s.sock.ssthresh;
+        assert!(h.s.sb.head_retransmitted(), "go-back-N resent the head");
+        h.run_timers_until(h.s.rto_timer.deadline().expect("armed again"));
+        assert_eq!(h.s.counters.rto_events, 2);
+        (after_first, h.s.sock.ssthresh)
+    }
+
+    #[test]
+    fn ns3_timeouts_reduce_again_unless_repeating_the_heads_retransmission() {
+        // Linux: the timeout continues the recovery episode, which set ssthresh.
+        assert_eq!(ssthresh_over_two_timeouts(RtoSsthresh::Linux), (5.0, 5.0));
+        // ns-3: NewReno's ssthresh again, from cwnd 5 (this harness's Linux NewReno
+        // halves cwnd); the second timeout repeats the loss state's head.
+        assert_eq!(ssthresh_over_two_timeouts(RtoSsthresh::Ns3), (2.5, 2.5));
     }
 
     #[test]

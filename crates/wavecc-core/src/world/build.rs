@@ -215,6 +215,7 @@ impl World {
                 recovery: t.recovery,
                 recovery_sends: t.recovery_sends,
                 partial_ack_rto: t.partial_ack_rto,
+                rto_ssthresh: t.rto_ssthresh,
                 rate_samples: t.rate_samples,
                 pipe: t.pipe,
                 rtt_samples: t.rtt_samples,

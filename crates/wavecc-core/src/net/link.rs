@@ -131,6 +131,18 @@ pub struct Link {
     loss: Option<LossModel>,
     /// Only packets for which this returns true are exposed to `loss`.
     loss_applies: fn(&Packet) -> bool,
+    /// The link that takes every packet leaving this one, set by the world when
+    /// the two form a tandem: a packet that finds this link idle goes on into that
+    /// one at once, ahead of its arrival there ([`Self::pass`]).
+    pub feeds: Option<u32>,
+    /// When the packets queued by [`Self::enqueue_ahead`] reach this link, for
+    /// those that may not have yet: they are the pipe's tail, and the queue's
+    /// state (`first_waiting`, `waiting_bytes`) is that of the last of them.
+    ahead: Ring<Time>,
+    /// (entry, the largest occupancy before it) for each packet queued ahead that
+    /// raised `stats.max_bytes`, so that the statistics of an instant before its
+    /// entry leave it out ([`Self::stats_at`]).
+    raised: Vec<(Time, u64)>,
     pub stats: LinkStats,
 }
 
@@ -184,6 +196,9 @@ impl Link {
             waiting_bytes: 0,
             loss: None,
             loss_applies: |_| true,
+            feeds: None,
+            ahead: Ring::default(),
+            raised: Vec::new(),
             stats: LinkStats::default(),
         }
     }
@@ -220,11 +235,7 @@ impl Link {
     #[inline(always)]
     pub fn enqueue(&mut self, now: Time, pkt: Packet) -> Verdict {
         self.advance(now);
-        let full = match self.limit {
-            QueueLimit::Bytes(b) => self.waiting_bytes + pkt.size as u64 > b,
-            QueueLimit::Packets(p) => self.waiting_packets() >= p,
-            QueueLimit::Unlimited => false,
-        };
+        let full = self.full(pkt.size);
         // A packet that finds the serialiser idle starts at once and never waits.
         let start = now.max(self.busy_until);
         if full && start > now {
@@ -246,6 +257,125 @@ impl Link {
         }
         self.stats.enqueued += 1;
         Verdict::Accepted { was_idle }
+    }
+
+    /// Whether `size` more bytes would overflow the waiting queue.
+    #[inline(always)]
+    fn full(&self, size: u16) -> bool {
+        match self.limit {
+            QueueLimit::Bytes(b) => self.waiting_bytes + size as u64 > b,
+            QueueLimit::Packets(p) => self.waiting_packets() >= p,
+            QueueLimit::Unlimited => false,
+        }
+    }
+
+    /// Whether a packet of `size` bytes offered at `now` would be queued, not
+    /// dropped. Moves the queue's state to `now`, as an offer does.
+    #[inline(always)]
+    pub fn admits(&mut self, now: Time, size: u16) -> bool {
+        if self.limit == QueueLimit::Unlimited {
+            return true;
+        }
+        self.advance(now);
+        !self.full(size) || self.busy_until <= now
+    }
+
+    /// [`Self::enqueue`] for a packet that reaches this link at `entry`, later than
+    /// the present, which [`Self::admits`] at `entry`: queued now, its far-end
+    /// arrival and the queue's statistics are those of its entry, as no packet
+    /// may enter between (the world queues ahead only into a link that one other
+    /// feeds alone, in that link's order). True when the link was empty.
+    #[inline(always)]
+    pub fn enqueue_ahead(&mut self, entry: Time, pkt: Packet) -> bool {
+        let max = self.stats.max_bytes;
+        let Verdict::Accepted { was_idle } = self.enqueue(entry, pkt) else {
+            unreachable!("a packet queued ahead is admitted first");
+        };
+        if self.stats.max_bytes > max {
+            self.raised.push((entry, max));
+        }
+        self.ahead.push_back(entry);
+        was_idle
+    }
+
+    /// Forgets what [`Self::enqueue_ahead`] recorded of entries made by `now`. The
+    /// world calls it at each packet queued ahead, so that the record holds only
+    /// the packets still before their entry.
+    #[inline(always)]
+    pub fn settle(&mut self, now: Time) {
+        while self.ahead.front().is_some_and(|&t| t <= now) {
+            self.ahead.drop_front(1);
+        }
+        if !self.raised.is_empty() {
+            let entered = self.raised.partition_point(|&(t, _)| t <= now);
+            self.raised.drain(..entered);
+        }
+    }
+
+    /// Packets queued ahead that have not yet entered by `now`.
+    pub fn ahead_of(&mut self, now: Time) -> u64 {
+        self.settle(now);
+        self.ahead.len() as u64
+    }
+
+    /// The statistics as of `now`, leaving out the packets queued ahead that have
+    /// not yet entered (they still count as dequeued by the link that feeds this
+    /// one, which the world corrects).
+    pub fn stats_at(&mut self, now: Time) -> LinkStats {
+        let mut stats = self.stats;
+        stats.enqueued -= self.ahead_of(now);
+        if let Some(&(_, max)) = self.raised.first() {
+            stats.max_bytes = max;
+        }
+        stats
+    }
+
+    /// Whether a packet offered at `now` starts at once.
+    #[inline(always)]
+    pub fn idle_at(&self, now: Time) -> bool {
+        self.busy_until <= now
+    }
+
+    /// When a packet of `size` bytes offered at `now` would reach the far end,
+    /// served at once: for a constant-rate link idle at `now` with an empty pipe,
+    /// before [`Self::pass`].
+    #[inline(always)]
+    pub fn arrival_at_once(&mut self, now: Time, size: u16) -> Time {
+        let Service::Rate(serialiser) = &mut self.service else {
+            unreachable!("only a constant-rate link passes packets on");
+        };
+        now + serialiser.time(size as u64) + self.delay
+    }
+
+    /// Serves a packet that arrives at the far end at `arrival` (from
+    /// [`Self::arrival_at_once`]) without keeping it: the world has queued it
+    /// ahead into the next link. It counts as enqueued and dequeued at once; it
+    /// never waits, so the queue's occupancy is the same.
+    #[inline(always)]
+    pub fn pass(&mut self, arrival: Time) {
+        self.busy_until = arrival - self.delay;
+        self.stats.enqueued += 1;
+        self.stats.dequeued += 1;
+    }
+
+    /// Whether the link has random loss (a tandem's first link must not: its loss
+    /// is judged and logged at the far-end arrival, which a passed packet skips).
+    pub fn has_loss(&self) -> bool {
+        self.loss.is_some()
+    }
+
+    /// Whether the link is served at a constant rate (not by a trace's slots).
+    pub fn constant_rate(&self) -> bool {
+        matches!(self.service, Service::Rate(_))
+    }
+
+    pub fn delay(&self) -> Time {
+        self.delay
+    }
+
+    /// The head packet and when it reaches the far end.
+    pub fn head(&self) -> Option<&(Time, Packet)> {
+        self.pipe.front()
     }
 
     /// When the head packet reaches the far end.
@@ -304,8 +434,24 @@ impl Link {
 
     /// Queue occupancy at `now`: (bytes, packets) waiting for the serialiser.
     pub fn occupancy(&mut self, now: Time) -> (u64, u32) {
-        self.advance(now);
-        (self.waiting_bytes, self.waiting_packets())
+        if self.ahead_of(now) == 0 {
+            self.advance(now);
+            return (self.waiting_bytes, self.waiting_packets());
+        }
+        // The queue's state is ahead of `now`: count the entered packets that wait,
+        // those whose predecessor is still being serialised (it departs its far-end
+        // arrival less the delay). Departures grow along the pipe, so they are the
+        // entered packets' tail.
+        let entered = self.pipe.len() - self.ahead.len();
+        let (mut bytes, mut packets) = (0, 0);
+        for i in (1..entered).rev() {
+            if self.pipe[i - 1].0 - self.delay <= now {
+                break;
+            }
+            bytes += self.pipe[i].1.size as u64;
+            packets += 1;
+        }
+        (bytes, packets)
     }
 
     /// Packets accepted but not yet out of the far end (queue + serialiser + wire).
@@ -497,6 +643,54 @@ mod tests {
             arrivals(&mut l, 0),
             vec![1_000_000, 2_000_000, 3_000_000, 4_000_000]
         );
+    }
+
+    #[test]
+    fn a_packet_queued_ahead_is_the_packet_queued_at_its_entry() {
+        // A burst queues at a 1 Mb/s, 5 ms link with room for 3000 waiting bytes:
+        // queued ahead at 0, or each at its entry, the far-end arrivals, occupancy
+        // and statistics agree at every instant (except the packets not yet entered).
+        let entries = [
+            (1_000_000, 1000),
+            (1_000_000, 500),
+            (2_000_000, 1000),
+            (9_000_000, 1000),
+            (30_000_000, 1500),
+        ];
+        let link = || Link::new("l", 1e6, 5_000_000, QueueLimit::Bytes(3000));
+        let mut ahead = link();
+        for &(t, size) in &entries {
+            assert!(ahead.admits(t, size));
+            ahead.enqueue_ahead(t, pkt(size));
+        }
+        let mut one_by_one = link();
+        let mut next = entries.iter().peekable();
+        for now in (0..50_000_000).step_by(250_000) {
+            while let Some(&&(t, size)) = next.peek().filter(|e| e.0 <= now) {
+                one_by_one.enqueue(t, pkt(size));
+                next.next();
+            }
+            assert_eq!(ahead.occupancy(now), one_by_one.occupancy(now), "{now}");
+            let not_yet = ahead.ahead_of(now);
+            assert_eq!(not_yet, next.len() as u64, "{now}");
+            assert_eq!(ahead.stats_at(now), one_by_one.stats_at(now), "{now}");
+            while one_by_one.head_time().is_some_and(|t| t <= now) {
+                assert_eq!(ahead.head_time(), one_by_one.head_time());
+                assert_eq!(ahead.pop_arrived(now), one_by_one.pop_arrived(now));
+            }
+        }
+        assert_eq!(one_by_one.stats.max_bytes, 2000);
+    }
+
+    #[test]
+    fn a_link_refuses_ahead_what_its_queue_would_drop() {
+        let mut l = Link::new("l", 1e6, 0, QueueLimit::Bytes(1000));
+        l.enqueue_ahead(1_000_000, pkt(1000)); // in service at 1 ms, for 8 ms
+        l.enqueue_ahead(2_000_000, pkt(1000)); // waits
+        assert!(!l.admits(3_000_000, pkt(1000).size));
+        // Once the first is serialised the second is, and room is made.
+        assert!(l.admits(9_000_000, pkt(1000).size));
+        assert_eq!(l.stats.dropped_overflow, 0);
     }
 
     #[test]

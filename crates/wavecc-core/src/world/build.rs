@@ -124,6 +124,7 @@ impl World {
                 first_hops: Vec::new(),
                 pending: Vec::new(),
                 created: 0,
+                passed: 0,
             },
             arrivals: 0,
             last_sample: 0,
@@ -155,7 +156,68 @@ impl World {
         }
         world.queue.push(world.sampler.interval, Event::Sample);
         world.wire.link_heads = vec![Time::MAX; world.wire.links.len()];
+        world.join_tandems();
         world
+    }
+
+    /// Marks each tandem: a link whose packets all go on into one other link,
+    /// which takes packets from it alone (the Internet link and the S1-U, each
+    /// way). The first link then passes the packets that find it idle straight
+    /// on (see `Wire::pass_on`). Its random loss would be judged at its far end,
+    /// so a lossy first link is left alone, as is one served by a trace's slots;
+    /// the second must add a delay, so that a packet queued into it ahead leaves
+    /// it strictly after entering, as the handed-over packet would. No link is in
+    /// two tandems.
+    fn join_tandems(&mut self) {
+        /// The hop next to a link on the routes through it: one link on all, or not.
+        #[derive(Clone, Copy, PartialEq)]
+        enum Next {
+            Unseen,
+            Link(u32),
+            Other,
+        }
+        fn meet(seen: &mut Next, hop: Option<&Hop>) {
+            let next = match hop {
+                Some(&Hop::Link(l)) => Next::Link(l),
+                _ => Next::Other,
+            };
+            if *seen == Next::Unseen {
+                *seen = next;
+            } else if *seen != next {
+                *seen = Next::Other;
+            }
+        }
+        let n = self.wire.links.len();
+        let (mut before, mut after) = (vec![Next::Unseen; n], vec![Next::Unseen; n]);
+        for f in &self.flows {
+            for route in [&f.forward, &f.reverse] {
+                for (i, hop) in route.iter().enumerate() {
+                    if let Hop::Link(l) = *hop {
+                        let prev = i.checked_sub(1).and_then(|j| route.get(j));
+                        meet(&mut before[l as usize], prev);
+                        meet(&mut after[l as usize], route.get(i + 1));
+                    }
+                }
+            }
+        }
+        let mut joined = vec![false; n];
+        for a in 0..n {
+            let Next::Link(b) = after[a] else { continue };
+            let b = b as usize;
+            let (first, second) = (&self.wire.links[a], &self.wire.links[b]);
+            if before[b] == Next::Link(a as u32)
+                && a != b
+                && !joined[a]
+                && !joined[b]
+                && !first.has_loss()
+                && first.constant_rate()
+                && second.delay() > 0
+            {
+                joined[a] = true;
+                joined[b] = true;
+                self.wire.links[a].feeds = Some(b as u32);
+            }
+        }
     }
 
     fn build_flow(&mut self, cfg: &Config, id: u32, f: &FlowConfig, rng: &RngStreams) -> Flow {

@@ -69,17 +69,34 @@ impl World {
             .enumerate()
             .map(|(i, f)| flow_summary(i as u32, f, self.now))
             .collect();
+        let now = self.now;
+        let mut stats: Vec<_> = self
+            .wire
+            .links
+            .iter_mut()
+            .map(|l| l.stats_at(now))
+            .collect();
+        // A tandem's packets queued ahead that have not yet left its first link.
+        let mut ahead = 0;
+        for (a, s) in stats.iter_mut().enumerate() {
+            if let Some(b) = self.wire.links[a].feeds {
+                let not_yet = self.wire.links[b as usize].ahead_of(now);
+                s.dequeued -= not_yet;
+                ahead += not_yet;
+            }
+        }
         let queues = self
             .wire
             .links
             .iter()
-            .map(|l| QueueSummary {
+            .zip(stats)
+            .map(|(l, s)| QueueSummary {
                 queue: l.name.clone(),
-                enqueued: l.stats.enqueued,
-                dequeued: l.stats.dequeued,
-                dropped_overflow: l.stats.dropped_overflow,
-                dropped_random: l.stats.dropped_random,
-                max_bytes: l.stats.max_bytes,
+                enqueued: s.enqueued,
+                dequeued: s.dequeued,
+                dropped_overflow: s.dropped_overflow,
+                dropped_random: s.dropped_random,
+                max_bytes: s.max_bytes,
             })
             .collect();
         let summary = Summary {
@@ -87,7 +104,7 @@ impl World {
             seed: cfg.seed,
             sim_time_s: to_secs(self.now),
             wall_time_s,
-            events: self.queue.events_processed() + self.arrivals,
+            events: self.queue.events_processed() + self.arrivals + self.wire.passed - ahead,
             flows,
             queues,
             ues: self.ran.as_ref().map_or_else(Vec::new, |ran| {

@@ -342,12 +342,22 @@ pub(super) struct Wire {
     pub(super) pending: Vec<Packet>,
     /// Packets endpoints created, for the conservation check.
     pub(super) created: u64,
+    /// Far-end arrivals at a tandem's first link taken ahead ([`Wire::pass_on`]),
+    /// counted with the world's arrivals once made.
+    pub(super) passed: u64,
 }
 
 impl Wire {
     /// Offers `pkt` to link `link` at `now`; false when the queue is full.
     #[inline(always)]
     fn enqueue(&mut self, now: Time, link: u32, pkt: Packet) -> bool {
+        let l = &mut self.links[link as usize];
+        if let Some(next) = l.feeds
+            && l.idle_at(now)
+            && self.pass_on(now, link, next, pkt)
+        {
+            return true;
+        }
         let l = &mut self.links[link as usize];
         match l.enqueue(now, pkt) {
             Verdict::Accepted { was_idle } => {
@@ -358,6 +368,56 @@ impl Wire {
             }
             Verdict::Overflow => false,
         }
+    }
+
+    /// Link `a`, idle at `now`, feeds link `b` alone (a tandem): `pkt` is served at
+    /// once and queued into `b` ahead of its arrival there, which spares its
+    /// far-end arrival at `a` (an event) and a copy. `b` then sees the packets
+    /// `a` delivers in `a`'s order, each at its own arrival, as if handed over one
+    /// by one; what `a` still holds goes first. False, with nothing changed for
+    /// `pkt`, when `b` would refuse a packet at its entry: the refusal is a drop
+    /// to record then, so that packet and those behind it wait in `a`.
+    #[inline(always)]
+    fn pass_on(&mut self, now: Time, a: u32, b: u32, mut pkt: Packet) -> bool {
+        let (ai, bi) = (a as usize, b as usize);
+        if self.links[ai].in_transit() > 0 && !self.hand_over(a, b) {
+            return false;
+        }
+        let entry = self.links[ai].arrival_at_once(now, pkt.size);
+        if !self.links[bi].admits(entry, pkt.size) {
+            return false;
+        }
+        self.links[ai].pass(entry);
+        self.passed += 1;
+        pkt.hop += 1;
+        self.links[bi].settle(now);
+        if self.links[bi].enqueue_ahead(entry, pkt) {
+            self.link_heads[bi] = self.links[bi].head_time().expect("just queued");
+        }
+        true
+    }
+
+    /// Moves the packets idle link `a` holds (all in flight) into link `b` ahead
+    /// of their arrival, in order; false when `b` would refuse one at its entry,
+    /// which stays with those behind it.
+    #[inline(never)]
+    fn hand_over(&mut self, a: u32, b: u32) -> bool {
+        let (ai, bi) = (a as usize, b as usize);
+        let all = loop {
+            let Some(&(entry, head)) = self.links[ai].head() else {
+                break true;
+            };
+            if !self.links[bi].admits(entry, head.size) {
+                break false;
+            }
+            let mut pkt = self.links[ai].take_head();
+            pkt.hop += 1;
+            self.passed += 1;
+            self.links[bi].enqueue_ahead(entry, pkt);
+        };
+        self.link_heads[ai] = self.links[ai].head_time().unwrap_or(Time::MAX);
+        self.link_heads[bi] = self.links[bi].head_time().unwrap_or(Time::MAX);
+        all
     }
 }
 
@@ -372,5 +432,66 @@ impl Outbox for Wire {
         if !self.enqueue(now, link, pkt) {
             self.pending.push(pkt);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Config;
+    use crate::engine::from_secs;
+    use crate::scenario::builtin;
+
+    /// `urban` with a bulk flow, a 1.5 Gb/s S1-U and a small Internet buffer, so
+    /// that queues build at both links of each tandem, sampled every millisecond.
+    fn queueing_urban() -> Config {
+        let text = builtin::get("urban").unwrap();
+        let body = &text[..text.find("# The papers' server").expect("flows at the end")];
+        let toml = format!("{body}[[flows]]\ncca = \"cubic\"\napp = \"bulk\"\n");
+        let mut cfg = Config::from_toml(&toml).unwrap();
+        cfg.path.buffer_bytes = 30_000;
+        cfg.radio.as_mut().unwrap().s1u_rate_bps = 1.5e9;
+        cfg.trace.interval_s = 0.001;
+        cfg
+    }
+
+    /// The output of `cfg` stopped at `stop`, with or without its tandems.
+    fn output(cfg: &Config, stop: Time, tandems: bool) -> String {
+        let mut world = World::new(cfg);
+        if !tandems {
+            world.wire.links.iter_mut().for_each(|l| l.feeds = None);
+        }
+        world.run_until(stop);
+        world.check_invariants();
+        let mut out = world.finish(cfg, 0.0);
+        out.summary.wall_time_s = 0.0;
+        format!("{out:?}")
+    }
+
+    #[test]
+    fn tandems_change_no_output() {
+        let cfg = queueing_urban();
+        let mut world = World::new(&cfg);
+        let feeds: Vec<_> = world.wire.links.iter().map(|l| l.feeds).collect();
+        // The Internet link feeds the S1-U; the S1-U's reverse feeds the Internet's.
+        assert_eq!(feeds, [Some(2), None, None, Some(1)]);
+        // Queues build at the S1-U, and packets are ahead of their entry at the stop.
+        let stop = from_secs(0.4003);
+        world.run_until(stop);
+        let s1u = &mut world.wire.links[2];
+        assert!(s1u.stats.max_bytes > 10_000 && s1u.ahead_of(stop) > 0);
+        // Stopped while packets queued ahead have yet to enter, and at the end.
+        for stop in [stop, from_secs(1.0)] {
+            assert_eq!(output(&cfg, stop, true), output(&cfg, stop, false));
+        }
+    }
+
+    #[test]
+    fn no_tandem_where_a_link_has_other_neighbours() {
+        // Two flows, each with an access link before the bottleneck: the bottleneck
+        // is fed by two links, and feeds two.
+        let toml = "[[flows]]\naccess_delay_s = 0.001\n[[flows]]\naccess_delay_s = 0.002\n";
+        let world = World::new(&Config::from_toml(toml).unwrap());
+        assert!(world.wire.links.iter().all(|l| l.feeds.is_none()));
     }
 }

@@ -234,13 +234,25 @@ impl Link {
     /// packet just written field by field, it stalls on store forwarding.
     #[inline(always)]
     pub fn enqueue(&mut self, now: Time, pkt: Packet) -> Verdict {
+        match self.admit(now, pkt) {
+            Some(was_idle) => Verdict::Accepted { was_idle },
+            None => {
+                self.stats.dropped_overflow += 1;
+                Verdict::Overflow
+            }
+        }
+    }
+
+    /// [`Self::enqueue`] without counting a refusal: whether the link was empty,
+    /// or None (and nothing queued) when the queue is full.
+    #[inline(always)]
+    fn admit(&mut self, now: Time, pkt: Packet) -> Option<bool> {
         self.advance(now);
         let full = self.full(pkt.size);
         // A packet that finds the serialiser idle starts at once and never waits.
         let start = now.max(self.busy_until);
         if full && start > now {
-            self.stats.dropped_overflow += 1;
-            return Verdict::Overflow;
+            return None;
         }
         self.busy_until = self.service.departure(now, start, pkt.size as u64);
         let was_idle = self.pipe.is_empty();
@@ -256,7 +268,7 @@ impl Link {
             self.first_waiting = self.pipe.len();
         }
         self.stats.enqueued += 1;
-        Verdict::Accepted { was_idle }
+        Some(was_idle)
     }
 
     /// Whether `size` more bytes would overflow the waiting queue.
@@ -269,33 +281,21 @@ impl Link {
         }
     }
 
-    /// Whether a packet of `size` bytes offered at `now` would be queued, not
-    /// dropped. Moves the queue's state to `now`, as an offer does.
-    #[inline(always)]
-    pub fn admits(&mut self, now: Time, size: u16) -> bool {
-        if self.limit == QueueLimit::Unlimited {
-            return true;
-        }
-        self.advance(now);
-        !self.full(size) || self.busy_until <= now
-    }
-
     /// [`Self::enqueue`] for a packet that reaches this link at `entry`, later than
-    /// the present, which [`Self::admits`] at `entry`: queued now, its far-end
-    /// arrival and the queue's statistics are those of its entry, as no packet
-    /// may enter between (the world queues ahead only into a link that one other
-    /// feeds alone, in that link's order). True when the link was empty.
+    /// the present: queued now, its far-end arrival and the queue's statistics
+    /// are those of its entry, as no packet may enter between (the world queues
+    /// ahead only into a link that one other feeds alone, in that link's order).
+    /// Whether the link was empty, or None, with nothing queued or counted, when
+    /// the queue would be full at `entry`: the caller keeps the packet until then.
     #[inline(always)]
-    pub fn enqueue_ahead(&mut self, entry: Time, pkt: Packet) -> bool {
+    pub fn enqueue_ahead(&mut self, entry: Time, pkt: Packet) -> Option<bool> {
         let max = self.stats.max_bytes;
-        let Verdict::Accepted { was_idle } = self.enqueue(entry, pkt) else {
-            unreachable!("a packet queued ahead is admitted first");
-        };
+        let was_idle = self.admit(entry, pkt)?;
         if self.stats.max_bytes > max {
             self.raised.push((entry, max));
         }
         self.ahead.push_back(entry);
-        was_idle
+        Some(was_idle)
     }
 
     /// Forgets what [`Self::enqueue_ahead`] recorded of entries made by `now`. The
@@ -660,8 +660,7 @@ mod tests {
         let link = || Link::new("l", 1e6, 5_000_000, QueueLimit::Bytes(3000));
         let mut ahead = link();
         for &(t, size) in &entries {
-            assert!(ahead.admits(t, size));
-            ahead.enqueue_ahead(t, pkt(size));
+            assert!(ahead.enqueue_ahead(t, pkt(size)).is_some());
         }
         let mut one_by_one = link();
         let mut next = entries.iter().peekable();
@@ -685,12 +684,12 @@ mod tests {
     #[test]
     fn a_link_refuses_ahead_what_its_queue_would_drop() {
         let mut l = Link::new("l", 1e6, 0, QueueLimit::Bytes(1000));
-        l.enqueue_ahead(1_000_000, pkt(1000)); // in service at 1 ms, for 8 ms
-        l.enqueue_ahead(2_000_000, pkt(1000)); // waits
-        assert!(!l.admits(3_000_000, pkt(1000).size));
+        assert_eq!(l.enqueue_ahead(1_000_000, pkt(1000)), Some(true)); // served 1-9 ms
+        assert_eq!(l.enqueue_ahead(2_000_000, pkt(1000)), Some(false)); // waits
+        assert_eq!(l.enqueue_ahead(3_000_000, pkt(1000)), None);
         // Once the first is serialised the second is, and room is made.
-        assert!(l.admits(9_000_000, pkt(1000).size));
-        assert_eq!(l.stats.dropped_overflow, 0);
+        assert_eq!(l.enqueue_ahead(9_000_000, pkt(1000)), Some(false));
+        assert_eq!((l.stats.enqueued, l.stats.dropped_overflow), (3, 0));
     }
 
     #[test]

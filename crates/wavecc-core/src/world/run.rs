@@ -384,16 +384,16 @@ impl Wire {
             return false;
         }
         let entry = self.links[ai].arrival_at_once(now, pkt.size);
-        if !self.links[bi].admits(entry, pkt.size) {
+        pkt.hop += 1;
+        self.links[bi].settle(now);
+        let Some(was_idle) = self.links[bi].enqueue_ahead(entry, pkt) else {
             return false;
+        };
+        if was_idle {
+            self.link_heads[bi] = self.links[bi].head_time().expect("just queued");
         }
         self.links[ai].pass(entry);
         self.passed += 1;
-        pkt.hop += 1;
-        self.links[bi].settle(now);
-        if self.links[bi].enqueue_ahead(entry, pkt) {
-            self.link_heads[bi] = self.links[bi].head_time().expect("just queued");
-        }
         true
     }
 
@@ -404,16 +404,15 @@ impl Wire {
     fn hand_over(&mut self, a: u32, b: u32) -> bool {
         let (ai, bi) = (a as usize, b as usize);
         let all = loop {
-            let Some(&(entry, head)) = self.links[ai].head() else {
+            let Some(&(entry, mut pkt)) = self.links[ai].head() else {
                 break true;
             };
-            if !self.links[bi].admits(entry, head.size) {
+            pkt.hop += 1;
+            if self.links[bi].enqueue_ahead(entry, pkt).is_none() {
                 break false;
             }
-            let mut pkt = self.links[ai].take_head();
-            pkt.hop += 1;
+            self.links[ai].take_head();
             self.passed += 1;
-            self.links[bi].enqueue_ahead(entry, pkt);
         };
         self.link_heads[ai] = self.links[ai].head_time().unwrap_or(Time::MAX);
         self.link_heads[bi] = self.links[bi].head_time().unwrap_or(Time::MAX);

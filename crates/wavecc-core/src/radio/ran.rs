@@ -213,6 +213,7 @@ pub struct Ran {
     scratch_busy: Vec<Vec<usize>>,
     scratch_demands: Vec<Demand>,
     scratch_shares: Vec<u32>,
+    scratch_order: Vec<usize>,
     /// Per busy UE of a cell's slot, the uplink and downlink symbols it decided.
     scratch_uplink: Vec<u32>,
     scratch_downlink: Vec<u32>,
@@ -424,6 +425,7 @@ impl Ran {
             scratch_blockers: Vec::new(),
             scratch_demands: Vec::new(),
             scratch_shares: Vec::new(),
+            scratch_order: Vec::new(),
             scratch_uplink: Vec::new(),
             scratch_downlink: Vec::new(),
             deliveries: None,
@@ -976,6 +978,7 @@ impl Ran {
             &self.scratch_demands,
             rotation,
             &mut self.scratch_shares,
+            &mut self.scratch_order,
         );
         let gnb = &mut self.gnbs[g];
         self.scratch_downlink.clear();

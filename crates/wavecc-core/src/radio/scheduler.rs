@@ -29,18 +29,21 @@ pub struct Demand {
 }
 
 /// Shares `total` symbols among `demands`, writing each UE's share to `out`.
-/// `rotation` (the slot number) decides who gets the round-robin remainder.
+/// `rotation` (the slot number) decides who gets the round-robin remainder. `order`
+/// is room for proportional fair's ordering of the UEs, kept by the caller so that
+/// a slot allocates nothing.
 pub fn share(
     kind: SchedulerKind,
     total: u32,
     demands: &[Demand],
     rotation: usize,
     out: &mut [u32],
+    order: &mut Vec<usize>,
 ) {
     out.iter_mut().for_each(|s| *s = 0);
     match kind {
         SchedulerKind::Rr => round_robin(total, demands, rotation, out),
-        SchedulerKind::Pf => proportional_fair(total, demands, out),
+        SchedulerKind::Pf => proportional_fair(total, demands, out, order),
     }
 }
 
@@ -68,14 +71,13 @@ fn round_robin(mut left: u32, demands: &[Demand], rotation: usize, out: &mut [u3
     }
 }
 
-fn proportional_fair(mut left: u32, demands: &[Demand], out: &mut [u32]) {
+fn proportional_fair(mut left: u32, demands: &[Demand], out: &mut [u32], order: &mut Vec<usize>) {
     let metric = |d: &Demand| f64::from(d.bits_per_symbol) / d.average_bits.max(1.0);
-    let mut order: Vec<usize> = (0..demands.len())
-        .filter(|&i| demands[i].symbols > 0)
-        .collect();
+    order.clear();
+    order.extend((0..demands.len()).filter(|&i| demands[i].symbols > 0));
     // Stable sort: equal metrics keep UE order, so runs stay deterministic.
     order.sort_by(|&a, &b| metric(&demands[b]).total_cmp(&metric(&demands[a])));
-    for i in order {
+    for &i in order.iter() {
         let give = demands[i].symbols.min(left);
         out[i] = give;
         left -= give;
@@ -132,9 +134,9 @@ mod tests {
     fn round_robin_splits_equally_and_rotates_the_remainder() {
         let ds = [d(100, 1, 1.0), d(100, 1, 1.0), d(100, 1, 1.0)];
         let mut out = [0; 3];
-        share(SchedulerKind::Rr, 22, &ds, 0, &mut out);
+        share(SchedulerKind::Rr, 22, &ds, 0, &mut out, &mut Vec::new());
         assert_eq!(out, [8, 7, 7]);
-        share(SchedulerKind::Rr, 22, &ds, 1, &mut out);
+        share(SchedulerKind::Rr, 22, &ds, 1, &mut out, &mut Vec::new());
         assert_eq!(out, [7, 8, 7]);
     }
 
@@ -142,7 +144,7 @@ mod tests {
     fn round_robin_gives_what_one_ue_leaves_to_the_others() {
         let ds = [d(2, 1, 1.0), d(100, 1, 1.0), d(0, 1, 1.0)];
         let mut out = [0; 3];
-        share(SchedulerKind::Rr, 22, &ds, 0, &mut out);
+        share(SchedulerKind::Rr, 22, &ds, 0, &mut out, &mut Vec::new());
         assert_eq!(out, [2, 20, 0]);
         // Less demand than symbols: everyone is served in full.
         share(
@@ -151,6 +153,7 @@ mod tests {
             &[d(3, 1, 1.0), d(4, 1, 1.0)],
             0,
             &mut out[..2],
+            &mut Vec::new(),
         );
         assert_eq!(out[..2], [3, 4]);
     }
@@ -160,7 +163,9 @@ mod tests {
         // Metrics: 10/100 = 0.1, 5/10 = 0.5, 8/40 = 0.2 -> order 1, 2, 0.
         let ds = [d(10, 10, 100.0), d(15, 5, 10.0), d(10, 8, 40.0)];
         let mut out = [0; 3];
-        share(SchedulerKind::Pf, 22, &ds, 0, &mut out);
+        // The caller's room for the order may hold an earlier slot's.
+        let mut order = vec![2, 0, 1, 5];
+        share(SchedulerKind::Pf, 22, &ds, 0, &mut out, &mut order);
         assert_eq!(out, [0, 15, 7]);
     }
 
@@ -185,7 +190,14 @@ mod tests {
                 .collect();
             let (total, rotation) = (next(60) as u32, next(1_000) as usize);
             let mut all = vec![0; n];
-            share(SchedulerKind::Rr, total, &demands, rotation, &mut all);
+            share(
+                SchedulerKind::Rr,
+                total,
+                &demands,
+                rotation,
+                &mut all,
+                &mut Vec::new(),
+            );
             // Some UEs without data stay in the list: the rule must not depend on it.
             let places: Vec<usize> = (0..n)
                 .filter(|&i| demands[i].symbols > 0 || next(2) == 0)
@@ -193,7 +205,14 @@ mod tests {
             let busy: Vec<Demand> = places.iter().map(|&i| demands[i]).collect();
             let mut some = vec![0; busy.len()];
             let r = rotation_among(places.iter().copied(), n, rotation);
-            share(SchedulerKind::Rr, total, &busy, r, &mut some);
+            share(
+                SchedulerKind::Rr,
+                total,
+                &busy,
+                r,
+                &mut some,
+                &mut Vec::new(),
+            );
             for (k, &i) in places.iter().enumerate() {
                 assert_eq!(some[k], all[i], "{demands:?} {total} {rotation} {places:?}");
             }

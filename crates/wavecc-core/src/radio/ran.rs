@@ -434,7 +434,7 @@ impl Ran {
             ran.measure(u, 0);
             let ue = &mut ran.ues[u];
             ue.filtered_gain_db = ue.gain_db.clone();
-            ue.serving = best_cell(&ran.gnbs, &ue.gain_db);
+            ue.serving = best_cell(&ue.gain_db);
             ran.members[ue.serving].push(u);
         }
         ran
@@ -606,12 +606,14 @@ impl Ran {
             let ue = &mut self.ues[u];
             let s = ue.serving;
             let (power_dbm, beam_loss_db) = (self.dl_power_dbm, self.interferer_beam_loss_db);
-            let interference_mw: f64 = (0..self.gnbs.len())
-                .filter(|&g| g != s && self.gnbs[g].was_transmitting)
-                .map(|g| {
-                    *ue.interferer_mw[g].get_or_insert_with(|| {
-                        db_to_linear(power_dbm + ue.gain_db[g] - beam_loss_db)
-                    })
+            // The gNBs, their powers and gains walked together: indexed, each gNB's
+            // term paid its bounds checks, for every UE at every update.
+            let interference_mw: f64 = (self.gnbs.iter().zip(&mut ue.interferer_mw))
+                .zip(&ue.gain_db)
+                .enumerate()
+                .filter(|&(g, ((gnb, _), _))| g != s && gnb.was_transmitting)
+                .map(|(_, ((_, mw), &gain))| {
+                    *mw.get_or_insert_with(|| db_to_linear(power_dbm + gain - beam_loss_db))
                 })
                 .sum();
             ue.sinr_db =
@@ -682,7 +684,7 @@ impl Ran {
             return;
         }
         let gain = &ue.filtered_gain_db;
-        let best = best_cell(&self.gnbs, gain);
+        let best = best_cell(gain);
         if best == ue.serving || gain[best] <= gain[ue.serving] + self.hysteresis_db {
             ue.candidate = None;
             return;
@@ -1245,12 +1247,20 @@ fn filter_weight(update_s: f64, filter_s: f64) -> f64 {
     }
 }
 
-/// The gNB with the strongest path gain (all gNBs transmit at the same power).
-fn best_cell(gnbs: &[Gnb], gain_db: &[f64]) -> usize {
-    (0..gnbs.len()).fold(
-        0,
-        |best, g| if gain_db[g] > gain_db[best] { g } else { best },
-    )
+/// The gNB with the strongest path gain (all gNBs transmit at the same power), the
+/// first of equals. A plain walk over the gains: with an index per gNB each step paid
+/// two bounds checks, and every UE asks at every channel update.
+fn best_cell(gain_db: &[f64]) -> usize {
+    let Some((&first, rest)) = gain_db.split_first() else {
+        return 0;
+    };
+    let (mut best, mut top) = (0, first);
+    for (g, &gain) in rest.iter().enumerate() {
+        if gain > top {
+            (best, top) = (g + 1, gain);
+        }
+    }
+    best
 }
 
 fn db_to_linear(db: f64) -> f64 {
@@ -1468,8 +1478,17 @@ mod tests {
         }
     }
 
+    #[test]
+    fn the_best_cell_is_the_first_of_the_strongest() {
+        assert_eq!(best_cell(&[-90.0, -80.0, -85.0, -80.0]), 1);
+        assert_eq!(best_cell(&[-70.0, -80.0]), 0);
+        assert_eq!(best_cell(&[-70.0]), 0);
+        assert_eq!(best_cell(&[]), 0);
+    }
+
     /// The memo answers only the question it was asked: any change of the SINRs,
     /// down to a signed zero, asks the table again.
+
     #[test]
     fn the_mcs_memo_gives_the_tables_choice() {
         let config = Config::from_toml(builtin::get("city-100ue").unwrap()).unwrap();

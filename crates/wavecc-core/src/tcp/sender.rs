@@ -853,7 +853,7 @@ impl Sender {
     }
 
     /// Whether a timeout now recomputes ssthresh (`tcp.rto_ssthresh`).
-    fn rto_reduces(&mut self) -> bool {
+    fn rto_reduces(&self) -> bool {
         match self.cfg.rto_ssthresh {
             RtoSsthresh::Linux => {
                 !matches!(self.state, CaState::Recovery | CaState::Loss)

@@ -236,12 +236,22 @@ fn ceil_non_negative(x: f64) -> Time {
 impl Paced {
     /// Makes the write attempts due by `t` (those of windows before it too), each
     /// accepted while the written bytes stay within `limit` (acked + buffer).
+    ///
+    /// Inlined, so that the calls with nothing due (most calls from ACKs, between
+    /// two writes) skip the call and the register saves of the count.
+    #[inline]
     fn attempt_until(&mut self, t: Time, limit: u64, written: &mut u64, stop: Time) {
         // Nothing is due yet (with a nanosecond to spare for the rounding of the
-        // count below): most calls come from ACKs between two writes.
+        // count in `attempt_due`).
         if t.saturating_add(1) < self.next_due.min(self.window.1) {
             return;
         }
+        self.attempt_due(t, limit, written, stop);
+    }
+
+    /// [`Self::attempt_until`] once a write may be due.
+    #[inline(never)]
+    fn attempt_due(&mut self, t: Time, limit: u64, written: &mut u64, stop: Time) {
         // Writes the buffer has room for, worked out only when one is due.
         let mut room = None;
         loop {

@@ -87,12 +87,20 @@ impl<E: Copy> EventQueue<E> {
         self.heap[pos] = entry;
     }
 
+    /// Inlined, so that an entry out of the front slot (most of a paced writer's
+    /// wake-ups) skips the call and the register saves of the heap's sift.
+    #[inline]
     pub fn pop(&mut self) -> Option<(Time, E)> {
         if let Some(front) = self.front.take() {
             self.popped += 1;
             self.next_time = self.heap.first().map_or(Time::MAX, |e| e.time);
             return Some((front.time, front.event));
         }
+        self.heap_pop()
+    }
+
+    #[inline(never)]
+    fn heap_pop(&mut self) -> Option<(Time, E)> {
         let last = self.heap.pop()?;
         self.popped += 1;
         if self.heap.is_empty() {

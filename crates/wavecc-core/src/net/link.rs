@@ -378,6 +378,15 @@ impl Link {
         self.pipe.front()
     }
 
+    /// Bytes of the packets that reach the far end by `t`, `extra` added to each.
+    pub fn bytes_arriving_by(&self, t: Time, extra: u64) -> u64 {
+        self.pipe
+            .iter()
+            .take_while(|&(arrival, _)| arrival <= t)
+            .map(|(_, pkt)| u64::from(pkt.size) + extra)
+            .sum()
+    }
+
     /// When the head packet reaches the far end.
     pub fn head_time(&self) -> Option<Time> {
         self.pipe.front().map(|&(t, _)| t)

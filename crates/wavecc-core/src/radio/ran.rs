@@ -486,6 +486,14 @@ impl Ran {
         self.ues[ue as usize].sinr_db
     }
 
+    /// The least room for SDUs of the UEs' downlink buffers (an idle UE's
+    /// holds nothing), and what each SDU adds beyond its packet.
+    pub fn downlink_room(&self) -> (u64, u64) {
+        let dl = &self.ues.first().expect("a radio has UEs").dl;
+        let room = self.active.iter().map(|&u| self.ues[u].dl.room());
+        (room.fold(dl.buffer_bytes(), u64::min), dl.sdu_overhead())
+    }
+
     pub fn enqueue_downlink(&mut self, now: Time, ue: u32, pkt: Packet) -> Result<(), Packet> {
         let u = &mut self.ues[ue as usize];
         u.dl.enqueue(now, pkt)?;

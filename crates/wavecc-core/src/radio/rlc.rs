@@ -234,12 +234,7 @@ impl RlcEntity {
     /// Inlined into the radio's two enqueues: out of line, every SDU paid the call.
     #[inline]
     pub fn enqueue(&mut self, now: Time, pkt: Packet) -> Result<(), Packet> {
-        let pdcp = if self.copy.is_some() {
-            PDCP_HEADER_BYTES
-        } else {
-            0
-        };
-        let size = u64::from(pkt.size) + pdcp;
+        let size = u64::from(pkt.size) + self.sdu_overhead();
         if self.new_bytes() + size > self.cfg.buffer_bytes {
             self.stats.sdus_dropped += 1;
             return Err(pkt);
@@ -267,6 +262,26 @@ impl RlcEntity {
         if let Some(copy) = &mut self.copy {
             copy.reported(queue);
         }
+    }
+
+    /// Bytes an SDU adds to the buffer beyond its packet (its PDCP header).
+    pub fn sdu_overhead(&self) -> u64 {
+        if self.copy.is_some() {
+            PDCP_HEADER_BYTES
+        } else {
+            0
+        }
+    }
+
+    /// The buffer's limit, bytes.
+    pub fn buffer_bytes(&self) -> u64 {
+        self.cfg.buffer_bytes
+    }
+
+    /// Bytes of SDUs (with [`Self::sdu_overhead`]) the buffer takes before it
+    /// refuses one.
+    pub fn room(&self) -> u64 {
+        self.cfg.buffer_bytes.saturating_sub(self.new_bytes())
     }
 
     /// Bytes queued and never transmitted (what the buffer limit counts).

@@ -139,6 +139,7 @@ impl World {
             radio_landings: Vec::new(),
             radio_events: Vec::new(),
             radio_dropped: Vec::new(),
+            radio_feed: None,
         };
         if world.ran.is_some() {
             world.queue.push(0, Event::ChannelUpdate);
@@ -157,6 +158,7 @@ impl World {
         world.queue.push(world.sampler.interval, Event::Sample);
         world.wire.link_heads = vec![Time::MAX; world.wire.links.len()];
         world.join_tandems();
+        world.radio_feed = world.find_radio_feed();
         world
     }
 
@@ -218,6 +220,30 @@ impl World {
                 self.wire.links[a].feeds = Some(b as u32);
             }
         }
+    }
+
+    /// The S1-U, as the radio feed whose arrivals may wait for the radio's next
+    /// look (`World::park`): when the radio serves one UE, every route through the
+    /// S1-U goes on into the radio's downlink and every downlink hop comes from it,
+    /// it has no random loss (judged at the far end) and its delay exceeds a slot.
+    /// With many UEs the least room of their buffers, checked at each slot, costs
+    /// more than the hand-offs save.
+    fn find_radio_feed(&self) -> Option<u32> {
+        let ran = self.ran.as_ref().filter(|r| r.ue_count() == 1)?;
+        let link = self.wire.links.get(S1U as usize)?;
+        if link.has_loss() || link.delay() <= ran.slot() {
+            return None;
+        }
+        let feeds_radio = self.flows.iter().all(|f| {
+            [&f.forward, &f.reverse].iter().all(|route| {
+                route.iter().enumerate().all(|(i, hop)| match hop {
+                    Hop::Link(S1U) => matches!(route.get(i + 1), Some(Hop::Downlink(_))),
+                    Hop::Downlink(_) => i > 0 && route[i - 1] == Hop::Link(S1U),
+                    _ => true,
+                })
+            })
+        });
+        feeds_radio.then_some(S1U)
     }
 
     fn build_flow(&mut self, cfg: &Config, id: u32, f: &FlowConfig, rng: &RngStreams) -> Flow {

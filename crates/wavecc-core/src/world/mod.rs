@@ -110,6 +110,9 @@ pub struct World {
     radio_landings: Vec<Time>,
     radio_events: Vec<RadioEvent>,
     radio_dropped: Vec<Packet>,
+    /// The link whose every packet goes into the radio's downlink (the S1-U), if
+    /// its arrivals may wait for the radio's next look (`World::park`).
+    radio_feed: Option<u32>,
 }
 
 impl World {

@@ -10,6 +10,7 @@ use crate::trace::{FlowState, FlowSummary, QueueSummary, RunOutput, Summary};
 impl World {
     /// The periodic sample, which schedules the next one.
     pub(super) fn sample(&mut self) {
+        self.take_parked();
         self.record_sample();
         self.queue
             .push(self.now + self.sampler.interval, Event::Sample);

@@ -54,7 +54,46 @@ impl World {
             }
         }
         self.now = self.duration;
+        self.take_parked();
         Ok(())
+    }
+
+    /// Lets the radio feed's arrivals wait for the radio's next look while a slot is
+    /// pending and its downlink buffers have room for every packet that reaches
+    /// the gNB before that slot: such an arrival only queues an SDU, which nothing
+    /// reads before the slot (or a landing, a sample, a channel update) hands it
+    /// over ([`World::take_parked`]), at its own time and in order. Otherwise the
+    /// feed's head is an event again, so that a refusal is logged when it
+    /// happens. The feed's delay exceeds a slot, so no packet entering it later
+    /// reaches the gNB before the pending slot.
+    fn park(&mut self) {
+        let Some(l) = self.radio_feed else { return };
+        let li = l as usize;
+        let ran = self.ran.as_ref().expect("a radio feed feeds a radio");
+        let link = &self.wire.links[li];
+        let parked = ran.slot_pending && {
+            let (room, extra) = ran.downlink_room();
+            link.bytes_arriving_by(self.now + ran.slot(), extra) <= room
+        };
+        self.wire.link_heads[li] = if parked {
+            Time::MAX
+        } else {
+            link.head_time().unwrap_or(Time::MAX)
+        };
+    }
+
+    /// Hands the radio the feed's packets that have reached the gNB by now, each
+    /// at its arrival, as their arrival events would have.
+    pub(super) fn take_parked(&mut self) {
+        let Some(l) = self.radio_feed else { return };
+        let (now, li) = (self.now, l as usize);
+        while let Some(&(t, _)) = self.wire.links[li].head().filter(|h| h.0 <= now) {
+            let pkt = self.wire.links[li].take_head();
+            self.arrivals += 1;
+            self.now = t;
+            self.forward(pkt);
+        }
+        self.now = now;
     }
 
     fn dispatch(&mut self, event: Event) {
@@ -129,11 +168,13 @@ impl World {
         }
         landings.clear();
         self.radio_landings = landings;
+        self.park();
     }
 
     /// Packets the radio hands up now go on along their routes, and what their hosts
     /// answer at once reaches the radio.
     fn hand_up(&mut self) {
+        self.take_parked();
         let mut out = std::mem::take(&mut self.radio_out);
         let ran = self.ran.as_mut().expect("hand-ups only with a radio");
         ran.hand_up_slot(self.now, &mut out);
@@ -147,6 +188,7 @@ impl World {
 
     /// The periodic channel update; packets a handover dropped are counted here.
     fn channel_update(&mut self) {
+        self.take_parked();
         let ran = self
             .ran
             .as_mut()
@@ -173,6 +215,8 @@ impl World {
         }
         self.radio_dropped = dropped;
         self.radio_dropped.clear();
+        // A handover's forwarded SDUs take room in the target's buffer.
+        self.park();
     }
 
     fn enqueue(&mut self, link: u32, pkt: Packet) {
@@ -454,12 +498,10 @@ mod tests {
         cfg
     }
 
-    /// The output of `cfg` stopped at `stop`, with or without its tandems.
-    fn output(cfg: &Config, stop: Time, tandems: bool) -> String {
+    /// The output of `cfg` stopped at `stop`, the world built changed by `change`.
+    fn output(cfg: &Config, stop: Time, change: fn(&mut World)) -> String {
         let mut world = World::new(cfg);
-        if !tandems {
-            world.wire.links.iter_mut().for_each(|l| l.feeds = None);
-        }
+        change(&mut world);
         world.run_until(stop);
         world.check_invariants();
         let mut out = world.finish(cfg, 0.0);
@@ -481,7 +523,42 @@ mod tests {
         assert!(s1u.stats.max_bytes > 10_000 && s1u.ahead_of(stop) > 0);
         // Stopped while packets queued ahead have yet to enter, and at the end.
         for stop in [stop, from_secs(1.0)] {
-            assert_eq!(output(&cfg, stop, true), output(&cfg, stop, false));
+            let untied = |w: &mut World| w.wire.links.iter_mut().for_each(|l| l.feeds = None);
+            assert_eq!(output(&cfg, stop, |_| {}), output(&cfg, stop, untied));
+        }
+    }
+
+    #[test]
+    fn a_waiting_radio_feed_changes_no_output() {
+        let mut cfg = queueing_urban();
+        // A small RLC buffer, so that SDUs are refused and the S1-U's arrivals become
+        // events again near its limit.
+        let radio = cfg.radio.as_mut().unwrap();
+        (radio.rlc_buffer_bytes, radio.s1u_rate_bps) = (300_000, 10e9);
+        cfg.path.buffer_bytes = 1_000_000;
+        let mut world = World::new(&cfg);
+        assert_eq!(world.radio_feed, Some(2));
+        // The S1-U's arrivals wait (its head is no event) while it holds packets.
+        let mut waiting = 0;
+        for ms in 1..=1000 {
+            world.run_until(from_secs(f64::from(ms) * 1e-3));
+            waiting += u32::from(
+                world.wire.link_heads[2] == Time::MAX && world.wire.links[2].in_transit() > 0,
+            );
+        }
+        assert!(waiting > 10, "{waiting}");
+        assert!(
+            world.flows[0]
+                .losses
+                .get("rlc_overflow")
+                .is_some_and(|&n| n > 0),
+            "{:?}",
+            world.flows[0].losses
+        );
+        // Stopped between a slot and the next, when packets wait, and at the end.
+        for stop in [from_secs(0.4003), from_secs(1.0)] {
+            let eager = |w: &mut World| w.radio_feed = None;
+            assert_eq!(output(&cfg, stop, |_| {}), output(&cfg, stop, eager));
         }
     }
 

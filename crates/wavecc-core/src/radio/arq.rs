@@ -63,6 +63,9 @@ pub struct Arq {
     reordering: Option<(Time, u64)>,
     /// When the sender last sent an RLC PDU (new data or an ARQ retransmission).
     last_pdu: Time,
+    /// VR(X) at the reordering timer's last expiry: the receiver's VR(MS), which its
+    /// status reports give as ACK_SN, is the first byte missing from there on.
+    nacked_to: u64,
 }
 
 impl Arq {
@@ -72,6 +75,7 @@ impl Arq {
             given_up: VecDeque::new(),
             reordering: None,
             last_pdu: 0,
+            nacked_to: 0,
         }
     }
 
@@ -83,10 +87,27 @@ impl Arq {
         end: u64,
         queue: &mut VecDeque<Retransmission>,
     ) {
+        debug_assert!(start < end, "an empty range would block the queue");
         match self.timing {
             ArqTiming::Fixed(delay) => queue.push_back((start, end, now + delay)),
             ArqTiming::Reordering(_) => self.given_up.push_back((start, end)),
         }
+    }
+
+    /// Where the receiver's reordering timer last stopped waiting (VR(X) at its
+    /// expiry).
+    pub fn nacked_to(&self) -> u64 {
+        self.nacked_to
+    }
+
+    /// A misread status report acknowledged what HARQ gave up on: `keep` says what
+    /// of each range is still repaired.
+    pub fn abandon(&mut self, keep: impl Fn(u64, u64) -> Option<(u64, u64)>) {
+        self.given_up = self
+            .given_up
+            .iter()
+            .filter_map(|&(start, end)| keep(start, end))
+            .collect();
     }
 
     /// The sender sent an RLC PDU at `now`.
@@ -120,6 +141,7 @@ impl Arq {
         // next in-order byte ends there.
         let highest = received.end().max(rx_next);
         while let Some((at, vr_x)) = self.reordering.filter(|r| r.0 <= now) {
+            self.nacked_to = self.nacked_to.max(vr_x);
             let ready = at + timers.status_delay;
             self.given_up.retain(|&(start, end)| {
                 let named = start < vr_x;

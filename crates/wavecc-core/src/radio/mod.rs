@@ -5,6 +5,7 @@
 //! TCP can see it (every SDU is queued, segmented, retransmitted and reordered),
 //! slot-level below (a transport block's size comes from the symbols and MCS).
 
+mod acks;
 mod arq;
 mod config;
 mod cqi;

@@ -273,6 +273,7 @@ impl Ran {
                 headers,
                 buffer_status_period,
                 acknowledged,
+                misreads_overtaken: profile.misreads_overtaken_reports(),
             };
             RlcEntity::new(c, rng.stream(&name))
         };
@@ -864,6 +865,9 @@ impl Ran {
                 let early = ue.slots.sends_early(now, self.decode_latency, self.slot);
                 ue.grants.sends_early_at = early.then_some(now);
             }
+            if reporting {
+                land_reports(ue, now);
+            }
             // An entity that holds no SDU has nothing to hand up: skip it cheaply.
             let before = out.len();
             // Each decoded transmission asks its receiver for a status report; an
@@ -917,12 +921,12 @@ impl Ran {
                         sinr_db: ue.ul_eff_sinr_db,
                     };
                     let status = own_status_symbol(&mut ue.reports.ue, now, self.status_prohibit);
-                    let data = if ue.ul.is_busy() {
-                        ue.ul.demand_symbols(now, &ch)
+                    let want = if ue.ul.is_busy() {
+                        ue.ul.demand_symbols(now, &ch, status)
                     } else {
-                        0
+                        status
                     };
-                    let want = data.max(status).min(left);
+                    let want = want.min(left);
                     let spent = transmit_with_reports(
                         &mut ue.ul,
                         &mut ue.dl,
@@ -969,7 +973,7 @@ impl Ran {
             let status = own_status_symbol(&mut ue.reports.gnb, now, self.status_prohibit);
             self.scratch_demands.push(Demand {
                 symbols: if ue.dl.is_busy() {
-                    ue.dl.demand_symbols(now, &ch).max(status)
+                    ue.dl.demand_symbols(now, &ch, status)
                 } else {
                     status
                 },
@@ -1158,6 +1162,7 @@ impl Ran {
             uplink_rlc_drops: ue.ul.stats.sdus_dropped,
             dl_tb_transmissions: ue.dl.stats.tbs + ue.dl.stats.harq_retx,
             dl_tb_errors: ue.dl.stats.harq_retx + ue.dl.stats.harq_failures,
+            misread_status_reports: ue.dl.stats.misread_reports + ue.ul.stats.misread_reports,
             dl_rlc_delay_ms: ue.dl.stats.mean_sdu_delay_ms(),
             ul_rlc_delay_ms: ue.ul.stats.mean_sdu_delay_ms(),
         }
@@ -1432,7 +1437,8 @@ fn own_status_symbol(sends: &mut StatusReport, now: Time, prohibit: Option<Time>
 /// (`sends`) takes its turn at the opportunity, which the sending end has at
 /// `opportunity` (`status.rs`): an announced one goes beside the data, in a symbol of
 /// its own when there is none, an unannounced one instead of the data. A report sent
-/// acknowledges what the opposite direction (`acked`) delivered.
+/// says what the opposite direction's receiver (`acked`) holds, and rides its TB's
+/// HARQ to that direction's sender (`acks.rs`).
 #[allow(clippy::too_many_arguments)]
 fn transmit_with_reports(
     entity: &mut RlcEntity,
@@ -1447,22 +1453,25 @@ fn transmit_with_reports(
     let Some(p) = prohibit.filter(|_| symbols > 0) else {
         return entity.transmit(now, symbols, ch);
     };
-    match sends.turn(opportunity) {
-        StatusTurn::None => entity.transmit(now, symbols, ch),
-        StatusTurn::Beside => {
-            let used = entity.transmit(now, symbols, ch);
-            sends.sent(opportunity, p);
-            acked.peer_reported();
-            used.max(1)
-        }
-        StatusTurn::Alone => {
-            let (used, taken) = entity.transmit_status_only(now, symbols, ch);
-            if taken {
-                sends.sent(opportunity, p);
-                acked.peer_reported();
-            }
-            used
-        }
+    let (used, taken) = match sends.turn(opportunity) {
+        StatusTurn::None => return entity.transmit(now, symbols, ch),
+        StatusTurn::Beside => entity.transmit_with_report(now, symbols, ch, acked.status_content()),
+        StatusTurn::Alone => entity.transmit_status_only(now, symbols, ch, acked.status_content()),
+    };
+    if taken {
+        sends.sent(opportunity, p);
+    }
+    used
+}
+
+/// The status reports that landed by `now` reach their senders: those the downlink's
+/// TBs carry the UE's uplink sender, and the other way round.
+fn land_reports(ue: &mut Ue, now: Time) {
+    while let Some(report) = ue.dl.landed_report(now) {
+        ue.ul.peer_report(report);
+    }
+    while let Some(report) = ue.ul.landed_report(now) {
+        ue.dl.peer_report(report);
     }
 }
 
@@ -1807,7 +1816,7 @@ mod tests {
             }
             ran.schedule_slot(now);
         }
-        assert_eq!(ran.ues[0].dl.stats.tbs, 3, "three blind TBs");
+        assert_eq!(ran.ues[0].dl.stats.data_tbs(), 3, "three blind TBs");
         let (acked, delivered) = (acked_at.unwrap(), delivered_at.unwrap());
         assert_eq!(delivered - acked, 4, "handed up at slot {acked}");
     }
@@ -1981,7 +1990,8 @@ mod tests {
         assert_eq!(out.len(), 1, "the packet was handed up");
         assert_eq!(ul_mcs(&ran, t + 20 * sf), 0, "no uplink TB yet");
         ran.run_slot(t + 6 * sf, &mut out); // fills the TB of t + 7
-        assert_eq!(ran.ues[0].ul.stats.tbs, 0, "no uplink data was sent");
+        assert_eq!(ran.ues[0].ul.stats.data_tbs(), 0, "no uplink data was sent");
+        assert_eq!(ran.ues[0].ul.stats.report_tbs, 1, "a TB for the report");
         assert_eq!(
             ul_mcs(&ran, t + 10 * sf),
             ul_reported,
@@ -1989,11 +1999,11 @@ mod tests {
         );
         // That TB carried no data, so it asks the gNB for nothing; the downlink's last
         // TB was at t, its CQI report expires after 10 ms.
-        let dl_tbs = ran.ues[0].dl.stats.tbs;
+        let dl_tbs = ran.ues[0].dl.stats.data_tbs();
         for k in 8..30 {
             ran.run_slot(t + k * sf, &mut out);
         }
-        assert_eq!(ran.ues[0].dl.stats.tbs, dl_tbs);
+        assert_eq!(ran.ues[0].dl.stats.data_tbs(), dl_tbs);
         assert!(!ran.ues[0].needs_slots(), "nothing is owed");
         // An uplink ACK: its TB at u + 4, handed up to the gNB at u + 6, whose report
         // then takes a downlink symbol of its own.
@@ -2013,10 +2023,10 @@ mod tests {
             dl_reported,
             "the report's TB at u + 6"
         );
-        assert_eq!(ran.ues[0].dl.stats.tbs, dl_tbs, "it carried no data");
+        assert_eq!(ran.ues[0].dl.stats.data_tbs(), dl_tbs, "it carried no data");
     }
 
-    /// What UE 0 shows at each slot's end: (DL TBs, DL ARQ bytes, UL TBs, UL ARQ
+    /// What UE 0 shows at each slot's end: (DL data TBs, DL ARQ bytes, UL data TBs, UL ARQ
     /// bytes, the gNB owes a report, the UE owes one, the UE needs slots).
     type BurstRow = (u64, u64, u64, u64, bool, bool, bool);
 
@@ -2039,9 +2049,9 @@ mod tests {
             ran.schedule_slot(now);
             let u = &ran.ues[0];
             rows.push((
-                u.dl.stats.tbs,
+                u.dl.stats.data_tbs(),
                 u.dl.stats.arq_bytes,
-                u.ul.stats.tbs,
+                u.ul.stats.data_tbs(),
                 u.ul.stats.arq_bytes,
                 u.reports.gnb.owes(),
                 u.reports.ue.owes(),
@@ -2057,8 +2067,9 @@ mod tests {
     /// buffer-status timer announces its report 4 ms after its last SDU (slot 40), in
     /// a symbol of its own; its poll-retransmit timer, 4 ms after its last PDU (slot
     /// 9), sends what the UE's report did not acknowledge again, whose poll makes the
-    /// UE announce its report, which goes in the grant it earns. Nothing new is sent
-    /// and, once both reports are out, nothing is owed.
+    /// UE announce its report, which goes in the grant it earns and acknowledges the
+    /// retransmission when it lands, two subframes after the UE fills its TB. Nothing
+    /// new is sent and, once both reports are in, nothing is owed.
     #[test]
     fn the_timers_send_the_reports_a_burst_left_owed() {
         let rows = burst_end(0.004);
@@ -2073,7 +2084,12 @@ mod tests {
         assert_eq!(first(&|r| r.1 > 0), 49, "the retransmission at 9 + 40");
         assert!(rows[48].5 && !rows[55].5, "the UE's report follows it");
         let settled = first(&|r| !r.6);
-        assert!((50..=55).contains(&settled), "settled at {settled}");
+        let sent = 48 + rows[48..].iter().position(|r| !r.5).unwrap();
+        assert_eq!(
+            settled,
+            sent + 2,
+            "settled at {settled}, the report sent at {sent}"
+        );
         assert_eq!(rows[99].0, 6, "one TB more: the retransmission");
         assert_eq!(rows[99].3, 0, "the gNB's report acknowledged every ACK");
         assert!(rows[settled..].iter().all(|r| !r.4 && !r.5 && !r.6));

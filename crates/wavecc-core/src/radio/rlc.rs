@@ -13,6 +13,7 @@
 //! The buffer limit counts new data only (never transmitted bytes), like the
 //! module's `MaxTxBufferSize`: an arriving SDU that does not fit is dropped whole.
 
+use super::acks::{PeerAcks, ReportContent};
 use super::arq::{Arq, ArqTiming, Retransmission};
 use super::headers::{PDCP_HEADER_BYTES, QueueCopy, opportunity, pdu_data};
 use super::mcs::McsTable;
@@ -64,9 +65,12 @@ pub struct RlcConfig {
     /// refreshes the scheduler's copy of the queue; 0: no timer, the copy is the real
     /// queue at every decision.
     pub buffer_status_period: Time,
-    /// The peer's status reports acknowledge what was sent ([`RlcEntity::peer_reported`]),
+    /// The peer's status reports acknowledge what was sent ([`RlcEntity::peer_report`]),
     /// and the poll-retransmit timer sends again what they have not (`arq.rs`).
     pub acknowledged: bool,
+    /// A report overtaken by a newer one is misread as acknowledging everything sent
+    /// (`acks.rs`); false: it is ignored.
+    pub misreads_overtaken: bool,
 }
 
 /// The channel a slot's transmissions see.
@@ -131,6 +135,20 @@ struct Tb {
     /// A scheduler deciding ahead has given the next attempt its symbols
     /// ([`RlcConfig::harq_reserved_ahead`]).
     reserved: bool,
+    /// The status report riding the TB, for the opposite direction's sender
+    /// (`acks.rs`); a TB with no data (`start == end`) carries one alone.
+    report: Option<ReportContent>,
+}
+
+/// What became of the last TB an entity launched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LastTb {
+    /// Decoded at once; its data lands at the instant given.
+    Decoded(Time),
+    /// Awaiting a HARQ retransmission: the last of the entity's HARQ list.
+    InHarq,
+    /// Given up on at once (no HARQ retransmissions).
+    Lost,
 }
 
 /// Counters of one entity.
@@ -141,6 +159,8 @@ pub struct RlcStats {
     pub sdus_delivered: u64,
     /// TBs sent for the first time, HARQ retransmissions, TBs HARQ gave up on.
     pub tbs: u64,
+    /// Of `tbs`, those carrying a status report and no data.
+    pub report_tbs: u64,
     pub harq_retx: u64,
     /// Bytes sent on the air, retransmissions and headers included.
     pub tx_bytes: u64,
@@ -152,9 +172,17 @@ pub struct RlcStats {
     /// Sum over the delivered SDUs of their time from entering this entity to leaving
     /// the receiver's (ns3-mmwave's PDCP delay: its PDCP adds no wait of its own).
     pub sdu_delay_sum: Time,
+    /// The peer's status reports this sender misread as acknowledging everything
+    /// sent (`acks.rs`).
+    pub misread_reports: u64,
 }
 
 impl RlcStats {
+    /// TBs sent for the first time that carried data.
+    pub fn data_tbs(&self) -> u64 {
+        self.tbs - self.report_tbs
+    }
+
     /// Mean time an SDU took from entering the entity to leaving the receiver's, in
     /// ms; NaN before any was delivered.
     pub fn mean_sdu_delay_ms(&self) -> f64 {
@@ -183,6 +211,8 @@ pub struct RlcEntity {
     /// Decoded transmissions that reached the receiver since the last `deliver`.
     arrived: u32,
     harq: Vec<Tb>,
+    /// What became of the last TB launched, for a report riding it.
+    last_tb: LastTb,
     /// Byte ranges awaiting an ARQ retransmission, with the instant they may go.
     arq: VecDeque<Retransmission>,
     /// The timers that move what HARQ gave up on into `arq`.
@@ -190,9 +220,11 @@ pub struct RlcEntity {
     /// The scheduler's copy of the new-data queue, under [`RlcConfig::headers`].
     copy: Option<QueueCopy>,
     buffer_timer: BufferStatusTimer,
-    /// End of the stream the peer's last status report acknowledged: what it had
-    /// received when it sent the report (under [`RlcConfig::acknowledged`]).
-    acked_end: u64,
+    /// What the peer's status reports acknowledged (under [`RlcConfig::acknowledged`]).
+    peer: PeerAcks,
+    /// Status reports for the opposite direction's sender that this entity's TBs
+    /// delivered, with the instant each lands, oldest first.
+    reports_in_air: VecDeque<(Time, ReportContent)>,
     /// The last expiry of the poll-retransmit timer that sent something again, at
     /// which the entity reported its buffer, not yet taken by the radio.
     poll_report: Option<Time>,
@@ -218,11 +250,13 @@ impl RlcEntity {
             in_air: VecDeque::new(),
             arrived: 0,
             harq: Vec::new(),
+            last_tb: LastTb::Lost,
             arq: VecDeque::new(),
             arq_timers: Arq::new(cfg.arq),
             copy: cfg.headers.then(QueueCopy::default),
             buffer_timer: BufferStatusTimer::new(cfg.buffer_status_period),
-            acked_end: 0,
+            peer: PeerAcks::at(0),
+            reports_in_air: VecDeque::new(),
             poll_report: None,
             rng,
             first_bler: ((0, f64::NAN.to_bits(), 0), 0.0),
@@ -299,24 +333,67 @@ impl RlcEntity {
         self.sdus.len()
     }
 
-    /// True while anything remains to send, retransmit or hand up, or the peer has not
-    /// acknowledged what was sent (the module's RLC holds it until then).
+    /// True while anything remains to send, retransmit or hand up, the peer has not
+    /// acknowledged what was sent (the module's RLC holds it until then), or a
+    /// status report rides a TB of this entity.
     pub fn is_busy(&self) -> bool {
-        !self.sdus.is_empty() || self.awaits_acknowledgement()
+        !self.sdus.is_empty() || self.awaits_acknowledgement() || self.carries_reports()
     }
 
     /// True while some of what was sent awaits the peer's status report.
     fn awaits_acknowledgement(&self) -> bool {
-        self.cfg.acknowledged && self.sent_end > self.acked_end
+        self.cfg.acknowledged && self.sent_end > self.peer.acked_end()
     }
 
-    /// The peer sent a status report: it acknowledges what the receiver holds now.
-    /// The sender learns of it when the report lands, a fraction of a millisecond
-    /// later; its timers expire milliseconds after the last PDU, so the report is
-    /// taken as known at once.
-    pub fn peer_reported(&mut self) {
-        let highest = self.received.end().max(self.rx_next);
-        self.acked_end = self.acked_end.max(highest);
+    /// True while a status report is in HARQ or on its way in a TB of this entity.
+    fn carries_reports(&self) -> bool {
+        !self.reports_in_air.is_empty() || self.harq.iter().any(|tb| tb.report.is_some())
+    }
+
+    /// The status report this entity's receiver would send now (`acks.rs`).
+    pub fn status_content(&self) -> ReportContent {
+        let from = self.rx_next.max(self.arq_timers.nacked_to());
+        ReportContent {
+            ack: self.received.containing(from).map_or(from, |r| r.1),
+            next_in_order: self.rx_next,
+            highest: self.received.end().max(self.rx_next),
+        }
+    }
+
+    /// A status report from the peer reaches this sender. A misread one
+    /// acknowledges everything sent: what awaits an RLC retransmission is dropped,
+    /// as are HARQ's later failures among it (`acks.rs`).
+    pub fn peer_report(&mut self, report: ReportContent) {
+        if !self
+            .peer
+            .arrive(report, self.sent_end, self.cfg.misreads_overtaken)
+        {
+            return;
+        }
+        self.stats.misread_reports += 1;
+        let peer = self.peer;
+        self.arq_timers
+            .abandon(|start, end| peer.unabandoned(start, end));
+        self.arq.retain_mut(|a| match peer.unabandoned(a.0, a.1) {
+            Some((start, _)) => {
+                a.0 = start;
+                true
+            }
+            None => false,
+        });
+    }
+
+    /// The next status report a TB of this entity delivered that has landed by
+    /// `now` (by the rule of [`RlcEntity::deliver`]).
+    pub fn landed_report(&mut self, now: Time) -> Option<ReportContent> {
+        let within = self.cfg.lands_within_slot;
+        let &(at, report) = self.reports_in_air.front()?;
+        if at < now || (within && at == now) {
+            self.reports_in_air.pop_front();
+            Some(report)
+        } else {
+            None
+        }
     }
 
     /// Fires the buffer-status timer's expiries due by `now`: returns the instant of
@@ -383,9 +460,11 @@ impl RlcEntity {
         self.new_bytes() + self.arq.iter().map(|a| a.1 - a.0).sum::<u64>()
     }
 
-    /// Symbols this entity could use in a slot at `now`.
-    pub fn demand_symbols(&self, now: Time, ch: &SlotChannel) -> u32 {
-        self.harq_due_symbols(now, ch) + self.rlc_demand_symbols(now, ch)
+    /// Symbols this entity could use in a slot at `now`, with `status` symbols for a
+    /// status report, which rides the new data or takes a TB of its own beside the
+    /// HARQ retransmissions ([`RlcEntity::transmit_with_report`]).
+    pub fn demand_symbols(&self, now: Time, ch: &SlotChannel, status: u32) -> u32 {
+        self.harq_due_symbols(now, ch) + self.rlc_demand_symbols(now, ch).max(status)
     }
 
     /// Symbols of the HARQ retransmissions due at `now`.
@@ -420,9 +499,7 @@ impl RlcEntity {
                 continue;
             }
             if *budget == 0 {
-                self.stats.harq_failures += 1;
-                self.arq_timers
-                    .gave_up(now, tb.start, tb.end, &mut self.arq);
+                self.given_up(now, &tb);
                 self.harq.remove(i);
                 continue;
             }
@@ -539,21 +616,63 @@ impl RlcEntity {
 
     /// Transmits in a slot whose RLC opportunity goes to a status report (see
     /// `status.rs`): due HARQ retransmissions go as usual, and the symbols the
-    /// scheduler grants the ARQ retransmissions and new data carry the report alone.
-    /// Returns the symbols used and whether there was such an opportunity to take.
+    /// scheduler grants the ARQ retransmissions and new data carry the report alone,
+    /// in a TB of their own. Returns the symbols used and whether there was such an
+    /// opportunity to take.
     pub fn transmit_status_only(
         &mut self,
         now: Time,
         symbols: u32,
         ch: &SlotChannel,
+        report: ReportContent,
     ) -> (u32, bool) {
         let left = self.retransmit_harq(now, symbols, ch);
         let rlc = self.rlc_demand_symbols(now, ch).min(left);
         if rlc > 0 {
             // The scheduler granted the data and deducted it from its copy all the same.
             self.grant_from_copy(now, rlc, ch);
+            self.send_report_tb(now, rlc, ch, report);
         }
         (symbols - left + rlc, rlc > 0)
+    }
+
+    /// Transmits as [`RlcEntity::transmit`] with a status report beside the data: it
+    /// rides the last TB of new or ARQ data the slot sends, or, with none, a TB of its
+    /// own in one more symbol if one is left. Returns the symbols used and whether the
+    /// report went.
+    pub fn transmit_with_report(
+        &mut self,
+        now: Time,
+        symbols: u32,
+        ch: &SlotChannel,
+        report: ReportContent,
+    ) -> (u32, bool) {
+        let sent_before = self.stats.tbs;
+        let used = self.transmit(now, symbols, ch);
+        if self.stats.tbs > sent_before {
+            match self.last_tb {
+                LastTb::InHarq => {
+                    if let Some(tb) = self.harq.last_mut() {
+                        tb.report = Some(report);
+                    }
+                }
+                LastTb::Decoded(at) => self.reports_in_air.push_back((at, report)),
+                LastTb::Lost => {}
+            }
+            (used, true)
+        } else if used < symbols {
+            self.send_report_tb(now, 1, ch, report);
+            (used + 1, true)
+        } else {
+            (used, false)
+        }
+    }
+
+    /// Sends a TB of `symbols` carrying a status report and no data.
+    fn send_report_tb(&mut self, now: Time, symbols: u32, ch: &SlotChannel, report: ReportContent) {
+        self.stats.report_tbs += 1;
+        let at = self.sent_end;
+        self.launch(now, at, at, ch.bytes_in(symbols).max(1), ch, Some(report));
     }
 
     /// Sends the due HARQ retransmissions that fit in `symbols`; returns the symbols left.
@@ -575,13 +694,10 @@ impl RlcEntity {
             tb.sinrs_db[tb.attempts as usize] = ch.sinr_for(tb.mcs);
             tb.attempts += 1;
             if self.decodes(&tb, ch.table) {
-                self.stats.tbs_decoded += 1;
-                self.receive(now, tb.start, tb.end);
+                self.decoded(now, &tb);
                 self.harq.remove(i);
             } else if usize::from(tb.attempts) > usize::from(self.cfg.harq_max_retx) {
-                self.stats.harq_failures += 1;
-                self.arq_timers
-                    .gave_up(now, tb.start, tb.end, &mut self.arq);
+                self.given_up(now, &tb);
                 self.harq.remove(i);
             } else {
                 tb.ready = now + self.cfg.harq_rtt;
@@ -595,6 +711,20 @@ impl RlcEntity {
     /// Sends a TB of `air` bytes carrying the stream's `start..end`.
     fn send_new_tb(&mut self, now: Time, start: u64, end: u64, air: u64, ch: &SlotChannel) {
         self.arq_timers.sent_pdu(now);
+        self.launch(now, start, end, air, ch, None);
+    }
+
+    /// A TB's first attempt: `air` bytes carrying the stream's `start..end` and
+    /// `report`.
+    fn launch(
+        &mut self,
+        now: Time,
+        start: u64,
+        end: u64,
+        air: u64,
+        ch: &SlotChannel,
+        report: Option<ReportContent>,
+    ) {
         self.stats.tbs += 1;
         self.stats.tx_bytes += air;
         let mut sinrs_db = [0.0; MAX_HARQ_ATTEMPTS];
@@ -608,15 +738,38 @@ impl RlcEntity {
             sinrs_db,
             ready: now + self.cfg.harq_rtt,
             reserved: false,
+            report,
         };
-        if self.decodes(&tb, ch.table) {
-            self.stats.tbs_decoded += 1;
-            self.receive(now, start, end);
+        self.last_tb = if self.decodes(&tb, ch.table) {
+            self.decoded(now, &tb)
         } else if self.cfg.harq_max_retx == 0 {
-            self.stats.harq_failures += 1;
-            self.arq_timers.gave_up(now, start, end, &mut self.arq);
+            self.given_up(now, &tb);
+            LastTb::Lost
         } else {
             self.harq.push(tb);
+            LastTb::InHarq
+        };
+    }
+
+    /// The receiver decoded `tb` at `now`: its data and its report set off.
+    fn decoded(&mut self, now: Time, tb: &Tb) -> LastTb {
+        self.stats.tbs_decoded += 1;
+        if tb.start < tb.end {
+            self.receive(now, tb.start, tb.end);
+        }
+        let lands = now + self.cfg.air_delay;
+        if let Some(report) = tb.report {
+            self.reports_in_air.push_back((lands, report));
+        }
+        LastTb::Decoded(lands)
+    }
+
+    /// HARQ gave up on `tb` at `now`: RLC repairs its data (unless a misread report
+    /// abandoned it, `acks.rs`); its report is lost.
+    fn given_up(&mut self, now: Time, tb: &Tb) {
+        self.stats.harq_failures += 1;
+        if let Some((start, end)) = self.peer.unabandoned(tb.start, tb.end) {
+            self.arq_timers.gave_up(now, start, end, &mut self.arq);
         }
     }
 
@@ -688,7 +841,7 @@ impl RlcEntity {
         let sender_idle = self.new_bytes() == 0 && self.arq.is_empty();
         let unacknowledged = self
             .awaits_acknowledgement()
-            .then_some((self.acked_end, self.sent_end));
+            .then_some((self.peer.acked_end(), self.sent_end));
         if let Some(at) = self.arq_timers.advance(
             now,
             self.rx_next,
@@ -713,7 +866,7 @@ impl RlcEntity {
     /// A handover: TBs awaiting HARQ are lost with the old cell's HARQ entity and
     /// go back to RLC, which retransmits them from the new cell after `resume`.
     pub fn reestablish(&mut self, resume: Time) {
-        for tb in self.harq.drain(..) {
+        for tb in self.harq.drain(..).filter(|tb| tb.start < tb.end) {
             self.arq.push_back((tb.start, tb.end, resume));
         }
         self.arq_timers.reestablish(resume, &mut self.arq);
@@ -733,10 +886,11 @@ impl RlcEntity {
         self.arq.clear();
         self.arq_timers.clear();
         self.in_air.clear();
+        self.reports_in_air.clear();
         self.received = RangeSet::default();
         self.sent_end = self.queued_end;
         self.rx_next = self.queued_end;
-        self.acked_end = self.queued_end;
+        self.peer = PeerAcks::at(self.queued_end);
         self.buffer_reported();
     }
 }
@@ -776,9 +930,31 @@ mod tests {
             headers: false,
             buffer_status_period: 0,
             acknowledged: false,
+            misreads_overtaken: true,
         };
         RlcEntity::new(cfg, RngStreams::new(1).stream("rlc"))
     }
+
+    /// An entity whose sender learns from its peer's reports, under the module's
+    /// timers: 10 ms reordering, 4 ms poll-retransmit.
+    fn acknowledging() -> RlcEntity {
+        let mut e = entity(1 << 20, 0);
+        e.cfg.acknowledged = true;
+        e.cfg.arq = ArqTiming::Reordering(ReorderingTimers {
+            t_reordering: 10_000_000,
+            status_delay: 500_000,
+            poll_retransmit: 4_000_000,
+        });
+        e.arq_timers = Arq::new(e.cfg.arq);
+        e
+    }
+
+    /// Any report, for the calls that only need one to ride a TB.
+    const REPORT: ReportContent = ReportContent {
+        ack: 0,
+        next_in_order: 0,
+        highest: 0,
+    };
 
     fn seqs(out: &[Packet]) -> Vec<u64> {
         out.iter()
@@ -896,13 +1072,15 @@ mod tests {
         for i in 0..20 {
             e.enqueue(0, pkt(i * 1500, 1500)).unwrap();
         }
-        // The scheduler's grant for the 30 000 bytes is used up by the report alone.
+        // The scheduler's grant for the 30 000 bytes is used up by the report alone,
+        // in a TB of its own.
         let want = ch.symbols_for(30_000, 28);
-        assert_eq!(e.transmit_status_only(0, 22, &ch), (want, true));
+        assert_eq!(e.transmit_status_only(0, 22, &ch, REPORT), (want, true));
         assert_eq!(
             (e.stats.tbs, e.stats.tx_bytes, e.new_bytes()),
-            (0, 0, 30_000)
+            (1, ch.bytes_in(want), 30_000)
         );
+        assert_eq!(e.landed_report(1), Some(REPORT));
         // The data goes in the next slot, whole.
         assert_eq!(e.transmit(100_000, 22, &ch), want);
         assert_eq!(e.new_bytes(), 0);
@@ -917,7 +1095,7 @@ mod tests {
         e.transmit(0, 22, &dead); // fails; its retransmission is due at 0.4 ms
         assert_eq!(e.stats.tbs, 1);
         // Nothing new to send: no data opportunity, but the retransmission goes.
-        let (used, taken) = e.transmit_status_only(400_000, 22, &dead);
+        let (used, taken) = e.transmit_status_only(400_000, 22, &dead, REPORT);
         assert!(!taken);
         assert_eq!(used, dead.symbols_for(1500, 28));
         assert_eq!(e.stats.harq_retx, 1);
@@ -928,7 +1106,7 @@ mod tests {
         let table = McsTable::ns3_mmwave();
         let ch = SlotChannel::flat(&table, 28, 40.0);
         let mut e = entity(1 << 20, 0);
-        assert_eq!(e.transmit_status_only(0, 22, &ch), (0, false));
+        assert_eq!(e.transmit_status_only(0, 22, &ch, REPORT), (0, false));
     }
 
     #[test]
@@ -996,9 +1174,9 @@ mod tests {
         let ch = SlotChannel::flat(&table, 28, 40.0);
         let mut e = entity(1 << 20, 500_000);
         e.enqueue(0, pkt(0, 100)).unwrap();
-        assert_eq!(e.demand_symbols(400_000, &ch), 0);
+        assert_eq!(e.demand_symbols(400_000, &ch, 0), 0);
         assert_eq!(e.transmit(400_000, 22, &ch), 0);
-        assert!(e.demand_symbols(500_000, &ch) > 0);
+        assert!(e.demand_symbols(500_000, &ch, 0) > 0);
         let mut out = Vec::new();
         e.transmit(500_000, 22, &ch);
         e.deliver(0, &mut out);
@@ -1209,16 +1387,8 @@ mod tests {
     fn unacknowledged_bytes_go_again_on_the_poll_retransmit_timer() {
         let table = McsTable::ns3_mmwave();
         let ch = SlotChannel::flat(&table, 28, 40.0);
-        let timers = ReorderingTimers {
-            t_reordering: 10_000_000,
-            status_delay: 500_000,
-            poll_retransmit: 4_000_000,
-        };
         let acknowledged = |report_at: Option<Time>| {
-            let mut e = entity(1 << 20, 0);
-            e.cfg.acknowledged = true;
-            e.cfg.arq = ArqTiming::Reordering(timers);
-            e.arq_timers = Arq::new(e.cfg.arq);
+            let mut e = acknowledging();
             e.enqueue(0, pkt(0, 1000)).unwrap();
             let mut out = Vec::new();
             let mut requests = Vec::new();
@@ -1229,7 +1399,7 @@ mod tests {
                     requests.push(now + 100_000);
                 }
                 if report_at == Some(now) {
-                    e.peer_reported();
+                    e.peer_report(e.status_content());
                 }
             }
             (e, out.len(), requests)
@@ -1247,6 +1417,112 @@ mod tests {
         assert!(!e.is_busy());
         assert_eq!(e.stats.arq_bytes, 0);
         assert_eq!(requests, [100_000]);
+    }
+
+    /// A report beside data rides the data's TB: a failed TB holds it through HARQ
+    /// (the entity stays busy for it), and it lands when the TB is decoded.
+    #[test]
+    fn a_report_rides_the_harq_of_its_tb() {
+        let table = McsTable::ns3_mmwave();
+        let dead = SlotChannel::flat(&table, 28, -30.0);
+        let good = SlotChannel::flat(&table, 28, 40.0);
+        let mut e = entity(1 << 20, 0);
+        e.enqueue(0, pkt(0, 1500)).unwrap();
+        let used = dead.symbols_for(1500, 28);
+        assert_eq!(e.transmit_with_report(0, 22, &dead, REPORT), (used, true));
+        let mut out = Vec::new();
+        e.deliver(100_000, &mut out);
+        assert_eq!(
+            e.landed_report(100_000),
+            None,
+            "lost with its TB's first attempt"
+        );
+        e.transmit(400_000, 22, &good);
+        e.deliver(500_000, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(e.landed_report(500_000), Some(REPORT));
+        assert!(!e.is_busy());
+    }
+
+    /// With no data to ride, a report takes a TB of one symbol of its own, if the
+    /// slot has one left beside the HARQ retransmissions.
+    #[test]
+    fn a_report_without_data_takes_one_symbol_if_one_is_left() {
+        let table = McsTable::ns3_mmwave();
+        let good = SlotChannel::flat(&table, 28, 40.0);
+        let mut e = entity(1 << 20, 0);
+        assert_eq!(e.transmit_with_report(0, 22, &good, REPORT), (1, true));
+        assert_eq!(e.stats.tbs, 1);
+        assert_eq!(e.stats.tx_bytes, good.bytes_in(1));
+        assert_eq!(e.landed_report(1), Some(REPORT));
+        let dead = SlotChannel::flat(&table, 28, -30.0);
+        e.enqueue(0, pkt(0, 1500)).unwrap();
+        let retx = dead.symbols_for(1500, 28);
+        e.transmit(100_000, retx, &dead);
+        assert_eq!(e.demand_symbols(500_000, &dead, 1), retx + 1);
+        assert_eq!(
+            e.transmit_with_report(500_000, retx, &dead, REPORT),
+            (retx, false)
+        );
+        assert_eq!(e.stats.harq_retx, 1);
+    }
+
+    /// A report overtaken by a newer one is misread as acknowledging everything sent
+    /// (`acks.rs`): the bytes HARQ then gives up on are never sent again, and the
+    /// sender holds them for good. Read in order, the same reports
+    /// leave the poll-retransmit timer to repair them.
+    #[test]
+    fn a_misread_report_leaves_harqs_failures_unrepaired() {
+        let table = McsTable::ns3_mmwave();
+        let good = SlotChannel::flat(&table, 28, 40.0);
+        let dead = SlotChannel::flat(&table, 28, -30.0);
+        let run = |overtaken: bool| {
+            let mut e = acknowledging();
+            let mut out = Vec::new();
+            // SDUs of one symbol each.
+            let size = good.bytes_in(1);
+            for i in 0..3 {
+                e.enqueue(0, pkt(i * size, size as u16)).unwrap();
+            }
+            let one = 1;
+            e.transmit(0, one, &good);
+            e.deliver(100_000, &mut out);
+            let older = e.status_content();
+            e.transmit(100_000, one, &good);
+            e.deliver(200_000, &mut out);
+            let newer = e.status_content();
+            assert!(older.ack < newer.ack);
+            e.transmit(200_000, one, &dead);
+            e.peer_report(newer);
+            if overtaken {
+                e.peer_report(older);
+            }
+            let mut handed_up = Vec::new();
+            let mut t = 300_000;
+            while t < 30_000_000 {
+                // Each TB that lands is answered by a report at once.
+                if e.deliver(t, &mut handed_up) > 0 {
+                    e.peer_report(e.status_content());
+                }
+                // HARQ's attempts fail; what comes after goes on a good channel.
+                let ch = if t < 2_000_000 { &dead } else { &good };
+                e.transmit(t, 22, ch);
+                t += 100_000;
+            }
+            (e, handed_up.len())
+        };
+        let (e, delivered) = run(false);
+        assert_eq!((delivered, e.stats.misread_reports), (1, 0));
+        assert_eq!(
+            e.stats.arq_bytes,
+            good.bytes_in(1),
+            "the failed SDU goes again"
+        );
+        let (e, delivered) = run(true);
+        assert_eq!((delivered, e.stats.misread_reports), (0, 1));
+        assert_eq!(e.stats.harq_failures, 1);
+        assert_eq!(e.stats.arq_bytes, 0, "never repaired");
+        assert!(e.is_busy(), "the lost SDU is never handed up");
     }
 
     /// A HARQ retransmission resends the same TB: the grant's bytes in the same

@@ -75,6 +75,10 @@ pub struct UeSummary {
     /// end of each block HARQ gave up on): ns3-mmwave's TB error rate is their ratio.
     pub dl_tb_transmissions: u64,
     pub dl_tb_errors: u64,
+    /// Status reports the gNB's downlink sender and the UE's uplink one misread as
+    /// acknowledging everything they had sent (an overtaken report, under the
+    /// `ns3-mmwave` profile's RLC).
+    pub misread_status_reports: u64,
     /// Mean time a downlink SDU took from entering the gNB's RLC to leaving the UE's,
     /// and an uplink one the other way, ms (null before any was delivered).
     pub dl_rlc_delay_ms: f64,

@@ -66,6 +66,12 @@ pub trait Profile {
         None
     }
 
+    /// The profile's RLC misreads a status report overtaken by a newer one as
+    /// acknowledging everything sent (`acks.rs`); false: ignores it.
+    fn misreads_overtaken_reports(&self) -> bool {
+        false
+    }
+
     /// The RLC AM receiver's reordering timer, when the profile's RLC repairs what HARQ
     /// gave up on through it and the sender's poll-retransmit timer (`arq.rs`);
     /// `None`: a fixed delay after HARQ gives up (`radio.rlc_retx_delay_s`).

@@ -112,6 +112,14 @@ pub struct Ns3MmwaveParams {
     /// announces a status report the RLC owes, at either end (`radio/status.rs`). 0:
     /// no timer; the scheduler's copy is the real queue at every decision.
     pub buffer_status_timer_s: f64,
+    /// A status report that HARQ delayed until a newer one overtook it is misread as
+    /// acknowledging everything sent, as the module's `LteRlcAm` compares sequence
+    /// numbers modulo 1024 from VT(A) (`radio/acks.rs`): what HARQ then gives up on
+    /// is never sent again, and that direction of the bearer stalls for good. A
+    /// defect of the module rather than a behaviour of a radio, so off by default
+    /// (such a report is ignored, as 3GPP TS 36.322 has it); `wavecc validate
+    /// ns3-mmwave` turns it on to compare with the module.
+    pub misread_overtaken_reports: bool,
 }
 
 /// How a UE of the `ns3-mmwave` profile gets uplink grants.
@@ -173,6 +181,7 @@ impl Default for Ns3MmwaveParams {
             uplink_grants: UplinkGrantModel::Bsr,
             downlink_headers: true,
             buffer_status_timer_s: 0.004,
+            misread_overtaken_reports: false,
         }
     }
 }
@@ -424,6 +433,11 @@ impl Profile for Ns3MmwaveParams {
     /// next data opportunity alone.
     fn status_prohibit(&self) -> Option<Time> {
         Some(from_secs(self.status_prohibit_s))
+    }
+
+    /// The module's RLC AM misreads a status report overtaken by a newer one.
+    fn misreads_overtaken_reports(&self) -> bool {
+        self.misread_overtaken_reports
     }
 
     /// The module's RLC AM repairs what HARQ gave up on through its receiver's

@@ -131,6 +131,23 @@ impl<E: Copy> EventQueue<E> {
         Some((top.time, top.event))
     }
 
+    /// Takes the insertion number of an entry its owner keeps outside the queue,
+    /// so that it orders with the queue's entries (see [`Self::next_key`]) as if
+    /// pushed now.
+    pub fn stamp(&mut self) -> u64 {
+        self.next_seq += 1;
+        self.next_seq - 1
+    }
+
+    /// The earliest entry's (time, insertion number), `(Time::MAX, u64::MAX)` when
+    /// the queue is empty: an entry kept outside with a smaller key goes first.
+    pub fn next_key(&self) -> (Time, u64) {
+        self.front
+            .as_ref()
+            .or(self.heap.first())
+            .map_or((Time::MAX, u64::MAX), |e| (e.time, e.seq))
+    }
+
     pub fn peek_time(&self) -> Option<Time> {
         (!self.is_empty()).then_some(self.next_time)
     }

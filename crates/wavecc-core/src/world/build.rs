@@ -1,6 +1,6 @@
 //! Building a world from a validated config: links, radio, routes and endpoints.
 
-use super::{Endpoints, Event, Flow, Hop, Wire, World};
+use super::{Endpoints, Event, Flow, Hop, RadioTimes, Wire, World};
 use crate::Config;
 use crate::app::Source;
 use crate::cc::Socket;
@@ -137,6 +137,7 @@ impl World {
             radio_log: RadioEventTrace::default(),
             radio_out: Vec::new(),
             radio_landings: Vec::new(),
+            radio_times: RadioTimes::new(),
             radio_events: Vec::new(),
             radio_dropped: Vec::new(),
             radio_feed: None,

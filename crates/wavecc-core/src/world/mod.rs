@@ -7,6 +7,7 @@
 
 mod build;
 mod output;
+mod radio_times;
 mod run;
 
 use crate::engine::{EventQueue, Time};
@@ -16,6 +17,7 @@ use crate::scenario::AppKind;
 use crate::tcp::{FlowEvent, Receiver, Sender};
 use crate::trace::{EventLog, RadioEventTrace, Sampler, UeTrace};
 use crate::udp::UdpFlow;
+use radio_times::RadioTimes;
 use run::Wire;
 use std::collections::BTreeMap;
 
@@ -29,10 +31,6 @@ pub enum Event {
     /// Flow `n`'s application starts.
     Start(u32),
     Sample,
-    /// A radio slot starts (scheduled only while the radio holds packets).
-    RadioSlot,
-    /// TBs land at their receivers inside a slot (`Ran::landings_within`).
-    RadioLanding,
     /// Positions, channels, SINR and MCS are recomputed.
     ChannelUpdate,
 }
@@ -108,6 +106,9 @@ pub struct World {
     radio_out: Vec<Packet>,
     /// Scratch for the landings of the slot about to start.
     radio_landings: Vec<Time>,
+    /// The radio's pending slot (scheduled only while the radio holds packets)
+    /// and the instants TBs land at inside a slot (`Ran::landings_within`).
+    radio_times: RadioTimes,
     radio_events: Vec<RadioEvent>,
     radio_dropped: Vec<Packet>,
     /// The link whose every packet goes into the radio's downlink (the S1-U), if

@@ -105,7 +105,11 @@ impl World {
             seed: cfg.seed,
             sim_time_s: to_secs(self.now),
             wall_time_s,
-            events: self.queue.events_processed() + self.arrivals + self.wire.passed - ahead,
+            events: self.queue.events_processed()
+                + self.radio_times.ticks
+                + self.arrivals
+                + self.wire.passed
+                - ahead,
             flows,
             queues,
             ues: self.ran.as_ref().map_or_else(Vec::new, |ran| {

@@ -1,6 +1,7 @@
 //! Running a world: the event loop, and the routing of packets between links,
 //! radio and endpoints.
 
+use super::radio_times::RadioTick;
 use super::{Endpoints, Event, Flow, Hop, World};
 use crate::engine::{POLL_EVENTS, Stopped, Time, Unwatched, Watch, to_secs};
 use crate::net::{Body, Link, Packet, Verdict};
@@ -8,9 +9,10 @@ use crate::radio::RadioEvent;
 use crate::tcp::{FlowEvent, FlowTimer, Io, Outbox, Sender};
 
 impl World {
-    /// Runs to the end. At each step the earliest of the link heads and the timer
-    /// queue goes next; at equal times links go first, lowest index first, so the
-    /// order is fixed and runs are deterministic.
+    /// Runs to the end. At each step the earliest of the link heads, the radio's
+    /// times and the timer queue goes next; at equal times links go first, lowest
+    /// index first, then the radio and the queue in the order they were scheduled,
+    /// so the order is fixed and runs are deterministic.
     pub fn run(&mut self) {
         self.run_watched(&mut Unwatched)
             .expect("an unwatched run never stops early");
@@ -29,14 +31,19 @@ impl World {
                         (0, Time::MAX),
                         |best, (i, &t)| if t < best.1 { (i, t) } else { best },
                     );
-            let timer_time = self.queue.next_time();
-            let now = link_time.min(timer_time);
+            let radio_time = self.radio_times.next_time();
+            let now = link_time.min(self.queue.next_time()).min(radio_time);
             if now > self.duration {
                 break;
             }
             self.now = now;
-            if link_time <= timer_time {
+            if link_time == now {
                 self.on_link_arrival(link);
+            } else if radio_time == now && self.radio_times.goes_before(&self.queue) {
+                match self.radio_times.take() {
+                    RadioTick::Slot => self.radio_slot(),
+                    RadioTick::Landing => self.hand_up(),
+                }
             } else {
                 let (_, event) = self.queue.pop().expect("peeked");
                 self.dispatch(event);
@@ -99,8 +106,6 @@ impl World {
     fn dispatch(&mut self, event: Event) {
         match event {
             Event::Sample => self.sample(),
-            Event::RadioSlot => self.radio_slot(),
-            Event::RadioLanding => self.hand_up(),
             Event::ChannelUpdate => self.channel_update(),
             Event::Flow(FlowEvent { flow, timer }) => self.on_flow_timer(flow, Some(timer)),
             Event::Start(flow) => self.on_flow_timer(flow, None),
@@ -140,7 +145,8 @@ impl World {
         match accepted {
             Ok(()) if !ran.slot_pending => {
                 ran.slot_pending = true;
-                self.queue.push(ran.next_slot(self.now), Event::RadioSlot);
+                let t = ran.next_slot(self.now);
+                self.radio_times.set_slot(t, &mut self.queue);
             }
             Ok(()) => {}
             Err(p) => self.record_loss(&p, "rlc_overflow"),
@@ -155,7 +161,7 @@ impl World {
         let ran = self.ran.as_mut().expect("slots only with a radio");
         let next = self.now + ran.slot();
         if ran.schedule_slot(self.now) {
-            self.queue.push(next, Event::RadioSlot);
+            self.radio_times.set_slot(next, &mut self.queue);
         } else {
             ran.slot_pending = false;
         }
@@ -163,9 +169,7 @@ impl World {
         ran.landings_within(self.now, next, &mut landings);
         landings.sort_unstable();
         landings.dedup();
-        for &t in &landings {
-            self.queue.push(t, Event::RadioLanding);
-        }
+        self.radio_times.add_landings(&landings, &mut self.queue);
         landings.clear();
         self.radio_landings = landings;
         self.park();

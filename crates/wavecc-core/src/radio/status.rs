@@ -50,7 +50,8 @@
 //!
 //! So a report requested under the prohibit timer at the end of a burst goes out
 //! about 4 ms later in a transport block of its own, not with the next burst's first
-//! data. Status reports are never lost on the air.
+//! data. A report rides a transport block and that block's HARQ, which can
+//! delay it, lose it or let a newer one overtake it (`acks.rs`).
 
 use crate::engine::Time;
 

@@ -1467,6 +1467,42 @@ mod tests {
         assert_eq!(e.stats.harq_retx, 1);
     }
 
+    /// A report's ACK_SN is VR(MS): the receiver's next in-order byte while its
+    /// reordering timer waits for a hole, the first byte missing beyond the hole once
+    /// the timer has given up waiting (the hole is then NACKed, below it).
+    #[test]
+    fn a_report_acknowledges_past_a_hole_once_the_reordering_timer_expires() {
+        let table = McsTable::ns3_mmwave();
+        let good = SlotChannel::flat(&table, 28, 40.0);
+        let dead = SlotChannel::flat(&table, 28, -30.0);
+        let mut e = acknowledging();
+        let size = good.bytes_in(1);
+        for i in 0..3 {
+            e.enqueue(0, pkt(i * size, size as u16)).unwrap();
+        }
+        let mut out = Vec::new();
+        e.transmit(0, 1, &good);
+        e.transmit(100_000, 1, &dead);
+        e.transmit(200_000, 1, &good);
+        e.deliver(300_000, &mut out);
+        let waiting = e.status_content();
+        assert_eq!(
+            waiting,
+            ReportContent {
+                ack: size,
+                next_in_order: size,
+                highest: 3 * size,
+            }
+        );
+        // The hole's HARQ attempts fail; the timer, started at 0.3 ms, expires 10 ms on.
+        for k in 4..=104 {
+            e.deliver(k * 100_000, &mut out);
+            e.transmit(k * 100_000, 0, &dead);
+        }
+        let named = e.status_content();
+        assert_eq!((named.ack, named.next_in_order), (3 * size, size));
+    }
+
     /// A report overtaken by a newer one is misread as acknowledging everything sent
     /// (`acks.rs`): the bytes HARQ then gives up on are never sent again, and the
     /// sender holds them for good. Read in order, the same reports

@@ -192,6 +192,12 @@ impl Timer {
         self.deadline.is_some()
     }
 
+    /// Neither set nor with an entry in the queue: a wake-up run without it
+    /// (`Outbox::hold_wake`) leaves it as setting and firing it would.
+    pub fn is_idle(&self) -> bool {
+        self.deadline.is_none() && self.armed.is_none()
+    }
+
     /// Sets the deadline, pushing a heap entry only when the current one would be late.
     #[inline]
     pub fn set<E: Copy>(&mut self, deadline: Time, queue: &mut EventQueue<E>, event: E) {

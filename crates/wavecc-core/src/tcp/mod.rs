@@ -64,6 +64,13 @@ pub struct Io<'a, O: Outbox = Vec<Packet>, E: TimerEvent = FlowEvent> {
 pub trait Outbox {
     /// Sends `pkt` at `now`.
     fn send(&mut self, now: Time, pkt: Packet);
+
+    /// Offers the sender's next application wake-up at `t`, with `queue_next` the
+    /// queue's earliest entry: true when the outbox's owner will run it itself (it
+    /// goes before everything else), so that no timer is set.
+    fn hold_wake(&mut self, _t: Time, _queue_next: Time) -> bool {
+        false
+    }
 }
 
 impl Outbox for Vec<Packet> {

@@ -1002,12 +1002,11 @@ impl Sender {
                         break;
                     }
                     self.rate.on_app_limited(self.sb.in_flight() as u64);
-                    if let Some(t) = self.app.next_write() {
-                        self.app_timer.set(
-                            t.max(now + 1),
-                            io.queue,
-                            self.timer(FlowTimer::AppWake),
-                        );
+                    if let Some(t) = self.app.next_write().map(|t| t.max(now + 1))
+                        && !(self.app_timer.is_idle() && io.out.hold_wake(t, io.queue.next_time()))
+                    {
+                        self.app_timer
+                            .set(t, io.queue, self.timer(FlowTimer::AppWake));
                     }
                     break;
                 }

@@ -1,6 +1,6 @@
 //! Building a world from a validated config: links, radio, routes and endpoints.
 
-use super::{Endpoints, Event, Flow, Hop, RadioTimes, Wire, World};
+use super::{Endpoints, Event, Flow, Hop, RadioTimes, WakeHold, Wire, World};
 use crate::Config;
 use crate::app::Source;
 use crate::cc::Socket;
@@ -125,6 +125,7 @@ impl World {
                 pending: Vec::new(),
                 created: 0,
                 passed: 0,
+                hold: WakeHold::new(),
             },
             arrivals: 0,
             last_sample: 0,

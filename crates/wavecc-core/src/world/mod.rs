@@ -9,6 +9,7 @@ mod build;
 mod output;
 mod radio_times;
 mod run;
+mod wake_hold;
 
 use crate::engine::{EventQueue, Time};
 use crate::net::Packet;
@@ -20,6 +21,7 @@ use crate::udp::UdpFlow;
 use radio_times::RadioTimes;
 use run::Wire;
 use std::collections::BTreeMap;
+use wake_hold::WakeHold;
 
 /// Timers. Packet arrivals are not events: each link knows when its head packet
 /// arrives, and the loop polls the links (see [`World::run`]), which spares a heap

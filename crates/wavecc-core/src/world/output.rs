@@ -107,6 +107,7 @@ impl World {
             wall_time_s,
             events: self.queue.events_processed()
                 + self.radio_times.ticks
+                + self.wire.hold.taken
                 + self.arrivals
                 + self.wire.passed
                 - ahead,

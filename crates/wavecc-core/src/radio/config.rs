@@ -31,8 +31,9 @@ pub struct RadioConfig {
     /// LoS test: "ns3-2d" (the papers' ns-3 test, heights ignored) or "exact-3d";
     /// absent: the profile's own (ns3-2d for ns3-mmwave, exact-3d for 3gpp).
     pub los_test: Option<LosTest>,
-    /// How often positions, path loss, SINR and MCS are recomputed, seconds.
-    pub channel_update_s: f64,
+    /// How often positions, path loss, SINR and MCS are recomputed, seconds; absent:
+    /// the profile's own (125 us for ns3-mmwave, 1 ms for 3gpp).
+    pub channel_update_s: Option<f64>,
     /// Under a profile whose channels follow the geometry alone (3gpp), a UE's links
     /// to the gNBs other than its serving one are measured again once it has moved
     /// this far (m) since they last were; its serving link at every channel update.
@@ -82,7 +83,7 @@ impl Default for RadioConfig {
             ns3_mmwave: Ns3MmwaveParams::default(),
             threegpp: ThreeGppParams::default(),
             los_test: None,
-            channel_update_s: 0.001,
+            channel_update_s: None,
             neighbour_remeasure_m: 0.1,
             target_bler: 0.1,
             harq_max_retx: 3,
@@ -256,6 +257,12 @@ pub fn trajectory(ue: &UeConfig) -> Result<Trajectory, String> {
             })
             .collect(),
     )
+}
+
+/// The channel update period (s): `radio.channel_update_s`, else the profile's own.
+pub fn channel_update_s(cfg: &RadioConfig) -> f64 {
+    cfg.channel_update_s
+        .unwrap_or_else(|| profile::of(cfg).default_channel_update_s())
 }
 
 /// The LoS test: `radio.los_test`, else the profile's own.

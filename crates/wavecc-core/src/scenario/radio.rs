@@ -118,7 +118,9 @@ impl RadioConfig {
 
     /// The radio link's timing, HARQ, RLC and S1-U, and handover.
     fn validate_link(&self) -> Check {
-        check("radio.channel_update_s", self.channel_update_s, PERIOD)?;
+        if let Some(period) = self.channel_update_s {
+            check("radio.channel_update_s", period, PERIOD)?;
+        }
         check(
             "radio.neighbour_remeasure_m",
             self.neighbour_remeasure_m,

@@ -42,6 +42,7 @@ ue = 1
 app = "udp"
 rate_bps = 1e6
 [radio]
+channel_update_s = 0.001
 [[radio.ues]]
 position = [10, 0, 1.5]
 legs = [{ at_s = 1, velocity = [1, 0, 0] }]
@@ -99,6 +100,7 @@ mod tests {
             ("radio.ues[].waypoints[].speed_mps", "(0, 1e3] m/s"),
             ("radio.obstacles[].x[]", "[-1e6, 1e6] m"),
             ("radio.ns3_mmwave.bf_redraw_s", "[1e-6, 1e6] s"),
+            ("radio.channel_update_s", "[1e-6, 1e6] s"),
             // Checked twice; the later, stricter limit stays.
             ("trace.interval_s", "[1e-6, 1e6] s"),
         ];

@@ -37,6 +37,9 @@ pub trait Profile {
     /// The LoS test used unless `radio.los_test` names one.
     fn default_los_test(&self) -> LosTest;
 
+    /// The channel update period (s) used unless `radio.channel_update_s` gives one.
+    fn default_channel_update_s(&self) -> f64;
+
     /// Thermal noise over the band the profile counts plus the noise figure (dBm).
     fn noise_dbm(&self) -> f64;
 
@@ -290,6 +293,24 @@ mod tests {
         cfg.profile = ProfileName::ThreeGpp;
         assert_eq!(of(&cfg).tx_power_dbm(true), 22.0);
         assert_eq!(of(&cfg).default_los_test(), LosTest::Exact3d);
+    }
+
+    /// Absent, the channel update period is the profile's: the module's 125 us path-loss
+    /// period for ns3-mmwave, 1 ms for 3gpp; a given one wins under either.
+    #[test]
+    fn the_channel_update_period_is_the_profiles_unless_given() {
+        use crate::radio::config::channel_update_s;
+        let mut cfg = RadioConfig {
+            profile: ProfileName::Ns3Mmwave,
+            ..Default::default()
+        };
+        assert_eq!(channel_update_s(&cfg), 125e-6);
+        cfg.profile = ProfileName::ThreeGpp;
+        assert_eq!(channel_update_s(&cfg), 1e-3);
+        cfg.channel_update_s = Some(0.002);
+        assert_eq!(channel_update_s(&cfg), 0.002);
+        cfg.profile = ProfileName::Ns3Mmwave;
+        assert_eq!(channel_update_s(&cfg), 0.002);
     }
 
     /// ns3-mmwave's scheduler drops a CQI report after `CqiTimerThreshold`; the 3GPP

@@ -357,6 +357,14 @@ impl Profile for Ns3MmwaveParams {
         LosTest::Ns32d
     }
 
+    /// The module's eNB re-evaluates every pair's LoS state, blockage trace sample and
+    /// path loss every 125 us (`MmWaveEnbPhy::CallPathloss`), and each TB's beamforming
+    /// and fading gain at the TB's own time: a 1 ms hold would give a TB's HARQ attempts
+    /// one SINR where the module's see a moving ramp and turning paths.
+    fn default_channel_update_s(&self) -> f64 {
+        125e-6
+    }
+
     /// Over the whole 1 GHz: -79 dBm, the reference network's.
     fn noise_dbm(&self) -> f64 {
         thermal_noise_dbm(self.bandwidth_hz, self.noise_figure_db)

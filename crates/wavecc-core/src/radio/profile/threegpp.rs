@@ -281,6 +281,12 @@ impl Profile for ThreeGppParams {
         LosTest::Exact3d
     }
 
+    /// 1 ms: the city's channels follow the geometry, which moves little in that time,
+    /// and a hundred UEs towards ten gNBs make per-update work the run's largest cost.
+    fn default_channel_update_s(&self) -> f64 {
+        1e-3
+    }
+
     /// Over the occupied N_PRB x 12 x SCS (400 MHz carrier: 380.16 MHz, -83.2 dBm).
     fn noise_dbm(&self) -> f64 {
         thermal_noise_dbm(occupied_bandwidth_hz(self), self.noise_figure_db)

@@ -249,21 +249,66 @@ impl Paced {
         self.attempt_due(t, limit, written, stop);
     }
 
-    /// [`Self::attempt_until`] once a write may be due.
+    /// [`Self::attempt_until`] once a write may be due. Inside the current window
+    /// (every call of a constant-rate writer before its stop) it needs no loop
+    /// and leaves `next_due` alone unless a write was due: a lean frame, where
+    /// the loop over windows and their draws spilled registers at every call.
     #[inline(never)]
     fn attempt_due(&mut self, t: Time, limit: u64, written: &mut u64, stop: Time) {
+        let (ws, we) = self.window;
+        if t >= we {
+            return self.attempt_across_windows(t, limit, written, stop);
+        }
+        if t < ws {
+            return;
+        }
+        let new = self.due_in_window(t).saturating_sub(self.attempts);
+        if new == 0 {
+            return;
+        }
+        // One write (the usual case) fits when the room holds a chunk: the
+        // division's quotient, capped at 1, without the division.
+        let room = limit.saturating_sub(*written);
+        let ok = if new == 1 {
+            (room >= self.chunk) as u64
+        } else {
+            new.min(room / self.chunk)
+        };
+        *written += ok * self.chunk;
+        self.attempts += new;
+        self.set_next_due();
+    }
+
+    /// Attempts of the current window due by `due_end`, which lies in it: its
+    /// start plus the whole intervals since, plus one.
+    #[inline(always)]
+    fn due_in_window(&self, due_end: Time) -> u64 {
+        // The quotient is non-negative, so truncation is its floor (`f64::floor` is
+        // a library call on baseline x86-64); signed conversions are single
+        // instructions there, unsigned ones are not, and times are far below 2^63.
+        ((due_end - self.window.0) as i64 as f64 / self.interval) as i64 as u64 + 1
+    }
+
+    /// `next_due` from the attempts made (through a signed conversion, one
+    /// instruction where the unsigned one takes five, exact below 2^63).
+    #[inline(always)]
+    fn set_next_due(&mut self) {
+        let made = self.attempts as i64 as f64;
+        self.next_due = self.window.0 + ceil_non_negative(made * self.interval);
+    }
+
+    /// [`Self::attempt_due`] at or past the current window's end: its last
+    /// attempts, then those of the windows after it.
+    #[cold]
+    #[inline(never)]
+    fn attempt_across_windows(&mut self, t: Time, limit: u64, written: &mut u64, stop: Time) {
         // Writes the buffer has room for, worked out only when one is due.
         let mut room = None;
         loop {
             let (ws, we) = self.window;
             let due_end = t.min(we.saturating_sub(1));
             if due_end >= ws {
-                // The quotient is non-negative, so truncation is its floor
-                // (`f64::floor` is a library call on baseline x86-64); signed
-                // conversions are single instructions there, unsigned ones are not,
-                // and times are far below 2^63.
-                let due = ((due_end - ws) as i64 as f64 / self.interval) as i64 as u64 + 1;
-                let new = due.saturating_sub(self.attempts);
+                let new = self.due_in_window(due_end).saturating_sub(self.attempts);
                 if new > 0 {
                     let room =
                         room.get_or_insert_with(|| limit.saturating_sub(*written) / self.chunk);
@@ -277,7 +322,7 @@ impl Paced {
                 break;
             }
         }
-        self.next_due = self.window.0 + ceil_non_negative(self.attempts as f64 * self.interval);
+        self.set_next_due();
     }
 
     /// Moves to the next on-window after an off period; false when none is left
@@ -357,6 +402,20 @@ mod tests {
         // Writes 9 and 10 fall at 100.8 us and 112 us.
         assert_eq!(s.written(100_000, 3 * 1400, 3 * 1400), 3 * 1400);
         assert_eq!(s.written(112_000, 3 * 1400, 3 * 1400), 5 * 1400);
+    }
+
+    #[test]
+    fn a_write_due_alone_needs_a_whole_chunk_of_room() {
+        // One write at each call, into a buffer of two writes: the second finds
+        // exactly a chunk of room and fits, the third none, the fourth a byte too
+        // little; the fifth a whole chunk again.
+        let mut s = source("app = \"rate\"\nrate_bps = 1e9\nwrite_bytes = 1400");
+        let buf = 2 * 1400;
+        assert_eq!(s.written(0, 0, buf), 1400);
+        assert_eq!(s.written(11_200, 0, buf), 2800);
+        assert_eq!(s.written(22_400, 0, buf), 2800);
+        assert_eq!(s.written(33_600, 1399, buf), 2800);
+        assert_eq!(s.written(44_800, 1400, buf), 4200);
     }
 
     #[test]

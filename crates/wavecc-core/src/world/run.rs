@@ -290,11 +290,6 @@ impl World {
         let now = self.now;
         let flow_id = pkt.flow;
         let flow = &mut self.flows[flow_id as usize];
-        let sinr_db = self
-            .ran
-            .as_ref()
-            .zip(flow.ue)
-            .map(|(ran, ue)| ran.sinr_db(ue));
         let mut io = Io {
             now,
             queue: &mut self.queue,
@@ -307,6 +302,8 @@ impl World {
                 receiver.receive(seg, &mut io);
             }
             (Endpoints::Tcp { sender, receiver }, Body::Ack(ack)) => {
+                // Read here, not for every delivery: only an ACK passes it on.
+                let sinr_db = self.ran.as_ref().zip(flow.ue).map(|(r, ue)| r.sinr_db(ue));
                 sender.set_link_hints(receiver.sink.bytes, sinr_db);
                 sender.on_ack(ack, &mut io)
             }

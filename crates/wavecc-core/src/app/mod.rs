@@ -460,6 +460,25 @@ mod tests {
         }
     }
 
+    proptest::proptest! {
+        /// An on/off writer called at any instants, inside its windows (the count's
+        /// own path) or across them (the loop), counts what one call counts.
+        #[test]
+        fn on_off_calls_anywhere_count_what_one_call_counts(
+            gaps in proptest::collection::vec(1u64..3_000_000, 1..60),
+        ) {
+            let cfg = "app = \"onoff\"\nrate_bps = 1e8\nwrite_bytes = 1000\non_s = 0.002\noff_s = 0.001";
+            let mut s = source(cfg);
+            let mut now = 0;
+            for gap in gaps {
+                now += gap;
+                let mut fresh = source(cfg);
+                proptest::prop_assert_eq!(s.written(now, 0, BIG), fresh.written(now, 0, BIG), "at {} ns", now);
+                proptest::prop_assert_eq!(s.next_write(), fresh.next_write());
+            }
+        }
+    }
+
     #[test]
     fn constant_on_off_alternates() {
         let mut s = source(
@@ -474,6 +493,18 @@ mod tests {
             "second on period"
         );
         assert_eq!(s.next_write(), Some(from_secs(0.003)));
+    }
+
+    #[test]
+    fn a_call_at_a_windows_end_counts_only_its_writes() {
+        // One write per ms in on periods of 2 ms every 3 ms: a call at 2 ms, the
+        // first window's end, finds its two writes and none of its own instant.
+        let mut s = source(
+            "app = \"onoff\"\nrate_bps = 8e6\nwrite_bytes = 1000\non_s = 0.002\noff_s = 0.001\nperiod_distribution = \"constant\"",
+        );
+        assert_eq!(s.written(from_secs(0.001), 0, BIG), 2000);
+        assert_eq!(s.written(from_secs(0.002), 0, BIG), 2000);
+        assert_eq!(s.written(from_secs(0.003), 0, BIG), 3000);
     }
 
     #[test]

@@ -44,6 +44,12 @@ struct Ue {
     /// Per gNB, the power (mW) it puts into this UE's band when it interferes, kept
     /// until the channel changes.
     interferer_mw: Vec<Option<f64>>,
+    /// The noise and interference (dB) of the downlink SINR, with the
+    /// `Ran::transmitting_epoch` it was summed in: it holds until a neighbour link is
+    /// measured, the serving cell changes or a gNB starts or stops interfering (a
+    /// standing UE, or a moving one between its neighbours' measurements, would sum
+    /// the same powers and take the same `log10` at every update).
+    noise_interference_db: Option<(u64, f64)>,
     /// The channels have been measured once (a geometric profile skips later updates
     /// at an unchanged position).
     measured: bool,
@@ -183,6 +189,8 @@ pub struct Ran {
     noise_dbm: f64,
     noise_mw: f64,
     interferer_beam_loss_db: f64,
+    /// Counts the channel updates at which the set of interfering gNBs changed.
+    transmitting_epoch: u64,
     hysteresis_db: f64,
     /// Weight of a new measurement in the handover filter.
     filter_weight: f64,
@@ -329,6 +337,7 @@ impl Ran {
                     filtered_gain_db: Vec::new(),
                     blocked: vec![false; gnbs.len()],
                     interferer_mw: vec![None; gnbs.len()],
+                    noise_interference_db: None,
                     measured: false,
                     all_links_at: Point::default(),
                     serving: 0,
@@ -405,6 +414,7 @@ impl Ran {
             noise_dbm: profile.noise_dbm(),
             noise_mw: db_to_linear(profile.noise_dbm()),
             interferer_beam_loss_db: cfg.interferer_beam_loss_db,
+            transmitting_epoch: 0,
             hysteresis_db: cfg.handover.hysteresis_db,
             filter_weight: filter_weight(config::channel_update_s(cfg), cfg.handover.filter_s),
             time_to_trigger: from_secs(cfg.handover.time_to_trigger_s),
@@ -564,6 +574,7 @@ impl Ran {
         ue.measured = true;
         if all_links {
             ue.all_links_at = position;
+            ue.noise_interference_db = None;
             for g in 0..self.gnbs.len() {
                 self.measure_link(u, g, t);
             }
@@ -605,9 +616,14 @@ impl Ran {
         events: &mut Vec<RadioEvent>,
         dropped: &mut Vec<Packet>,
     ) {
+        let mut changed = false;
         for g in &mut self.gnbs {
-            g.was_transmitting = std::mem::take(&mut g.transmitting);
+            let transmitting = std::mem::take(&mut g.transmitting);
+            changed |= transmitting != g.was_transmitting;
+            g.was_transmitting = transmitting;
         }
+        self.transmitting_epoch += u64::from(changed);
+        let epoch = self.transmitting_epoch;
         for u in 0..self.ues.len() {
             self.measure(u, now);
             self.consider_handover(u, now, events, dropped);
@@ -615,18 +631,25 @@ impl Ran {
             let ue = &mut self.ues[u];
             let s = ue.serving;
             let (power_dbm, beam_loss_db) = (self.dl_power_dbm, self.interferer_beam_loss_db);
-            // The gNBs, their powers and gains walked together: indexed, each gNB's
-            // term paid its bounds checks, for every UE at every update.
-            let interference_mw: f64 = (self.gnbs.iter().zip(&mut ue.interferer_mw))
-                .zip(&ue.gain_db)
-                .enumerate()
-                .filter(|&(g, ((gnb, _), _))| g != s && gnb.was_transmitting)
-                .map(|(_, ((_, mw), &gain))| {
-                    *mw.get_or_insert_with(|| db_to_linear(power_dbm + gain - beam_loss_db))
-                })
-                .sum();
-            ue.sinr_db =
-                self.dl_power_dbm + ue.gain_db[s] - linear_to_db(noise_mw + interference_mw);
+            let noise_interference_db = match ue.noise_interference_db {
+                Some((at, db)) if at == epoch => db,
+                _ => {
+                    // The gNBs, their powers and gains walked together: indexed, each
+                    // gNB's term paid its bounds checks.
+                    let interference_mw: f64 = (self.gnbs.iter().zip(&mut ue.interferer_mw))
+                        .zip(&ue.gain_db)
+                        .enumerate()
+                        .filter(|&(g, ((gnb, _), _))| g != s && gnb.was_transmitting)
+                        .map(|(_, ((_, mw), &gain))| {
+                            *mw.get_or_insert_with(|| db_to_linear(power_dbm + gain - beam_loss_db))
+                        })
+                        .sum();
+                    let db = linear_to_db(noise_mw + interference_mw);
+                    ue.noise_interference_db = Some((epoch, db));
+                    db
+                }
+            };
+            ue.sinr_db = self.dl_power_dbm + ue.gain_db[s] - noise_interference_db;
             ue.ul_sinr_db = self.ul_power_dbm + ue.gain_db[s] - self.noise_dbm;
             effective_sinrs(
                 ue.channels[s].chunk_gain_ratios(),
@@ -729,6 +752,7 @@ impl Ran {
         }
         move_member(&mut self.members, u, ue.serving, best);
         ue.serving = best;
+        ue.noise_interference_db = None;
         ue.candidate = None;
         ue.handovers += 1;
         ue.interrupted_until = now + self.interruption;
@@ -1613,6 +1637,42 @@ mod tests {
             standing > 10 && moving > 10,
             "{standing} standing, {moving} moving"
         );
+    }
+
+    /// The SINR kept from the last update's noise and interference is the one summed
+    /// afresh, to the bit, while gNBs start and stop interfering, UEs move (their
+    /// neighbour links measured again) and stand.
+    #[test]
+    fn a_kept_interference_gives_the_sinr_summed_afresh() {
+        let config = Config::from_toml(builtin::get("city-100ue").unwrap()).unwrap();
+        let mut ran = Ran::new(
+            &config.radio.clone().unwrap(),
+            &RngStreams::new(config.seed),
+        );
+        let (mut events, mut dropped) = (Vec::new(), Vec::new());
+        let mut kept = 0;
+        for k in 0..300_u64 {
+            for (g, gnb) in ran.gnbs.iter_mut().enumerate() {
+                // Each gNB interferes in its own pattern of runs of updates.
+                gnb.transmitting = (k / (g as u64 + 2) + g as u64) % 3 != 0;
+            }
+            let epoch = ran.transmitting_epoch;
+            ran.update_channels(k * 1_000_000, &mut events, &mut dropped);
+            kept += usize::from(ran.transmitting_epoch == epoch) * ran.ues.len();
+            for ue in &ran.ues {
+                let s = ue.serving;
+                let interference_mw: f64 = (0..ran.gnbs.len())
+                    .filter(|&g| g != s && ran.gnbs[g].was_transmitting)
+                    .map(|g| {
+                        db_to_linear(ran.dl_power_dbm + ue.gain_db[g] - ran.interferer_beam_loss_db)
+                    })
+                    .sum();
+                let sinr_db =
+                    ran.dl_power_dbm + ue.gain_db[s] - linear_to_db(ran.noise_mw + interference_mw);
+                assert_eq!(ue.sinr_db.to_bits(), sinr_db.to_bits(), "update {k}");
+            }
+        }
+        assert!(kept > 10_000, "{kept}");
     }
 
     /// `urban`'s RAN (the ns3-mmwave profile) with `radio` changed by `edit`, its

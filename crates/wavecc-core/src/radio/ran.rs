@@ -40,6 +40,12 @@ struct Ue {
     gain_db: Vec<f64>,
     /// The gains filtered for handover decisions.
     filtered_gain_db: Vec<f64>,
+    /// The filter's last step left every filtered gain as it was and no link has been
+    /// measured since, so the next step would too (a standing UE's filter settles).
+    filter_settled: bool,
+    /// The last handover check, on the filtered gains as they are now, found no
+    /// neighbour better than the serving cell by the hysteresis.
+    no_candidate: bool,
     blocked: Vec<bool>,
     /// Per gNB, the power (mW) it puts into this UE's band when it interferes, kept
     /// until the channel changes.
@@ -335,6 +341,8 @@ impl Ran {
                         .collect(),
                     gain_db: vec![f64::NEG_INFINITY; gnbs.len()],
                     filtered_gain_db: Vec::new(),
+                    filter_settled: false,
+                    no_candidate: false,
                     blocked: vec![false; gnbs.len()],
                     interferer_mw: vec![None; gnbs.len()],
                     noise_interference_db: None,
@@ -583,8 +591,20 @@ impl Ran {
             self.measure_link(u, serving, t);
         }
         let ue = &mut self.ues[u];
-        for (f, &gain) in ue.filtered_gain_db.iter_mut().zip(&ue.gain_db) {
-            *f += self.filter_weight * (gain - *f);
+        let w = self.filter_weight;
+        if all_links || moved {
+            ue.filter_settled = false;
+            for (f, &gain) in ue.filtered_gain_db.iter_mut().zip(&ue.gain_db) {
+                *f += w * (gain - *f);
+            }
+        } else if !ue.filter_settled {
+            let mut settled = true;
+            for (f, &gain) in ue.filtered_gain_db.iter_mut().zip(&ue.gain_db) {
+                let next = *f + w * (gain - *f);
+                settled &= next.to_bits() == f.to_bits();
+                *f = next;
+            }
+            ue.filter_settled = settled;
         }
     }
 
@@ -715,9 +735,14 @@ impl Ran {
         if self.gnbs.len() < 2 || now < ue.interrupted_until {
             return;
         }
+        if ue.no_candidate && ue.filter_settled {
+            // The same gains as at the last check, which found none.
+            return;
+        }
         let gain = &ue.filtered_gain_db;
         let best = best_cell(gain);
-        if best == ue.serving || gain[best] <= gain[ue.serving] + self.hysteresis_db {
+        ue.no_candidate = best == ue.serving || gain[best] <= gain[ue.serving] + self.hysteresis_db;
+        if ue.no_candidate {
             ue.candidate = None;
             return;
         }
@@ -1673,6 +1698,43 @@ mod tests {
             }
         }
         assert!(kept > 10_000, "{kept}");
+    }
+
+    /// The handover filter that skips settled steps, and the check that skips settled
+    /// gains, give the filtered gains of a step at every update and the candidate a
+    /// check on them would find, for standing and moving UEs and through handovers.
+    #[test]
+    fn settled_filters_and_checks_change_nothing() {
+        let config = Config::from_toml(builtin::get("city-100ue").unwrap()).unwrap();
+        let mut ran = Ran::new(
+            &config.radio.clone().unwrap(),
+            &RngStreams::new(config.seed),
+        );
+        let (mut events, mut dropped) = (Vec::new(), Vec::new());
+        let mut filtered: Vec<Vec<f64>> = ran.ues.iter().map(|ue| ue.gain_db.clone()).collect();
+        let (mut settled, mut candidates) = (0, 0);
+        for k in 1..1500_u64 {
+            let now = k * 1_000_000;
+            ran.update_channels(now, &mut events, &mut dropped);
+            for (ue, f) in ran.ues.iter().zip(&mut filtered) {
+                for (f, &gain) in f.iter_mut().zip(&ue.gain_db) {
+                    *f += ran.filter_weight * (gain - *f);
+                }
+                assert_eq!(&ue.filtered_gain_db, f, "update {k}");
+                settled += usize::from(ue.filter_settled && ue.no_candidate);
+                if now < ue.interrupted_until {
+                    continue;
+                }
+                let best = best_cell(f);
+                let none = best == ue.serving || f[best] <= f[ue.serving] + ran.hysteresis_db;
+                assert_eq!(ue.candidate.is_none(), none, "update {k}");
+                candidates += usize::from(!none);
+            }
+        }
+        let handovers = events
+            .iter()
+            .filter(|e| matches!(e, RadioEvent::Handover { .. }));
+        assert!(handovers.count() > 0 && candidates > 0 && settled > 10_000);
     }
 
     /// `urban`'s RAN (the ns3-mmwave profile) with `radio` changed by `edit`, its

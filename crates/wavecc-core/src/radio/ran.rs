@@ -1595,13 +1595,18 @@ mod tests {
         );
     }
 
+    /// `city-100ue`'s RAN (the 3gpp profile) with `radio` changed by `edit`.
+    fn city_ran(edit: impl FnOnce(&mut RadioConfig)) -> Ran {
+        let config = Config::from_toml(builtin::get("city-100ue").unwrap()).unwrap();
+        let mut radio = config.radio.clone().unwrap();
+        edit(&mut radio);
+        Ran::new(&radio, &RngStreams::new(config.seed))
+    }
+
     /// Channel updates 1 ms apart of the city's UEs from time 0, with neighbour links
     /// measured again after `remeasure_m`: per update, each UE's position and gains.
     fn city_gains(remeasure_m: f64, updates: u64) -> Vec<Vec<(Point, Vec<f64>)>> {
-        let config = Config::from_toml(builtin::get("city-100ue").unwrap()).unwrap();
-        let mut radio = config.radio.clone().unwrap();
-        radio.neighbour_remeasure_m = remeasure_m;
-        let mut ran = Ran::new(&radio, &RngStreams::new(config.seed));
+        let mut ran = city_ran(|radio| radio.neighbour_remeasure_m = remeasure_m);
         let (mut events, mut dropped) = (Vec::new(), Vec::new());
         (0..updates)
             .map(|k| {
@@ -1669,11 +1674,7 @@ mod tests {
     /// neighbour links measured again) and stand.
     #[test]
     fn a_kept_interference_gives_the_sinr_summed_afresh() {
-        let config = Config::from_toml(builtin::get("city-100ue").unwrap()).unwrap();
-        let mut ran = Ran::new(
-            &config.radio.clone().unwrap(),
-            &RngStreams::new(config.seed),
-        );
+        let mut ran = city_ran(|_| {});
         let (mut events, mut dropped) = (Vec::new(), Vec::new());
         let mut kept = 0;
         for k in 0..300_u64 {
@@ -1705,11 +1706,7 @@ mod tests {
     /// check on them would find, for standing and moving UEs and through handovers.
     #[test]
     fn settled_filters_and_checks_change_nothing() {
-        let config = Config::from_toml(builtin::get("city-100ue").unwrap()).unwrap();
-        let mut ran = Ran::new(
-            &config.radio.clone().unwrap(),
-            &RngStreams::new(config.seed),
-        );
+        let mut ran = city_ran(|_| {});
         let (mut events, mut dropped) = (Vec::new(), Vec::new());
         let mut filtered: Vec<Vec<f64>> = ran.ues.iter().map(|ue| ue.gain_db.clone()).collect();
         let (mut settled, mut candidates) = (0, 0);

@@ -1680,7 +1680,7 @@ mod tests {
         for k in 0..300_u64 {
             for (g, gnb) in ran.gnbs.iter_mut().enumerate() {
                 // Each gNB interferes in its own pattern of runs of updates.
-                gnb.transmitting = (k / (g as u64 + 2) + g as u64) % 3 != 0;
+                gnb.transmitting = !(k / (g as u64 + 2) + g as u64).is_multiple_of(3);
             }
             let epoch = ran.transmitting_epoch;
             ran.update_channels(k * 1_000_000, &mut events, &mut dropped);

@@ -976,16 +976,22 @@ impl Ran {
                         status
                     };
                     let want = want.min(left);
-                    let spent = transmit_with_reports(
-                        &mut ue.ul,
-                        &mut ue.dl,
-                        &mut ue.reports.ue,
-                        now,
-                        now,
-                        want,
-                        &ch,
-                        self.status_prohibit,
-                    );
+                    // Most busy UEs have no uplink to send in a slot (their downlink
+                    // made them busy): the call would change nothing.
+                    let spent = if want == 0 && ue.ul.sends_nothing_without_symbols() {
+                        0
+                    } else {
+                        transmit_with_reports(
+                            &mut ue.ul,
+                            &mut ue.dl,
+                            &mut ue.reports.ue,
+                            now,
+                            now,
+                            want,
+                            &ch,
+                            self.status_prohibit,
+                        )
+                    };
                     if spent > 0 {
                         ue.ul_cqi.transmitted(now, self.cqi_expiry);
                     }

@@ -340,6 +340,13 @@ impl RlcEntity {
         !self.sdus.is_empty() || self.awaits_acknowledgement() || self.carries_reports()
     }
 
+    /// [`RlcEntity::transmit`] with no symbols would change nothing: no TB waits in
+    /// HARQ and no scheduler's copy of the queue is kept (new data and ARQ
+    /// retransmissions need symbols).
+    pub fn sends_nothing_without_symbols(&self) -> bool {
+        self.harq.is_empty() && self.copy.is_none()
+    }
+
     /// True while some of what was sent awaits the peer's status report.
     fn awaits_acknowledgement(&self) -> bool {
         self.cfg.acknowledged && self.sent_end > self.peer.acked_end()
@@ -1123,6 +1130,35 @@ mod tests {
         e.transmit(100_000, 22, &ch);
         e.deliver(0, &mut out);
         assert_eq!(seqs(&out), vec![0]);
+    }
+
+    /// Whenever an entity says a transmission without symbols sends nothing, one
+    /// changes nothing, with SDUs queued, TBs failing into HARQ and bytes in ARQ.
+    #[test]
+    fn a_transmission_without_symbols_sends_what_the_entity_says() {
+        let table = McsTable::ns3_mmwave();
+        let bad = SlotChannel::flat(&table, 28, 10.0);
+        let mut e = entity(1 << 20, 0);
+        for i in 0..50 {
+            e.enqueue(0, pkt(i * 1500, 1500)).unwrap();
+        }
+        let (mut out, mut idle, mut waiting) = (Vec::new(), 0, 0);
+        for k in 0..400_u64 {
+            let t = k * 100_000;
+            e.deliver(t, &mut out);
+            let before = (e.stats.clone(), e.harq.len(), e.arq.len(), e.sent_end);
+            let says = e.sends_nothing_without_symbols();
+            e.transmit(t, 0, &bad);
+            let after = (e.stats.clone(), e.harq.len(), e.arq.len(), e.sent_end);
+            if says {
+                assert_eq!(before, after, "slot {k}");
+                idle += 1;
+            } else {
+                waiting += 1;
+            }
+            e.transmit(t, 22, &bad);
+        }
+        assert!(idle > 0 && waiting > 0, "{idle} {waiting}");
     }
 
     #[test]

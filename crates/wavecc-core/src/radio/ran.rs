@@ -981,16 +981,7 @@ impl Ran {
                     let spent = if want == 0 && ue.ul.sends_nothing_without_symbols() {
                         0
                     } else {
-                        transmit_with_reports(
-                            &mut ue.ul,
-                            &mut ue.dl,
-                            &mut ue.reports.ue,
-                            now,
-                            now,
-                            want,
-                            &ch,
-                            self.status_prohibit,
-                        )
+                        transmit_uplink(ue, now, want, &ch, self.status_prohibit)
                     };
                     if spent > 0 {
                         ue.ul_cqi.transmitted(now, self.cqi_expiry);
@@ -1364,16 +1355,7 @@ fn granted_uplink(
         mcs,
         sinr_db: ue.ul_eff_sinr_db,
     };
-    transmit_with_reports(
-        &mut ue.ul,
-        &mut ue.dl,
-        &mut ue.reports.ue,
-        now,
-        now,
-        symbols,
-        &ch,
-        prohibit,
-    );
+    transmit_uplink(ue, now, symbols, &ch, prohibit);
     ue.ul_cqi.transmitted(air, expiry);
     // The TB ends `symbols` after its slot's start, laid out when it was scheduled.
     let start = ue.slots.at(air, timing.subframe).and_then(|slots| slots.1);
@@ -1517,6 +1499,27 @@ fn transmit_with_reports(
         sends.sent(opportunity, p);
     }
     used
+}
+
+/// `ue`'s uplink transmits in `symbols` at `now`, beside the status report it owes
+/// the downlink.
+fn transmit_uplink(
+    ue: &mut Ue,
+    now: Time,
+    symbols: u32,
+    ch: &SlotChannel,
+    prohibit: Option<Time>,
+) -> u32 {
+    transmit_with_reports(
+        &mut ue.ul,
+        &mut ue.dl,
+        &mut ue.reports.ue,
+        now,
+        now,
+        symbols,
+        ch,
+        prohibit,
+    )
 }
 
 /// The status reports that landed by `now` reach their senders: those the downlink's

@@ -942,6 +942,15 @@ mod tests {
         RlcEntity::new(cfg, RngStreams::new(1).stream("rlc"))
     }
 
+    /// A 1 MiB entity holding `sdus` 1500-byte SDUs, in order from byte 0.
+    fn queued(sdus: u64) -> RlcEntity {
+        let mut e = entity(1 << 20, 0);
+        for i in 0..sdus {
+            e.enqueue(0, pkt(i * 1500, 1500)).unwrap();
+        }
+        e
+    }
+
     /// An entity whose sender learns from its peer's reports, under the module's
     /// timers: 10 ms reordering, 4 ms poll-retransmit.
     fn acknowledging() -> RlcEntity {
@@ -1006,10 +1015,7 @@ mod tests {
     fn a_clean_channel_delivers_everything_in_order_in_one_slot() {
         let table = McsTable::ns3_mmwave();
         let ch = SlotChannel::flat(&table, 28, 40.0);
-        let mut e = entity(1 << 20, 0);
-        for i in 0..20 {
-            e.enqueue(0, pkt(i * 1500, 1500)).unwrap();
-        }
+        let mut e = queued(20);
         // MCS 28: 3135 Mb/s x 100 us = 39 187 bytes per slot, so 26 SDUs fit.
         assert_eq!(e.transmit(0, 22, &ch), ch.symbols_for(30_000, 28));
         let mut out = Vec::new();
@@ -1075,10 +1081,7 @@ mod tests {
     fn a_status_only_slot_spends_the_data_opportunity_and_sends_no_data() {
         let table = McsTable::ns3_mmwave();
         let ch = SlotChannel::flat(&table, 28, 40.0);
-        let mut e = entity(1 << 20, 0);
-        for i in 0..20 {
-            e.enqueue(0, pkt(i * 1500, 1500)).unwrap();
-        }
+        let mut e = queued(20);
         // The scheduler's grant for the 30 000 bytes is used up by the report alone,
         // in a TB of its own.
         let want = ch.symbols_for(30_000, 28);
@@ -1138,10 +1141,7 @@ mod tests {
     fn a_transmission_without_symbols_sends_what_the_entity_says() {
         let table = McsTable::ns3_mmwave();
         let bad = SlotChannel::flat(&table, 28, 10.0);
-        let mut e = entity(1 << 20, 0);
-        for i in 0..50 {
-            e.enqueue(0, pkt(i * 1500, 1500)).unwrap();
-        }
+        let mut e = queued(50);
         let (mut out, mut idle, mut waiting) = (Vec::new(), 0, 0);
         for k in 0..400_u64 {
             let t = k * 100_000;
@@ -1168,10 +1168,7 @@ mod tests {
         // and IR combining or ARQ must eventually get every byte through.
         let bad = SlotChannel::flat(&table, 28, 10.0);
         let good = SlotChannel::flat(&table, 28, 40.0);
-        let mut e = entity(1 << 20, 0);
-        for i in 0..50 {
-            e.enqueue(0, pkt(i * 1500, 1500)).unwrap();
-        }
+        let mut e = queued(50);
         let mut out = Vec::new();
         run(&mut e, &bad, 0, 2_000_000, &mut out);
         assert!(

@@ -259,6 +259,7 @@ impl Ran {
     pub fn new(cfg: &RadioConfig, rng: &RngStreams) -> Self {
         let profile = profile::of(cfg);
         let numerology = profile.numerology();
+        let update_s = config::channel_update_s(cfg);
         let (dl_arq, ul_arq) = arq_timings(cfg, profile);
         // Status reports acknowledge what was sent where they are modelled and the
         // poll-retransmit timer resends what they have not; the buffer-status timer
@@ -412,7 +413,7 @@ impl Ran {
             symbol: profile.symbol_period(),
             slot: numerology.slot,
             data_symbols: numerology.data_symbols,
-            update_every: from_secs(config::channel_update_s(cfg)),
+            update_every: from_secs(update_s),
             geometric_channels: profile.channel_is_geometric(),
             neighbour_remeasure_m: cfg.neighbour_remeasure_m,
             los_test: config::los_test(cfg),
@@ -424,7 +425,7 @@ impl Ran {
             interferer_beam_loss_db: cfg.interferer_beam_loss_db,
             transmitting_epoch: 0,
             hysteresis_db: cfg.handover.hysteresis_db,
-            filter_weight: filter_weight(config::channel_update_s(cfg), cfg.handover.filter_s),
+            filter_weight: filter_weight(update_s, cfg.handover.filter_s),
             time_to_trigger: from_secs(cfg.handover.time_to_trigger_s),
             interruption: from_secs(cfg.handover.interruption_s),
             forwarding: cfg.handover.forwarding,

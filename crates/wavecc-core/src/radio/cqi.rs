@@ -65,42 +65,51 @@ impl CqiExpiry {
 /// The scheduler's CQI for one UE's downlink.
 #[derive(Clone, Debug, Default)]
 pub struct CqiState {
-    /// Downlink TBs, oldest first, each of which the UE reported on: the newest one
-    /// whose report has reached the scheduler, then those whose reports are on
-    /// their way. Empty before the first TB.
-    tbs: VecDeque<Time>,
+    /// Downlink TBs, oldest first, each of which the UE reported on, with the MCS its
+    /// report asks for: the newest one whose report has reached the scheduler, then
+    /// those whose reports are on their way. Empty before the first TB.
+    tbs: VecDeque<(Time, u8)>,
 }
 
 impl CqiState {
-    /// The MCS of a TB sent at `now`: link adaptation's `reported_mcs` while a report
-    /// is held, else MCS 0. Without `expiry` a report never expires and the first one
-    /// is there from the start.
-    pub fn mcs(&self, now: Time, reported_mcs: u8, expiry: Option<CqiExpiry>) -> u8 {
+    /// The MCS of a TB sent at `now`. With `expiry`, the module's rule: the MCS of the
+    /// newest report that has reached the scheduler while it is held, else MCS 0.
+    /// Without, link adaptation's `current_mcs` (a report never expires and the first
+    /// one is there from the start).
+    pub fn mcs(&self, now: Time, current_mcs: u8, expiry: Option<CqiExpiry>) -> u8 {
         match expiry {
-            Some(e) if !self.holds_report(now, e) => 0,
-            _ => reported_mcs,
+            Some(e) => self.held_report(now, e).unwrap_or(0),
+            None => current_mcs,
         }
     }
 
-    /// Records a TB sent at `now` (the UE reports on it) and forgets the reports that
-    /// a newer one has replaced by then.
-    pub fn transmitted(&mut self, now: Time, expiry: Option<CqiExpiry>) {
+    /// Records a TB sent at `now`, on which the UE reports the MCS its SINR supports
+    /// (`reported_mcs`), and forgets the reports that a newer one has replaced by then.
+    pub fn transmitted(&mut self, now: Time, reported_mcs: u8, expiry: Option<CqiExpiry>) {
         let Some(e) = expiry else { return };
-        while self.tbs.get(1).is_some_and(|&t| t + e.report_delay <= now) {
+        while self
+            .tbs
+            .get(1)
+            .is_some_and(|&(t, _)| t + e.report_delay <= now)
+        {
             self.tbs.pop_front();
         }
-        if self.tbs.back() != Some(&now) {
-            self.tbs.push_back(now);
+        match self.tbs.back_mut() {
+            // Two TBs at once (a HARQ retransmission beside new data) meet one SINR.
+            Some(last) if last.0 == now => last.1 = reported_mcs,
+            _ => self.tbs.push_back((now, reported_mcs)),
         }
     }
 
-    /// The newest report that has reached the scheduler by `now` is still valid.
-    fn holds_report(&self, now: Time, e: CqiExpiry) -> bool {
+    /// The MCS of the newest report that has reached the scheduler by `now`, while it
+    /// is still valid.
+    fn held_report(&self, now: Time, e: CqiExpiry) -> Option<u8> {
         self.tbs
             .iter()
             .rev()
-            .find(|&&t| t + e.report_delay <= now)
-            .is_some_and(|&t| now < t + e.report_delay + e.validity)
+            .find(|&&(t, _)| t + e.report_delay <= now)
+            .filter(|&&(t, _)| now < t + e.report_delay + e.validity)
+            .map(|&(_, mcs)| mcs)
     }
 }
 
@@ -122,7 +131,7 @@ mod tests {
             .map(|&n| {
                 let now = n * SUBFRAME;
                 let mcs = s.mcs(now, REPORTED, expiry);
-                s.transmitted(now, expiry);
+                s.transmitted(now, REPORTED, expiry);
                 mcs
             })
             .collect()
@@ -182,6 +191,25 @@ mod tests {
         let mut s = settled(NS3);
         // Gaps of 102 subframes, each TB renewing the report.
         assert_eq!(send(&mut s, &[112, 214, 316], NS3), [REPORTED; 3]);
+    }
+
+    /// The MCS follows the channel 3 subframes late: each TB gets what the report on
+    /// the TB 3 subframes before it asked for.
+    #[test]
+    fn the_mcs_is_the_one_reported_three_subframes_before() {
+        let mut s = CqiState::default();
+        let mut sent = Vec::new();
+        for n in 0..12u8 {
+            let now = u64::from(n) * SUBFRAME;
+            sent.push(s.mcs(now, REPORTED, NS3));
+            s.transmitted(now, 10 + n, NS3);
+        }
+        assert_eq!(sent[..3], [0, 0, 0]);
+        let reported: Vec<u8> = (0..9).map(|n| 10 + n).collect();
+        assert_eq!(sent[3..], reported[..]);
+        // A TB beside another in its subframe meets the same SINR: one report.
+        s.transmitted(11 * SUBFRAME, 5, NS3);
+        assert_eq!(s.mcs(14 * SUBFRAME, REPORTED, NS3), 5);
     }
 
     #[test]

@@ -72,6 +72,9 @@ struct Ue {
     ul_eff_sinr_db: EffectiveSinr,
     reported_eff_db: Option<EffectiveSinr>,
     reported_ul_eff_db: Option<EffectiveSinr>,
+    /// Link adaptation's MCS each way: where the scheduler holds CQI reports, the one
+    /// the SINR now supports (what a report on a TB now asks for); elsewhere the one
+    /// of the previous update's.
     mcs: u8,
     ul_mcs: u8,
     /// Link adaptation's last answer each way: a UE whose channel holds still, or
@@ -687,9 +690,18 @@ impl Ran {
                     &mut ue.ul_eff_sinr_db,
                 );
             }
-            // Link adaptation acts on the previous report: one update of CQI delay.
-            let reported = ue.reported_eff_db.unwrap_or(ue.eff_sinr_db);
-            let reported_ul = ue.reported_ul_eff_db.unwrap_or(ue.ul_eff_sinr_db);
+            // Link adaptation acts on a report. Where the scheduler holds reports
+            // (`cqi.rs`), each TB's report carries the MCS of the SINR it met and the
+            // scheduler's rule delays it; elsewhere the previous update's SINR is the
+            // report: one update of CQI delay.
+            let (reported, reported_ul) = if self.cqi_expiry.is_some() {
+                (ue.eff_sinr_db, ue.ul_eff_sinr_db)
+            } else {
+                (
+                    ue.reported_eff_db.unwrap_or(ue.eff_sinr_db),
+                    ue.reported_ul_eff_db.unwrap_or(ue.ul_eff_sinr_db),
+                )
+            };
             ue.mcs = select_mcs(&self.table, &mut ue.mcs_memo, &reported, self.target_bler);
             ue.ul_mcs = select_mcs(
                 &self.table,
@@ -985,7 +997,7 @@ impl Ran {
                         transmit_uplink(ue, now, want, &ch, self.status_prohibit)
                     };
                     if spent > 0 {
-                        ue.ul_cqi.transmitted(now, self.cqi_expiry);
+                        ue.ul_cqi.transmitted(now, ue.ul_mcs, self.cqi_expiry);
                     }
                     spent
                 }
@@ -1076,7 +1088,7 @@ impl Ran {
                 gnb.transmitting = true;
             }
             if used > 0 {
-                ue.dl_cqi.transmitted(now, self.cqi_expiry);
+                ue.dl_cqi.transmitted(now, ue.mcs, self.cqi_expiry);
                 dl_end += used;
                 if let Some(symbol) = self.symbol {
                     ue.dl.land_later(now, u64::from(dl_end) * symbol);
@@ -1357,7 +1369,7 @@ fn granted_uplink(
         sinr_db: ue.ul_eff_sinr_db,
     };
     transmit_uplink(ue, now, symbols, &ch, prohibit);
-    ue.ul_cqi.transmitted(air, expiry);
+    ue.ul_cqi.transmitted(air, ue.ul_mcs, expiry);
     // The TB ends `symbols` after its slot's start, laid out when it was scheduled.
     let start = ue.slots.at(air, timing.subframe).and_then(|slots| slots.1);
     if let (Some(symbol), Some(start)) = (symbol, start) {

@@ -113,7 +113,10 @@ trace_table! {
         cell: u32 = "",
         /// SINR of the serving link.
         sinr_db: f64 = "dB",
-        /// Downlink MCS index.
+        /// Downlink MCS index link adaptation chose at the last channel update: where
+        /// the scheduler holds CQI reports (`ns3-mmwave`), the one the SINR then
+        /// supported, which TBs get once its report arrives; elsewhere the one of
+        /// the update before.
         mcs: u8 = "",
         /// Line of sight to the serving gNB.
         los: bool = "",

@@ -184,8 +184,9 @@ def wavecc_config(
     then opens its connection, `tcp.handshake`, as the scripts' socket does, and sends
     its first segment a round trip later), the error rate as the per-byte loss at the PGW, the
     RLC buffer, the simulated time (or `duration_s`), in the TCP `stack`, traced every
-    100 ms like the references; then the user's `overrides` (`KEY=VALUE`, as `wavecc
-    run --set`)."""
+    100 ms like the references, with the module's misreading of overtaken RLC status
+    reports (`radio.ns3_mmwave.misread_overtaken_reports`); then the user's
+    `overrides` (`KEY=VALUE`, as `wavecc run --set`)."""
     transport = "udp" if case.transport == "udp" else None
     config = resolve(case.scenario, cca=case.cca, seed=seed, stack=stack, transport=transport)
     config["name"] = f"validate-{case.name}"
@@ -195,7 +196,10 @@ def wavecc_config(
     if transport is None:
         config.setdefault("tcp", {})["handshake"] = True
     config.setdefault("path", {}).setdefault("loss", {})["per_byte"] = case.error_rate
-    config.setdefault("radio", {})["rlc_buffer_bytes"] = case.rlc_buffer_bytes
+    radio = config.setdefault("radio", {})
+    radio["rlc_buffer_bytes"] = case.rlc_buffer_bytes
+    # The module's RLC misreads a status report overtaken by a newer one.
+    radio.setdefault("ns3_mmwave", {})["misread_overtaken_reports"] = True
     if case.cca == "fbtcp":
         for flow in config["flows"]:
             flow.setdefault("cc", {})["rate_source"] = FBTCP_RATE_SOURCE

@@ -117,8 +117,8 @@ pub struct Ns3MmwaveParams {
     /// numbers modulo 1024 from VT(A) (`radio/acks.rs`): what HARQ then gives up on
     /// is never sent again, and that direction of the bearer stalls for good. A
     /// defect of the module rather than a behaviour of a radio, so off by default
-    /// (such a report is ignored, as 3GPP TS 36.322 has it); docs/validation.md
-    /// compares it with the module's stalls.
+    /// (such a report is ignored, as 3GPP TS 36.322 has it); `wavecc validate
+    /// ns3-mmwave` turns it on to compare with the module.
     pub misread_overtaken_reports: bool,
 }
 

@@ -35,7 +35,7 @@ struct Gnb {
 struct Ue {
     trajectory: Trajectory,
     position: Point,
-    /// Per gNB: the channel, its gain (dB) and whether obstacles block it.
+    /// Per gNB: the channel and its gain (dB).
     channels: Vec<Channel>,
     gain_db: Vec<f64>,
     /// The gains filtered for handover decisions.
@@ -46,7 +46,10 @@ struct Ue {
     /// The last handover check, on the filtered gains as they are now, found no
     /// neighbour better than the serving cell by the hysteresis.
     no_candidate: bool,
-    blocked: Vec<bool>,
+    /// Per gNB, the obstacles on the path (empty: LoS) and the UE position they were
+    /// found at: gNBs and obstacles stand still, so the LoS test at that position
+    /// would find them again (a standing UE costs no LoS tests).
+    blockers: Vec<(Option<Point>, Vec<ObstacleClass>)>,
     /// Per gNB, the power (mW) it puts into this UE's band when it interferes, kept
     /// until the channel changes.
     interferer_mw: Vec<Option<f64>>,
@@ -119,6 +122,11 @@ struct Ue {
 }
 
 impl Ue {
+    /// Obstacles block the path to gNB `g` (as of its last measurement).
+    fn is_blocked(&self, g: usize) -> bool {
+        !self.blockers[g].1.is_empty()
+    }
+
     /// The UE takes part in slots: an entity holds SDUs, the scheduler has uplink
     /// grants to make from reports, or a status report waits for an opportunity.
     fn needs_slots(&self) -> bool {
@@ -222,7 +230,6 @@ pub struct Ran {
     pub slot_pending: bool,
     /// SDUs lost at handovers without forwarding.
     pub handover_drops: u64,
-    scratch_blockers: Vec<ObstacleClass>,
     /// Per gNB, its busy members in this slot.
     scratch_busy: Vec<Vec<usize>>,
     scratch_demands: Vec<Demand>,
@@ -344,7 +351,7 @@ impl Ran {
                     filtered_gain_db: Vec::new(),
                     filter_settled: false,
                     no_candidate: false,
-                    blocked: vec![false; gnbs.len()],
+                    blockers: vec![(None, Vec::new()); gnbs.len()],
                     interferer_mw: vec![None; gnbs.len()],
                     noise_interference_db: None,
                     measured: false,
@@ -442,7 +449,6 @@ impl Ran {
             slot_number: 0,
             slot_pending: false,
             handover_drops: 0,
-            scratch_blockers: Vec::new(),
             scratch_demands: Vec::new(),
             scratch_shares: Vec::new(),
             scratch_order: Vec::new(),
@@ -612,20 +618,13 @@ impl Ran {
     /// The path gain and blockage of UE `u` towards gNB `g` at `t_s`.
     fn measure_link(&mut self, u: usize, g: usize, t_s: f64) {
         let ue = &mut self.ues[u];
-        self.scratch_blockers.clear();
-        self.los_index[g].blockers(
-            self.los_test,
-            ue.position,
-            &self.obstacles,
-            &mut self.scratch_blockers,
-        );
-        ue.blocked[g] = !self.scratch_blockers.is_empty();
-        ue.gain_db[g] = ue.channels[g].update(
-            t_s,
-            self.gnbs[g].position,
-            ue.position,
-            &self.scratch_blockers,
-        );
+        let (at, blockers) = &mut ue.blockers[g];
+        if !at.is_some_and(|at| at.same_bits(ue.position)) {
+            blockers.clear();
+            self.los_index[g].blockers(self.los_test, ue.position, &self.obstacles, blockers);
+            *at = Some(ue.position);
+        }
+        ue.gain_db[g] = ue.channels[g].update(t_s, self.gnbs[g].position, ue.position, blockers);
         ue.interferer_mw[g] = None;
     }
 
@@ -701,7 +700,7 @@ impl Ran {
             ue.reported_ul_eff_db = Some(ue.ul_eff_sinr_db);
             ue.sinr_sum_db += ue.sinr_db;
             ue.sinr_samples += 1;
-            let blocked = ue.blocked[s];
+            let blocked = ue.is_blocked(s);
             match (blocked, ue.nlos_since) {
                 (true, None) => {
                     ue.nlos_since = Some(now);
@@ -1173,7 +1172,7 @@ impl Ran {
             cell: ue.serving as u32,
             sinr_db: ue.sinr_db,
             mcs: ue.mcs,
-            los: !ue.blocked[ue.serving],
+            los: !ue.is_blocked(ue.serving),
             rlc_bytes: ue.dl.buffered_bytes(),
             rlc_packets: ue.dl.sdus_held() as u32,
             rlc_drops: ue.dl.stats.sdus_dropped,

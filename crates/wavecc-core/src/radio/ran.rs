@@ -54,8 +54,8 @@ struct Ue {
     /// until the channel changes.
     interferer_mw: Vec<Option<f64>>,
     /// The noise and interference (dB) of the downlink SINR, with the
-    /// `Ran::transmitting_epoch` it was summed in: it holds until a neighbour link is
-    /// measured, the serving cell changes or a gNB starts or stops interfering (a
+    /// `Ran::transmitting_epoch` it was summed in: it holds until a neighbour link's
+    /// gain changes, the serving cell changes or a gNB starts or stops interfering (a
     /// standing UE, or a moving one between its neighbours' measurements, would sum
     /// the same powers and take the same `log10` at every update).
     noise_interference_db: Option<(u64, f64)>,
@@ -589,7 +589,6 @@ impl Ran {
         ue.measured = true;
         if all_links {
             ue.all_links_at = position;
-            ue.noise_interference_db = None;
             for g in 0..self.gnbs.len() {
                 self.measure_link(u, g, t);
             }
@@ -624,8 +623,16 @@ impl Ran {
             self.los_index[g].blockers(self.los_test, ue.position, &self.obstacles, blockers);
             *at = Some(ue.position);
         }
-        ue.gain_db[g] = ue.channels[g].update(t_s, self.gnbs[g].position, ue.position, blockers);
-        ue.interferer_mw[g] = None;
+        let gain = ue.channels[g].update(t_s, self.gnbs[g].position, ue.position, blockers);
+        // An unchanged gain keeps its interference terms: a standing UE's, between the
+        // draws and ramps that move them, and those of a RAN without neighbours.
+        if gain.to_bits() != ue.gain_db[g].to_bits() {
+            ue.gain_db[g] = gain;
+            ue.interferer_mw[g] = None;
+            if g != ue.serving {
+                ue.noise_interference_db = None;
+            }
+        }
     }
 
     /// The channel update at `now`: measurements, SINR, link adaptation, handover

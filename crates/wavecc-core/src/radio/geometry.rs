@@ -41,6 +41,14 @@ impl Point {
         (dx * dx + dy * dy).sqrt()
     }
 
+    /// The same coordinates to the bit (signed zeros apart, which `atan2` and the
+    /// LoS tests tell apart): what depends on the point alone is unchanged.
+    #[inline]
+    pub fn same_bits(self, o: Point) -> bool {
+        (self.x.to_bits(), self.y.to_bits(), self.z.to_bits())
+            == (o.x.to_bits(), o.y.to_bits(), o.z.to_bits())
+    }
+
     /// True when every coordinate is finite.
     pub fn is_finite(self) -> bool {
         self.x.is_finite() && self.y.is_finite() && self.z.is_finite()

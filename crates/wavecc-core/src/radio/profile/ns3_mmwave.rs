@@ -490,6 +490,9 @@ struct Ns3Model {
     /// the last update (for its velocity).
     multipath: Option<Box<Multipath>>,
     last_ue: Point,
+    /// The UE position of the last path loss, and that loss (dB): the gNB stands
+    /// still, so a standing UE's is the same (no `log10` at every update).
+    path_loss: Option<(Point, f64)>,
     /// `nlosSamples`: progress of the drop phase (0..=340).
     n_down: f64,
     /// `losSamples`: progress of the recovery phase (0..340).
@@ -516,6 +519,7 @@ impl Ns3Model {
                 Ns3Channel::Multipath => Some(Box::new(Multipath::new(p.carrier_hz))),
             },
             last_ue: Point::default(),
+            path_loss: None,
             n_down: 0.0,
             n_up: 0.0,
         }
@@ -567,8 +571,15 @@ impl ChannelModel for Ns3Model {
         }
         // LoS path loss: 61.4 + 20 log10(d), d = 3D distance (docs/model.md's table;
         // `mmWaveLosLoss`), d floored at 1 m.
-        let d = gnb.distance(ue).max(1.0);
-        let pl = s.los_intercept_db + 20.0 * d.log10();
+        let pl = match s.path_loss {
+            Some((at, pl)) if at.same_bits(ue) => pl,
+            _ => {
+                let d = gnb.distance(ue).max(1.0);
+                let pl = s.los_intercept_db + 20.0 * d.log10();
+                s.path_loss = Some((ue, pl));
+                pl
+            }
+        };
         // Blockage: the `MmWaveLosTracker` state machine (see `ns3_excess`).
         let ds = dt * s.samples_per_s;
         let excess = if s.samples_per_s.is_infinite() {

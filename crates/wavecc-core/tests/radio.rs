@@ -65,28 +65,39 @@ fn uplink_data_costs_the_downlink_one_slot_per_status_prohibit_period() {
     // Behind fbtcp-2's first building (3-7 s) the radio is the bottleneck. The gNB's
     // status reports on the ACKs, requested under the module's 1 ms prohibit timer,
     // take one downlink data opportunity in ten; with the timer at 0 they travel
-    // beside data. UDP sends nothing up but the UE's own reports on the downlink TBs,
+    // beside data. Under TCP that cost is now within the spread of the flow's own
+    // recoveries (seeds 1-3, 3-7 s: 209, 285, 281 Mb/s at 0 against 279, 289, 254 at
+    // 1 ms), so it is checked where nothing else moves: UDP, which sends nothing up
+    // but the UE's own reports on the downlink TBs,
     // each in an uplink symbol of its own that the downlink loses: with the timer at
     // 0 every TB's poll makes a report and earns a grant, one symbol in each subframe
     // of 22 (the downlink keeps 21/22 = 0.955 of its symbols), with it at 1 ms one
     // per millisecond (0.995): 0.96 of the goodput. With the timer at 0 a report
     // delayed by HARQ is overtaken by the next slot's, and the module's RLC, when
-    // asked to, misreads it (radio/acks.rs), which stalls the flow.
-    let run_misreading = |prohibit: f64, flows: &str, misreads: bool| {
+    // asked to, misreads it (radio/acks.rs), which stalls the flow once the misread
+    // report leaves a PDU that HARQ gave up on unrepaired: in most seeds, not all
+    // (seed 1 runs on at 123 Mb/s, seeds 2-6 stop), so three seeds together.
+    let run_misreading = |prohibit: f64, flows: &str, misreads: bool, seed: u64| {
         let mut cfg = scenario("fbtcp-2", Some(7.0), flows);
+        cfg.seed = seed;
         let radio = cfg.radio.as_mut().expect("a radio scenario");
         radio.ns3_mmwave.status_prohibit_s = prohibit;
         radio.ns3_mmwave.misread_overtaken_reports = misreads;
         wavecc_core::run(&cfg)
     };
-    let run = |prohibit: f64, flows: &str| run_misreading(prohibit, flows, false);
+    let run = |prohibit: f64, flows: &str| run_misreading(prohibit, flows, false, 1);
     let tcp = tcp_flow("newreno");
-    let misread = run_misreading(0.0, &tcp, true);
-    assert!(misread.summary.ues[0].misread_status_reports > 0);
-    let off = goodput_between(&run(0.0, &tcp), 0, 3.0, 7.0);
-    assert!(goodput_between(&misread, 0, 3.0, 7.0) < 0.5 * off);
-    let on = goodput_between(&run(0.001, &tcp), 0, 3.0, 7.0);
-    assert!(on < 0.95 * off && on > 0.8 * off, "{off} -> {on} Mb/s");
+    let (mut misread, mut off) = (0.0, 0.0);
+    for seed in 1..=3 {
+        let out = run_misreading(0.0, &tcp, true, seed);
+        assert!(out.summary.ues[0].misread_status_reports > 0);
+        misread += goodput_between(&out, 0, 3.0, 7.0);
+        off += goodput_between(&run_misreading(0.0, &tcp, false, seed), 0, 3.0, 7.0);
+    }
+    assert!(
+        misread < 0.5 * off,
+        "{off} -> {misread} Mb/s over three seeds"
+    );
     let udp = udp_flow(1e9, 0);
     let off = goodput_between(&run(0.0, &udp), 0, 3.0, 7.0);
     let on = goodput_between(&run(0.001, &udp), 0, 3.0, 7.0);

@@ -68,7 +68,8 @@ struct Ue {
     serving: usize,
     /// Downlink and uplink SINR now (wideband: the chunks' mean-linear SINR, what the
     /// module reports), their effective SINR per modulation (what TBs meet), and the
-    /// effective SINRs as last reported (CQI); `None` before the first report.
+    /// effective SINRs as last reported (CQI; only where the scheduler holds no
+    /// reports of its own); `None` before the first report.
     sinr_db: f64,
     ul_sinr_db: f64,
     eff_sinr_db: EffectiveSinr,
@@ -699,13 +700,17 @@ impl Ran {
             // Link adaptation acts on a report. Where the scheduler holds reports
             // (`cqi.rs`), each TB's report carries the MCS of the SINR it met and the
             // scheduler's rule delays it; elsewhere the previous update's SINR is the
-            // report: one update of CQI delay.
+            // report: one update of CQI delay (kept only there).
             let (reported, reported_ul) = if self.cqi_expiry.is_some() {
                 (ue.eff_sinr_db, ue.ul_eff_sinr_db)
             } else {
                 (
-                    ue.reported_eff_db.unwrap_or(ue.eff_sinr_db),
-                    ue.reported_ul_eff_db.unwrap_or(ue.ul_eff_sinr_db),
+                    ue.reported_eff_db
+                        .replace(ue.eff_sinr_db)
+                        .unwrap_or(ue.eff_sinr_db),
+                    ue.reported_ul_eff_db
+                        .replace(ue.ul_eff_sinr_db)
+                        .unwrap_or(ue.ul_eff_sinr_db),
                 )
             };
             ue.mcs = select_mcs(&self.table, &mut ue.mcs_memo, &reported, self.target_bler);
@@ -715,8 +720,6 @@ impl Ran {
                 &reported_ul,
                 self.target_bler,
             );
-            ue.reported_eff_db = Some(ue.eff_sinr_db);
-            ue.reported_ul_eff_db = Some(ue.ul_eff_sinr_db);
             ue.sinr_sum_db += ue.sinr_db;
             ue.sinr_samples += 1;
             let blocked = ue.is_blocked(s);

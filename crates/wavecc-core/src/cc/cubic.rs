@@ -32,6 +32,18 @@ pub enum HystartDetect {
     Delay,
 }
 
+/// Which RTT samples of a round its minimum covers, for the delay detector.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum HystartRoundRtt {
+    /// Every sample of the round (Linux since 5.8).
+    All,
+    /// Only the first `hystart_min_samples` (ns-3's `TcpCubic::HystartUpdate` through
+    /// 3.40, and Linux before 5.8): later samples are compared, never taken in, so a
+    /// round whose first samples met a queue keeps that minimum when the queue drains.
+    FirstSamples,
+}
+
 impl HystartDetect {
     fn ack_train(self) -> bool {
         matches!(self, Self::Both | Self::AckTrain)
@@ -94,6 +106,8 @@ pub struct Params {
     /// this fraction of it, clamped to [`hystart_delay_min_ms`, `hystart_delay_max_ms`];
     /// Linux 1/8.
     pub hystart_delay_ratio: f64,
+    /// Which of a round's RTT samples its minimum covers; Linux `all`.
+    pub hystart_round_rtt: HystartRoundRtt,
     /// Lower clamp of the delay threshold in ms; Linux 4 ms (`HYSTART_DELAY_MIN`).
     pub hystart_delay_min_ms: f64,
     /// Upper clamp of the delay threshold in ms; Linux 16 ms (`HYSTART_DELAY_MAX`).
@@ -126,6 +140,7 @@ impl Default for Params {
             hystart_ack_train_ratio: 0.5,
             hystart_min_samples: 8,
             hystart_delay_ratio: 0.125,
+            hystart_round_rtt: HystartRoundRtt::All,
             hystart_delay_min_ms: 4.0,
             hystart_delay_max_ms: 16.0,
             slow_start_per: SlowStartPer::Segment,
@@ -263,8 +278,11 @@ impl Round {
     /// above the connection's minimum by more than the threshold means a queue is
     /// building.
     fn delay_increased(&mut self, rtt: f64, delay_min: f64, p: &Params) -> bool {
-        self.min_rtt = self.min_rtt.min(rtt);
-        if self.samples < p.hystart_min_samples {
+        let counting = self.samples < p.hystart_min_samples;
+        if counting || p.hystart_round_rtt == HystartRoundRtt::All {
+            self.min_rtt = self.min_rtt.min(rtt);
+        }
+        if counting {
             self.samples += 1;
             return false;
         }
@@ -825,6 +843,17 @@ mod tests {
         assert!(!delay_rounds(&mut cc, &mut s, (0.1, 0.12), 8));
         ack(&mut cc, &mut s, 5.0, 0.1);
         assert!(!cc.hystart.found);
+    }
+
+    #[test]
+    fn hystart_round_minimum_of_the_first_samples_ignores_a_later_drop() {
+        // ns-3 (through 3.40): the round's minimum is that of its first 8 samples, so
+        // the 9th sample at 100 ms is compared with 120 ms > 100 + 12.5 and exits.
+        let params = json!({ "hystart_detect": "delay", "hystart_round_rtt": "first_samples" });
+        let (mut cc, mut s) = slow_start(16.0, params);
+        assert!(!delay_rounds(&mut cc, &mut s, (0.1, 0.12), 8));
+        ack(&mut cc, &mut s, 5.0, 0.1);
+        assert!(cc.hystart.found);
     }
 
     #[test]

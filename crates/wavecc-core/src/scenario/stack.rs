@@ -115,7 +115,8 @@ pub const STACKS: &[Stack] = &[
         cc: &[
             ("newreno", NS3_NEWRENO),
             // ns-3's HyStart: the ACK train must span the whole minimum RTT, the delay
-            // threshold is the minimum RTT itself (clamped to [4, 1000] ms); no
+            // threshold is the minimum RTT itself (clamped to [4, 1000] ms), a round's
+            // minimum RTT is that of its first 8 samples; no
             // Reno-friendly region; delay samples ignored for 10 ms (CubicDelta) after
             // an epoch starts.
             (
@@ -124,6 +125,7 @@ pub const STACKS: &[Stack] = &[
                     ("hystart_ack_train_ratio", Float(1.0)),
                     ("hystart_delay_ratio", Float(1.0)),
                     ("hystart_delay_max_ms", Float(1000.0)),
+                    ("hystart_round_rtt", Str("first_samples")),
                     ("tcp_friendliness", Bool(false)),
                     ("rtt_holdoff_ms", Float(10.0)),
                 ],
@@ -180,6 +182,7 @@ pub const STACKS: &[Stack] = &[
                     ("hystart_ack_train_ratio", Float(1.0)),
                     ("hystart_delay_ratio", Float(1.0)),
                     ("hystart_delay_max_ms", Float(1000.0)),
+                    ("hystart_round_rtt", Str("first_samples")),
                     ("tcp_friendliness", Bool(false)),
                     ("rtt_holdoff_ms", Float(10.0)),
                 ],

@@ -47,13 +47,19 @@ fn highest_of(i: usize) -> u64 {
     lowest_of(i) + (1 << power_of(i)) - 1
 }
 
+/// Buckets a flow's counts start with: one power of two's worth (its RTTs within a
+/// factor of two of the first sample's, once above 2 ms).
+const FIRST_SPAN: usize = 1 << HALF_MAGNITUDE;
+
 #[derive(Debug, Clone, Default)]
 pub struct RttStats {
-    /// The counts of the buckets up to the highest counted one, or somewhat beyond:
-    /// grown as samples reach higher buckets, not allocated whole (`BUCKETS` of
-    /// them, 172 kB per flow, zeroed at the start of every run: 20 M instructions
-    /// for `city-100ue`'s 127 flows, and 60 MB of `city-1000ue`'s 248 MB peak).
+    /// The counts of buckets `first..first + counts.len()`, a window that covers
+    /// every counted bucket: grown as samples fall outside it, not allocated whole
+    /// (`BUCKETS` of them, 172 kB per flow, zeroed at the start of every run: 20 M
+    /// instructions for `city-100ue`'s 127 flows, and 60 MB of `city-1000ue`'s 248 MB
+    /// peak). A flow's RTTs span a few hundred to a few thousand buckets.
     counts: Vec<u64>,
+    first: usize,
     samples: u64,
     sum_ns: u128,
 }
@@ -65,24 +71,38 @@ impl RttStats {
             i if i < BUCKETS => i,
             _ => bucket_of(HIGHEST_US),
         };
-        match self.counts.get_mut(i) {
+        // One test for both ends: below the window the index wraps to past its end.
+        match self.counts.get_mut(i.wrapping_sub(self.first)) {
             Some(n) => *n += 1,
-            None => self.count_beyond(i),
+            None => self.count_outside(i),
         }
         self.samples += 1;
         self.sum_ns += rtt_ns as u128;
     }
 
-    /// Counts a sample in bucket `i`, beyond those kept so far: grows the counts to
-    /// at least twice as many (all of them at most), so that RTTs that keep rising
-    /// grow them a few times, not at each new highest bucket. Out of line and cold:
-    /// a run's ACKs record hundreds of thousands of samples.
+    /// Counts a sample in bucket `i`, outside the window: widens it on that side by
+    /// at least its span (the first sample opens it at `i`, [`FIRST_SPAN`] wide), so
+    /// that RTTs that keep rising widen it a few times, not at each new highest
+    /// bucket. Out of line and cold: a run's ACKs record hundreds of thousands of
+    /// samples.
     #[cold]
     #[inline(never)]
-    fn count_beyond(&mut self, i: usize) {
-        let len = (i + 1).max(2 * self.counts.len()).min(BUCKETS);
-        self.counts.resize(len, 0);
-        self.counts[i] += 1;
+    fn count_outside(&mut self, i: usize) {
+        let (start, end) = if self.counts.is_empty() {
+            (i, (i + FIRST_SPAN).min(BUCKETS))
+        } else {
+            let (start, end) = (self.first, self.first + self.counts.len());
+            let span = end - start;
+            if i < start {
+                (i.min(start.saturating_sub(span)), end)
+            } else {
+                (start, (i + 1).max(end + span).min(BUCKETS))
+            }
+        };
+        let mut counts = vec![0; end - start];
+        counts[self.first.max(start) - start..][..self.counts.len()].copy_from_slice(&self.counts);
+        counts[i - start] += 1;
+        (self.counts, self.first) = (counts, start);
     }
 
     /// The most heap bytes the counts take (every bucket counted).
@@ -107,13 +127,15 @@ impl RttStats {
     /// (at most the number of samples).
     fn bucket_reaching(&self, target: u64) -> usize {
         let mut seen = 0;
-        self.counts
+        let offset = self
+            .counts
             .iter()
             .position(|&n| {
                 seen += n;
                 seen >= target
             })
-            .expect("the counts sum to the samples")
+            .expect("the counts sum to the samples");
+        self.first + offset
     }
 
     /// Quantile `q` in [0, 1] in ms; NaN without samples. As `hdrhistogram`'s

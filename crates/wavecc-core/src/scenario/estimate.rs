@@ -103,7 +103,7 @@ fn exported_variables(cca: &str, params: Option<&serde_json::Value>) -> usize {
 /// scoreboard at the most segments the send buffer lets it have in flight.
 fn tcp_flow_state_bytes(cfg: &Config) -> f64 {
     let segments = cfg.tcp.snd_buf_bytes as f64 / cfg.tcp.mss_bytes.max(1) as f64;
-    RttStats::default().heap_bytes() as f64 + segments * size_of::<SegInfo>() as f64
+    RttStats::max_heap_bytes() as f64 + segments * size_of::<SegInfo>() as f64
 }
 
 /// The core's estimate, in bytes, of the peak memory a run of `cfg` takes: the

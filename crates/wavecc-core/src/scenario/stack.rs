@@ -116,9 +116,8 @@ pub const STACKS: &[Stack] = &[
             ("newreno", NS3_NEWRENO),
             // ns-3's HyStart: the ACK train must span the whole minimum RTT, the delay
             // threshold is the minimum RTT itself (clamped to [4, 1000] ms), a round's
-            // minimum RTT is that of its first 8 samples; no
-            // Reno-friendly region; delay samples ignored for 10 ms (CubicDelta) after
-            // an epoch starts.
+            // minimum RTT is that of its first 8 samples; no Reno-friendly region;
+            // delay samples ignored for 10 ms (CubicDelta) after an epoch starts.
             (
                 "cubic",
                 &[

@@ -7,6 +7,7 @@
 
 mod acks;
 mod arq;
+mod clearing;
 mod config;
 mod cqi;
 mod geometry;

@@ -87,6 +87,13 @@ impl Channel {
         self.last.excess_db
     }
 
+    /// The gain (dB) a transmission meets if the path clears before the next update,
+    /// from the instant it clears ([`ChannelModel::loss_if_cleared_db`]); `None`: the
+    /// last gain holds until then.
+    pub fn gain_if_cleared_db(&self) -> Option<f64> {
+        (self.model.loss_if_cleared_db()).map(|loss| self.last.gain_db + self.last.excess_db - loss)
+    }
+
     /// Shadowing in the last gain (dB, 3gpp; 0 for ns3).
     pub fn shadowing_db(&self) -> f64 {
         self.last.shadowing_db

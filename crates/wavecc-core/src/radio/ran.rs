@@ -6,9 +6,10 @@
 //! `enqueue_*` and leave through the slot's output lists.
 
 use super::arq::{ArqTiming, ReorderingTimers};
+use super::clearing::{Clearing, clearing_instant};
 use super::config::{self, Forwarding, RadioConfig};
 use super::cqi::{CqiExpiry, CqiState};
-use super::geometry::{BearingIndex, LosTest, Obstacle, ObstacleClass, Point};
+use super::geometry::{self, BearingIndex, LosTest, Obstacle, ObstacleClass, Point};
 use super::grants::{FIRST_DATA_SYMBOL, GrantTiming, SlotPositions, UplinkGrants};
 use super::mcs::McsTable;
 use super::miesm::{EffectiveSinr, effective_sinr_db, flat};
@@ -219,6 +220,11 @@ pub struct Ran {
     obstacles: Vec<Obstacle>,
     /// Per gNB, the obstacles by bearing: the LoS tests of a channel update.
     los_index: Vec<BearingIndex>,
+    /// Serving paths found at the last update to clear while the TBs of the slots
+    /// before the next are on the air, not yet passed.
+    clearings: Vec<Clearing>,
+    /// From a slot's decision to its first downlink TB's first symbol on the air.
+    downlink_air_offset: Time,
     gnbs: Vec<Gnb>,
     ues: Vec<Ue>,
     /// Per gNB, the UEs it serves, in UE order.
@@ -443,6 +449,9 @@ impl Ran {
             scheduler: cfg.scheduler,
             obstacles,
             los_index,
+            clearings: Vec::new(),
+            downlink_air_offset: profile.downlink_lead()
+                + u64::from(FIRST_DATA_SYMBOL) * profile.symbol_period().unwrap_or(0),
             members: vec![Vec::new(); gnbs.len()],
             scratch_busy: vec![Vec::new(); gnbs.len()],
             gnbs,
@@ -647,6 +656,8 @@ impl Ran {
         events: &mut Vec<RadioEvent>,
         dropped: &mut Vec<Packet>,
     ) {
+        // The SINRs a clearing raised are measured again here.
+        self.clearings.clear();
         let mut changed = false;
         for g in &mut self.gnbs {
             let transmitting = std::mem::take(&mut g.transmitting);
@@ -682,44 +693,7 @@ impl Ran {
             };
             ue.sinr_db = self.dl_power_dbm + ue.gain_db[s] - noise_interference_db;
             ue.ul_sinr_db = self.ul_power_dbm + ue.gain_db[s] - self.noise_dbm;
-            effective_sinrs(
-                ue.channels[s].chunk_gain_ratios(),
-                ue.sinr_db,
-                &mut ue.eff_sinr_db,
-            );
-            if ue.ul_sinr_db == ue.sinr_db {
-                // Same powers, no interference: the same chunks, the same result.
-                ue.ul_eff_sinr_db = ue.eff_sinr_db;
-            } else {
-                effective_sinrs(
-                    ue.channels[s].chunk_gain_ratios(),
-                    ue.ul_sinr_db,
-                    &mut ue.ul_eff_sinr_db,
-                );
-            }
-            // Link adaptation acts on a report. Where the scheduler holds reports
-            // (`cqi.rs`), each TB's report carries the MCS of the SINR it met and the
-            // scheduler's rule delays it; elsewhere the previous update's SINR is the
-            // report: one update of CQI delay (kept only there).
-            let (reported, reported_ul) = if self.cqi_expiry.is_some() {
-                (ue.eff_sinr_db, ue.ul_eff_sinr_db)
-            } else {
-                (
-                    ue.reported_eff_db
-                        .replace(ue.eff_sinr_db)
-                        .unwrap_or(ue.eff_sinr_db),
-                    ue.reported_ul_eff_db
-                        .replace(ue.ul_eff_sinr_db)
-                        .unwrap_or(ue.ul_eff_sinr_db),
-                )
-            };
-            ue.mcs = select_mcs(&self.table, &mut ue.mcs_memo, &reported, self.target_bler);
-            ue.ul_mcs = select_mcs(
-                &self.table,
-                &mut ue.ul_mcs_memo,
-                &reported_ul,
-                self.target_bler,
-            );
+            adapt_link(ue, &self.table, self.cqi_expiry.is_some(), self.target_bler);
             ue.sinr_sum_db += ue.sinr_db;
             ue.sinr_samples += 1;
             let blocked = ue.is_blocked(s);
@@ -741,7 +715,74 @@ impl Ran {
                 }
                 _ => {}
             }
+            let cleared_gain = blocked.then(|| ue.channels[s].gain_if_cleared_db());
+            if let Some(gain_db) = cleared_gain.flatten() {
+                self.look_for_clearing(u, now, gain_db);
+            }
         }
+    }
+
+    /// Where UE `u`'s blocked serving path clears between two channel updates, the
+    /// slots from `now` to the next update whose TBs go on the air between the
+    /// clearing and the update after it meet `cleared_gain_db`
+    /// ([`Channel::gain_if_cleared_db`]). A slot decides TBs that go on the air
+    /// `downlink_air_offset` later (the downlink's first; the uplink's, later in the
+    /// same subframe, are taken along), at the SINR of the update before it: the
+    /// clearings are looked for on the UE's path in the update intervals of those air
+    /// times, on this update's grid.
+    fn look_for_clearing(&mut self, u: usize, now: Time, cleared_gain_db: f64) {
+        let ue = &self.ues[u];
+        let gnb = self.gnbs[ue.serving].position;
+        let (every, lead) = (self.update_every, self.downlink_air_offset);
+        let blocked_at = |t: Time| {
+            let at = ue.trajectory.position(to_secs(t));
+            geometry::is_blocked(self.los_test, gnb, at, &self.obstacles)
+        };
+        let rise_db = cleared_gain_db - ue.gain_db[ue.serving];
+        let (air_from, air_until) = (now + lead, now + every + lead);
+        let mut update = now + lead / every * every;
+        while update < air_until {
+            let next = update + every;
+            if blocked_at(update) && !blocked_at(next) {
+                let clears = clearing_instant(update, next, blocked_at);
+                let (from, until) = (clears.max(air_from), next.min(air_until));
+                if from < until {
+                    self.clearings.push(Clearing {
+                        ue: u,
+                        from: from - lead,
+                        until: until - lead,
+                        rise_db,
+                        raised_from: None,
+                    });
+                }
+                return;
+            }
+            update = next;
+        }
+    }
+
+    /// The clearings' slots: a UE's SINRs rise in the first slot of its clearing, and
+    /// link adaptation follows, until the first slot after it.
+    fn reach_clearings(&mut self, now: Time) {
+        let (ues, table) = (&mut self.ues, &self.table);
+        let (held_reports, target_bler) = (self.cqi_expiry.is_some(), self.target_bler);
+        self.clearings.retain_mut(|c| {
+            let inside = c.from <= now && now < c.until;
+            let ue = &mut ues[c.ue];
+            match (inside, c.raised_from) {
+                (true, None) => {
+                    c.raised_from = Some((ue.sinr_db, ue.ul_sinr_db));
+                    ue.sinr_db += c.rise_db;
+                    ue.ul_sinr_db += c.rise_db;
+                }
+                (false, Some((sinr_db, ul_sinr_db))) => {
+                    (ue.sinr_db, ue.ul_sinr_db) = (sinr_db, ul_sinr_db);
+                }
+                _ => return inside || now < c.from,
+            }
+            adapt_link(ue, table, held_reports, target_bler);
+            inside
+        });
     }
 
     /// Hands `u` over to a neighbour that has been better than its serving cell by
@@ -853,6 +894,9 @@ impl Ran {
     pub fn schedule_slot(&mut self, now: Time) -> bool {
         self.sort_active();
         self.end_interruptions(now);
+        if !self.clearings.is_empty() {
+            self.reach_clearings(now);
+        }
         for busy in &mut self.scratch_busy {
             busy.clear();
         }
@@ -1254,6 +1298,44 @@ fn effective_sinrs(ratios: Option<&[f64]>, sinr_db: f64, out: &mut EffectiveSinr
         Some(r) => effective_sinr_db(db_to_linear(sinr_db), r, out),
         None => *out = flat(sinr_db),
     }
+}
+
+/// Effective SINRs and link adaptation's MCS each way from `ue`'s SINRs now. Link
+/// adaptation acts on a report. Where the scheduler holds reports (`held_reports`,
+/// `cqi.rs`), each TB's report carries the MCS of the SINR it met and the scheduler's
+/// rule delays it; elsewhere the previous call's SINR is the report: one update of CQI
+/// delay (kept only there).
+fn adapt_link(ue: &mut Ue, table: &McsTable, held_reports: bool, target_bler: f64) {
+    let s = ue.serving;
+    effective_sinrs(
+        ue.channels[s].chunk_gain_ratios(),
+        ue.sinr_db,
+        &mut ue.eff_sinr_db,
+    );
+    if ue.ul_sinr_db == ue.sinr_db {
+        // Same powers, no interference: the same chunks, the same result.
+        ue.ul_eff_sinr_db = ue.eff_sinr_db;
+    } else {
+        effective_sinrs(
+            ue.channels[s].chunk_gain_ratios(),
+            ue.ul_sinr_db,
+            &mut ue.ul_eff_sinr_db,
+        );
+    }
+    let (reported, reported_ul) = if held_reports {
+        (ue.eff_sinr_db, ue.ul_eff_sinr_db)
+    } else {
+        (
+            ue.reported_eff_db
+                .replace(ue.eff_sinr_db)
+                .unwrap_or(ue.eff_sinr_db),
+            ue.reported_ul_eff_db
+                .replace(ue.ul_eff_sinr_db)
+                .unwrap_or(ue.ul_eff_sinr_db),
+        )
+    };
+    ue.mcs = select_mcs(table, &mut ue.mcs_memo, &reported, target_bler);
+    ue.ul_mcs = select_mcs(table, &mut ue.ul_mcs_memo, &reported_ul, target_bler);
 }
 
 /// A choice of link adaptation and the questions it answers.
@@ -1794,6 +1876,76 @@ mod tests {
         }
         assert!(out.is_empty());
         ran
+    }
+
+    /// fbtcp-1's UE leaves its first building's blockage (edges about 2.007 and
+    /// 2.353 s) with `misread_blockage_exit` as `misread`: channel updates until one
+    /// whose slots' TBs go on the air after the path clears. Returns that update, the
+    /// clearing found there (the first of `misread`'s run, for both), and UE 0's
+    /// downlink SINR and MCS at slots 1 ns before the clearing's, at its first and at
+    /// its end.
+    fn leave_first_building(
+        misread: bool,
+        found: Option<Clearing>,
+    ) -> (Time, Option<Clearing>, [(f64, u8); 3]) {
+        let mut ran = builtin_ran("fbtcp-1", |radio| {
+            radio.ns3_mmwave.misread_blockage_exit = misread;
+        });
+        let (mut events, mut dropped) = (Vec::new(), Vec::new());
+        let every = ran.update_every;
+        let mut now = 1_900_000_000 / every * every;
+        loop {
+            ran.update_channels(now, &mut events, &mut dropped);
+            let clearing = ran.clearings.first().copied();
+            if clearing.is_some() || found.is_some_and(|c| c.from < now + every) {
+                let c = clearing.or(found).expect("a clearing");
+                let mut sinr_mcs = |t: Time| {
+                    ran.schedule_slot(t);
+                    (ran.ues[0].sinr_db, ran.ues[0].mcs)
+                };
+                let slots = [sinr_mcs(c.from - 1), sinr_mcs(c.from), sinr_mcs(c.until)];
+                return (now, clearing, slots);
+            }
+            now += every;
+            assert!(now < 2_400_000_000, "no clearing before 2.4 s");
+        }
+    }
+
+    /// With `misread_blockage_exit`, the slots whose TBs go on the air between the
+    /// instant the UE's path clears and the next update of the blockage counters meet
+    /// the unblocked link (the 35.96 dB steady loss gone) and ask for its MCS; the
+    /// slots before and after keep the blocked one. Without it, no slot sees the
+    /// clearing before the update that finds the path clear.
+    #[test]
+    fn a_misread_exit_gives_the_tbs_after_the_clearing_an_unblocked_link() {
+        let (now, clearing, [before, raised, after]) = leave_first_building(true, None);
+        let c = clearing.expect("a clearing found");
+        let lead = 200_000 + 4_160; // two subframes and the downlink control symbol
+        assert_eq!(c.ue, 0);
+        assert!(
+            now <= c.from && c.from < c.until && c.until <= now + 125_000,
+            "{c:?}"
+        );
+        let ran = builtin_ran("fbtcp-1", |_| {});
+        let blocked_at = |t: Time| {
+            let at = ran.ues[0].trajectory.position(to_secs(t));
+            geometry::is_blocked(ran.los_test, ran.gnbs[0].position, at, &ran.obstacles)
+        };
+        // The TBs' air times lie after the clearing, within one counter update.
+        let (air_from, air_until) = (c.from + lead, c.until + lead);
+        assert!(!blocked_at(air_from) && !blocked_at(air_until - 1));
+        assert!(blocked_at(air_until - 125_000));
+        assert!(
+            (c.rise_db - profile::NS3_TRACE_STEADY_DB).abs() < 1e-9,
+            "{}",
+            c.rise_db
+        );
+        assert!((raised.0 - before.0 - profile::NS3_TRACE_STEADY_DB).abs() < 1e-9);
+        assert!(before.1 < 5 && raised.1 >= 27, "{before:?} -> {raised:?}");
+        assert_eq!(after, before);
+        let (_, none, off) = leave_first_building(false, Some(c));
+        assert_eq!(none, None);
+        assert_eq!(off, [before; 3]);
     }
 
     /// The TBs UE 0 sends in each direction in the slots from `from`, one slot at a time.

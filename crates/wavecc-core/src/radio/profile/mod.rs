@@ -175,6 +175,13 @@ pub trait ChannelModel: std::fmt::Debug + Send {
     fn chunk_gain_ratios(&self) -> Option<&[f64]> {
         None
     }
+
+    /// The blockage loss (dB) a transmission meets if the path clears between this
+    /// update and the next, from the instant it clears; `None`: a clearing takes
+    /// effect at the next update.
+    fn loss_if_cleared_db(&self) -> Option<f64> {
+        None
+    }
 }
 
 /// A registered profile: its name in the config and where its parameters are.

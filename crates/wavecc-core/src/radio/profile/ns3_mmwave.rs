@@ -120,6 +120,19 @@ pub struct Ns3MmwaveParams {
     /// (such a report is ignored, as 3GPP TS 36.322 has it); `wavecc validate
     /// ns3-mmwave` turns it on to compare with the module.
     pub misread_overtaken_reports: bool,
+    /// A transmission made after the UE's path clears a finished blockage but before
+    /// the next channel update meets the loss of an unblocked link, and its CQI report
+    /// asks for that SINR's MCS: the module's `GetLoss` judges LoS at each
+    /// transmission but reads the `MmWaveLosTracker` counters, which its eNB advances
+    /// only at the updates (`MmWaveEnbPhy::CallPathloss`, every 125 us); until then
+    /// the recovery counter is 0 and `GetLoss` reads the sample before the recovery
+    /// trace's first (`g_blockage_up[-1]`, out of bounds; 0.0 in the module's build,
+    /// the padding before the array). A defect of the module, so off by default (the
+    /// recovery starts at the next update, at the trace's first sample); `wavecc
+    /// validate ns3-mmwave` turns it on. Other changes of the LoS state between
+    /// updates read the trace within one sample of the next update's value, and take
+    /// effect at that update.
+    pub misread_blockage_exit: bool,
 }
 
 /// How a UE of the `ns3-mmwave` profile gets uplink grants.
@@ -182,6 +195,7 @@ impl Default for Ns3MmwaveParams {
             downlink_headers: true,
             buffer_status_timer_s: 0.004,
             misread_overtaken_reports: false,
+            misread_blockage_exit: false,
         }
     }
 }
@@ -497,6 +511,12 @@ struct Ns3Model {
     n_down: f64,
     /// `losSamples`: progress of the recovery phase (0..340).
     n_up: f64,
+    /// `Ns3MmwaveParams::misread_blockage_exit`.
+    misread_exit: bool,
+    /// Blocked at the last update with the drop finished and no recovery begun: a
+    /// clearing before the next update would read the sample before the recovery's
+    /// first.
+    awaiting_recovery: bool,
 }
 
 impl Ns3Model {
@@ -522,6 +542,8 @@ impl Ns3Model {
             path_loss: None,
             n_down: 0.0,
             n_up: 0.0,
+            misread_exit: p.misread_blockage_exit,
+            awaiting_recovery: false,
         }
     }
 }
@@ -589,6 +611,7 @@ impl ChannelModel for Ns3Model {
         } else {
             ns3_excess(s, blocked, prev_blocked, first && t_s <= 0.0, ds)
         };
+        s.awaiting_recovery = blocked && s.n_down >= NS3_TRACE_SAMPLES && s.n_up == 0.0;
         Gain {
             gain_db: s.bf_gain_db - pl - excess,
             path_loss_db: pl,
@@ -605,6 +628,12 @@ impl ChannelModel for Ns3Model {
 
     fn chunk_gain_ratios(&self) -> Option<&[f64]> {
         self.multipath.as_deref().map(|m| &m.chunk_ratios()[..])
+    }
+
+    /// With `misread_blockage_exit`, a link whose drop has finished and whose recovery
+    /// has not begun reads 0 dB once its path clears (see the key).
+    fn loss_if_cleared_db(&self) -> Option<f64> {
+        (self.misread_exit && self.awaiting_recovery).then_some(0.0)
     }
 }
 
@@ -863,6 +892,42 @@ mod tests {
             (before - 22.131).abs() < 0.01 && (after - 25.178).abs() < 0.01,
             "{before} {after}"
         );
+    }
+
+    /// `misread_blockage_exit`: a path clearing after the drop has finished and
+    /// before the recovery has begun meets 0 dB excess (the gain without the steady
+    /// loss); during the drop, during a recovery, and with the key off, a clearing
+    /// waits for the next update.
+    #[test]
+    fn a_misread_exit_meets_no_excess_only_between_a_full_drop_and_its_recovery() {
+        let on = Ns3MmwaveParams {
+            misread_blockage_exit: true,
+            ..Default::default()
+        };
+        let ue = Point::new(0.0, 68.0, 1.5);
+        let if_cleared = |p: &Ns3MmwaveParams, blocked_ms: &[u32]| {
+            let mut ch = Channel::new(p, rng(3));
+            (0..=blocked_ms.len())
+                .map(|k| {
+                    let blk: &[ObstacleClass] = match blocked_ms.get(k) {
+                        Some(1) => &B,
+                        _ => &[],
+                    };
+                    ch.update(1.0 + k as f64 * 1e-3, GNB, ue, blk);
+                    ch.gain_if_cleared_db().map(|g| g - ch.gain_db())
+                })
+                .collect::<Vec<_>>()
+        };
+        // 50 ms blocked: the drop ends after 40 ms; then LoS (recovery), blocked again.
+        let mut pattern = vec![1; 50];
+        pattern.extend([0, 0, 1, 1]);
+        let got = if_cleared(&on, &pattern);
+        assert!(got[..40].iter().all(Option::is_none), "{got:?}");
+        for rise in &got[40..50] {
+            assert!((rise.unwrap() - NS3_TRACE_STEADY_DB).abs() < 1e-9);
+        }
+        assert!(got[50..].iter().all(Option::is_none), "{got:?}");
+        assert!(if_cleared(&ns3(), &pattern).iter().all(Option::is_none));
     }
 
     #[test]

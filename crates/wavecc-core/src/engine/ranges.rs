@@ -35,8 +35,20 @@ impl RangeSet {
 
     /// The range containing byte `x`.
     pub fn containing(&self, x: u64) -> Option<(u64, u64)> {
-        let i = self.ranges.partition_point(|&(_, e)| e <= x);
+        let i = self.first_ending_after(x);
         self.ranges.get(i).copied().filter(|&(s, _)| s <= x)
+    }
+
+    /// The index of the first range that ends after byte `x`. Most lookups (a
+    /// receiver's newest SACK block, a sender's SACK blocks) fall in or above the
+    /// highest range, which is tried first: the search over the hundreds of holes
+    /// of a slow-start overshoot cost `city-100ue` about 110 instructions per
+    /// delivered segment.
+    fn first_ending_after(&self, x: u64) -> usize {
+        match self.ranges.last() {
+            Some(&(s, e)) if s <= x => self.ranges.len() - usize::from(e > x),
+            _ => self.ranges.partition_point(|&(_, e)| e <= x),
+        }
     }
 
     /// True when [start, end) is entirely in the set.
@@ -87,7 +99,7 @@ impl RangeSet {
     /// The parts of [start, end) not yet in the set, in order (without allocating:
     /// the scoreboard asks for every SACK block of every ACK).
     pub fn gaps(&self, start: u64, end: u64) -> Gaps<'_> {
-        let first = self.ranges.partition_point(|&(_, e)| e <= start);
+        let first = self.first_ending_after(start);
         Gaps {
             ranges: &self.ranges[first..],
             cur: start,

@@ -39,16 +39,21 @@ impl RangeSet {
         self.ranges.get(i).copied().filter(|&(s, _)| s <= x)
     }
 
-    /// The index of the first range that ends after byte `x`. Most lookups (a
-    /// receiver's newest SACK block, a sender's SACK blocks) fall in or above the
-    /// highest range, which is tried first: the search over the hundreds of holes
-    /// of a slow-start overshoot cost `city-100ue` about 110 instructions per
-    /// delivered segment.
+    /// The index of the first range that ends after byte `x`. Nearly all lookups (a
+    /// receiver's SACK blocks, a sender's) fall among the top four ranges or above
+    /// (in `city-100ue`'s first second, 1.06 M of 1.14 M, over sets of 8 to 63
+    /// ranges), so the walk down from the top comes before the search, which cost
+    /// that run about 110 instructions per delivered segment.
     fn first_ending_after(&self, x: u64) -> usize {
-        match self.ranges.last() {
-            Some(&(s, e)) if s <= x => self.ranges.len() - usize::from(e > x),
-            _ => self.ranges.partition_point(|&(_, e)| e <= x),
+        let r = &self.ranges;
+        let mut i = r.len();
+        for _ in 0..4 {
+            if i == 0 || r[i - 1].1 <= x {
+                return i;
+            }
+            i -= 1;
         }
+        r[..i].partition_point(|&(_, e)| e <= x)
     }
 
     /// True when [start, end) is entirely in the set.

@@ -35,8 +35,25 @@ impl RangeSet {
 
     /// The range containing byte `x`.
     pub fn containing(&self, x: u64) -> Option<(u64, u64)> {
-        let i = self.ranges.partition_point(|&(_, e)| e <= x);
+        let i = self.first_ending_after(x);
         self.ranges.get(i).copied().filter(|&(s, _)| s <= x)
+    }
+
+    /// The index of the first range that ends after byte `x`. Nearly all lookups (a
+    /// receiver's SACK blocks, a sender's) fall among the top four ranges or above
+    /// (in `city-100ue`'s first second, 1.06 M of 1.14 M, in sets of mostly 4 to
+    /// 63 ranges), so the walk down from the top comes before the search, which cost
+    /// that run about 110 instructions per delivered segment.
+    fn first_ending_after(&self, x: u64) -> usize {
+        let r = &self.ranges;
+        let mut i = r.len();
+        for _ in 0..4 {
+            if i == 0 || r[i - 1].1 <= x {
+                return i;
+            }
+            i -= 1;
+        }
+        r[..i].partition_point(|&(_, e)| e <= x)
     }
 
     /// True when [start, end) is entirely in the set.
@@ -87,7 +104,7 @@ impl RangeSet {
     /// The parts of [start, end) not yet in the set, in order (without allocating:
     /// the scoreboard asks for every SACK block of every ACK).
     pub fn gaps(&self, start: u64, end: u64) -> Gaps<'_> {
-        let first = self.ranges.partition_point(|&(_, e)| e <= start);
+        let first = self.first_ending_after(start);
         Gaps {
             ranges: &self.ranges[first..],
             cur: start,

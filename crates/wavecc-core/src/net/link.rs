@@ -444,6 +444,23 @@ impl Link {
         pkt
     }
 
+    /// The packet `i` places behind the head and when it reaches the far end.
+    pub fn in_flight(&self, i: usize) -> &(Time, Packet) {
+        &self.pipe[i]
+    }
+
+    /// Drops the first `n` packets, which the world has handed on to the next link
+    /// ahead of their arrival: [`Self::take_head`] `n` times, at once, for a link
+    /// idle at `now`. All its packets have left the queue then, so none waits (and
+    /// `next_start` is not read before a packet waits again).
+    pub fn drop_handed_on(&mut self, now: Time, n: usize) {
+        debug_assert!(self.idle_at(now));
+        self.pipe.drop_front(n);
+        self.first_waiting = self.pipe.len();
+        self.waiting_bytes = 0;
+        self.stats.dequeued += n as u64;
+    }
+
     /// Queue occupancy at `now`: (bytes, packets) waiting for the serialiser.
     pub fn occupancy(&mut self, now: Time) -> (u64, u32) {
         if self.ahead_of(now) == 0 {

@@ -456,7 +456,7 @@ impl Wire {
     #[inline(always)]
     fn pass_on(&mut self, now: Time, a: u32, b: u32, mut pkt: Packet) -> bool {
         let (ai, bi) = (a as usize, b as usize);
-        if self.links[ai].in_transit() > 0 && !self.hand_over(a, b) {
+        if self.links[ai].in_transit() > 0 && !self.hand_over(now, a, b) {
             return false;
         }
         let entry = self.links[ai].arrival_at_once(now, pkt.size);
@@ -473,26 +473,32 @@ impl Wire {
         true
     }
 
-    /// Moves the packets idle link `a` holds (all in flight) into link `b` ahead
-    /// of their arrival, in order; false when `b` would refuse one at its entry,
-    /// which stays with those behind it.
+    /// Moves the packets link `a`, idle at `now`, holds (all in flight) into link
+    /// `b` ahead of their arrival, in order; false when `b` would refuse one at its
+    /// entry, which stays with those behind it. `a` drops the moved ones together
+    /// ([`Link::drop_handed_on`]): one by one, its head's bookkeeping cost
+    /// `city-100ue` about 30 instructions per delivered segment.
     #[inline(never)]
-    fn hand_over(&mut self, a: u32, b: u32) -> bool {
-        let (ai, bi) = (a as usize, b as usize);
-        let all = loop {
-            let Some(&(entry, mut pkt)) = self.links[ai].head() else {
-                break true;
-            };
+    fn hand_over(&mut self, now: Time, a: u32, b: u32) -> bool {
+        let [la, lb] = self
+            .links
+            .get_disjoint_mut([a as usize, b as usize])
+            .expect("a tandem joins two links");
+        let held = la.in_transit();
+        let mut moved = 0;
+        while moved < held {
+            let &(entry, mut pkt) = la.in_flight(moved);
             pkt.hop += 1;
-            if self.links[bi].enqueue_ahead(entry, pkt).is_none() {
-                break false;
+            if lb.enqueue_ahead(entry, pkt).is_none() {
+                break;
             }
-            self.links[ai].take_head();
-            self.passed += 1;
-        };
-        self.link_heads[ai] = self.links[ai].head_time().unwrap_or(Time::MAX);
-        self.link_heads[bi] = self.links[bi].head_time().unwrap_or(Time::MAX);
-        all
+            moved += 1;
+        }
+        la.drop_handed_on(now, moved);
+        self.passed += moved as u64;
+        self.link_heads[a as usize] = la.head_time().unwrap_or(Time::MAX);
+        self.link_heads[b as usize] = lb.head_time().unwrap_or(Time::MAX);
+        moved == held
     }
 }
 

@@ -87,11 +87,16 @@ impl Channel {
         self.last.excess_db
     }
 
-    /// The gain (dB) a transmission meets if the path clears before the next update,
-    /// from the instant it clears ([`ChannelModel::loss_if_cleared_db`]); `None`: the
-    /// last gain holds until then.
+    /// The gain (dB) a transmission meets if the path, blocked at the last update,
+    /// clears before the next, from the instant it clears
+    /// ([`ChannelModel::loss_if_cleared_db`]); `None` for a path clear at the last
+    /// update, or when the last gain holds until the next.
     pub fn gain_if_cleared_db(&self) -> Option<f64> {
-        (self.model.loss_if_cleared_db()).map(|loss| self.last.gain_db + self.last.excess_db - loss)
+        if !self.prev_blocked {
+            return None;
+        }
+        let loss = self.model.loss_if_cleared_db()?;
+        Some(self.last.gain_db + self.last.excess_db - loss)
     }
 
     /// Shadowing in the last gain (dB, 3gpp; 0 for ns3).

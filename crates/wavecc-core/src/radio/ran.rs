@@ -715,8 +715,7 @@ impl Ran {
                 }
                 _ => {}
             }
-            let cleared_gain = blocked.then(|| ue.channels[s].gain_if_cleared_db());
-            if let Some(gain_db) = cleared_gain.flatten() {
+            if let Some(gain_db) = ue.channels[s].gain_if_cleared_db() {
                 self.look_for_clearing(u, now, gain_db);
             }
         }

@@ -176,9 +176,9 @@ pub trait ChannelModel: std::fmt::Debug + Send {
         None
     }
 
-    /// The blockage loss (dB) a transmission meets if the path clears between this
-    /// update and the next, from the instant it clears; `None`: a clearing takes
-    /// effect at the next update.
+    /// The blockage loss (dB) a transmission meets if the path, blocked at this update,
+    /// clears before the next, from the instant it clears; `None`: a clearing takes
+    /// effect at the next update. Asked only of a link blocked at its last update.
     fn loss_if_cleared_db(&self) -> Option<f64> {
         None
     }

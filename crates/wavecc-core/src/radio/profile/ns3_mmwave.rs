@@ -513,10 +513,6 @@ struct Ns3Model {
     n_up: f64,
     /// `Ns3MmwaveParams::misread_blockage_exit`.
     misread_exit: bool,
-    /// Blocked at the last update with the drop finished and no recovery begun: a
-    /// clearing before the next update would read the sample before the recovery's
-    /// first.
-    awaiting_recovery: bool,
 }
 
 impl Ns3Model {
@@ -543,7 +539,6 @@ impl Ns3Model {
             n_down: 0.0,
             n_up: 0.0,
             misread_exit: p.misread_blockage_exit,
-            awaiting_recovery: false,
         }
     }
 }
@@ -611,7 +606,6 @@ impl ChannelModel for Ns3Model {
         } else {
             ns3_excess(s, blocked, prev_blocked, first && t_s <= 0.0, ds)
         };
-        s.awaiting_recovery = blocked && s.n_down >= NS3_TRACE_SAMPLES && s.n_up == 0.0;
         Gain {
             gain_db: s.bf_gain_db - pl - excess,
             path_loss_db: pl,
@@ -630,10 +624,11 @@ impl ChannelModel for Ns3Model {
         self.multipath.as_deref().map(|m| &m.chunk_ratios()[..])
     }
 
-    /// With `misread_blockage_exit`, a link whose drop has finished and whose recovery
-    /// has not begun reads 0 dB once its path clears (see the key).
+    /// With `misread_blockage_exit`, a blocked link whose drop has finished and whose
+    /// recovery has not begun reads 0 dB once its path clears (see the key).
     fn loss_if_cleared_db(&self) -> Option<f64> {
-        (self.misread_exit && self.awaiting_recovery).then_some(0.0)
+        let awaiting_recovery = self.n_down >= NS3_TRACE_SAMPLES && self.n_up == 0.0;
+        (self.misread_exit && awaiting_recovery).then_some(0.0)
     }
 }
 

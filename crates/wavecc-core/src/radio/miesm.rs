@@ -340,6 +340,11 @@ fn gaussian_tail(x: f64) -> f64 {
     0.5 * erfc(x / std::f64::consts::SQRT_2)
 }
 
+/// `P(N(0,1) <= x)`, as the tail of `-x` (no cancellation for large `x`).
+pub fn normal_cdf(x: f64) -> f64 {
+    gaussian_tail(-x)
+}
+
 /// Complementary error function, fractional error below 1.2e-7 everywhere (Chebyshev
 /// fit of Press et al., Numerical Recipes, 2nd ed., 6.2, `erfcc`): the code-block
 /// errors that matter here are 1e-3 to 1e-5.

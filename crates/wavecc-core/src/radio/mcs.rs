@@ -10,7 +10,10 @@
 //!   SINR thresholds from the gap-attenuated Shannon mapping [`nr_sinr_threshold_db`]
 //!   fitted to that ns-3 table.
 
-use super::miesm::{EffectiveSinr, flat, modulation_slot, mutual_information, tb_error};
+use super::miesm::{
+    EffectiveSinr, MODULATIONS, code_blocks, flat, modulation_slot, mutual_information, tb_error,
+    tb_error_of_blocks,
+};
 use crate::engine::Time;
 
 /// Slot timing the scheduler works with.
@@ -335,16 +338,60 @@ impl McsTable {
     /// (`MmWaveAmc::CreateCqiFeedbackWbTdma`); the lowest MCS when none. With the same
     /// SINR for every modulation this is [`McsTable::select`].
     pub fn select_effective(&self, effective: &EffectiveSinr, target_bler: f64) -> u8 {
+        self.select_walk(effective, target_bler, None)
+    }
+
+    /// The MCS a CQI report on a received TB of `tb_bytes` asks for: under the module's
+    /// rule its AMC judges every candidate MCS on a TB of that very size
+    /// (`MmWaveAmc::CreateCqiFeedbackWbTdma` is given the received block's `m_tbSize`),
+    /// not on the block the candidate would fill, so a report on a small block asks for
+    /// more than a full slot at that MCS can carry without errors. Under the logistic
+    /// curve, which has no size, [`McsTable::select_effective`].
+    pub fn select_for_block(
+        &self,
+        effective: &EffectiveSinr,
+        target_bler: f64,
+        tb_bytes: u64,
+    ) -> u8 {
+        self.select_walk(effective, target_bler, Some(tb_bytes * 8))
+    }
+
+    /// Whether the error rule reads a block's size (the module's does, the logistic
+    /// does not), so that a report on a block depends on it.
+    pub fn judges_block_size(&self) -> bool {
+        matches!(self.error, ErrorModel::ModuleMi { .. })
+    }
+
+    /// The walk of [`McsTable::select_effective`], judging each candidate under the
+    /// module's rule on `block_bits` when given, else on the block filling the nominal
+    /// slot at that MCS.
+    fn select_walk(
+        &self,
+        effective: &EffectiveSinr,
+        target_bler: f64,
+        block_bits: Option<u64>,
+    ) -> u8 {
         // The same for every entry: computed once (it takes a logarithm).
         let offset_db = match self.error {
             ErrorModel::Logistic { slope_per_db } => bler_offset_db(target_bler, slope_per_db),
             ErrorModel::ModuleMi { .. } => 0.0,
         };
-        let passes = |e: &McsEntry| {
-            let sinr = effective[modulation_slot(e.modulation_order)];
-            match self.error {
-                ErrorModel::Logistic { .. } => e.sinr_db + offset_db <= sinr,
-                ErrorModel::ModuleMi { .. } => self.bler(e.mcs, sinr) <= target_bler,
+        // One block for every candidate: segmented once, and each modulation's mutual
+        // information computed once.
+        let blocks = block_bits.map(code_blocks);
+        let mut mi = [f64::NAN; MODULATIONS];
+        let mut passes = |e: &McsEntry| {
+            let slot = modulation_slot(e.modulation_order);
+            let sinr = effective[slot];
+            match (self.error, &blocks) {
+                (ErrorModel::Logistic { .. }, _) => e.sinr_db + offset_db <= sinr,
+                (ErrorModel::ModuleMi { .. }, None) => self.bler(e.mcs, sinr) <= target_bler,
+                (ErrorModel::ModuleMi { .. }, Some(blocks)) => {
+                    if mi[slot].is_nan() {
+                        mi[slot] = mutual_information(slot, sinr);
+                    }
+                    tb_error_of_blocks(e.mcs, &mi[slot..=slot], blocks) <= target_bler
+                }
             }
         };
         let mut chosen = self.entries[0].mcs;
@@ -697,6 +744,46 @@ mod tests {
         // Its error does not read the size at all.
         assert_eq!(l.tb_error(28, &[18.0, 15.0], 50_000), both);
         assert_eq!(l.error_size(28, 1000), l.error_size(28, 50_000));
+    }
+
+    /// A report on a block judges every candidate on that block's size: the chosen MCS
+    /// passes at that size and the next one fails; a small block (one code block)
+    /// never asks for less than link adaptation's full-slot choice, and just above a
+    /// threshold for more; the logistic table reads no size.
+    #[test]
+    fn reports_judge_candidates_on_the_received_blocks_size() {
+        let t = McsTable::ns3_mmwave_mi();
+        let full =
+            |mcs: u8| u64::from(Numerology::NS3_MMWAVE.data_symbols * t.bits_per_symbol(mcs)) / 8;
+        let mut higher = 0;
+        for step in 0..200 {
+            let sinr = -8.0 + 0.15 * f64::from(step);
+            let eff = flat(sinr);
+            let chosen = t.select_effective(&eff, 0.1);
+            for bytes in [500, full(chosen)] {
+                let asked = t.select_for_block(&eff, 0.1, bytes);
+                let err = |mcs: u8| t.module_tb_error(mcs, &[sinr], bytes * 8);
+                if asked > 0 {
+                    assert!(err(asked) <= 0.1, "{sinr} dB, {bytes} bytes");
+                }
+                if asked < 28 {
+                    assert!(err(asked + 2) > 0.1, "{sinr} dB, {bytes} bytes");
+                }
+            }
+            let small = t.select_for_block(&eff, 0.1, 500);
+            assert!(small >= chosen, "{sinr} dB");
+            higher += usize::from(small > chosen);
+        }
+        assert!(higher > 0);
+        let l = McsTable::ns3_mmwave();
+        for sinr in [-5.0, 3.2, 12.0] {
+            let eff = flat(sinr);
+            assert_eq!(
+                l.select_for_block(&eff, 0.1, 500),
+                l.select_effective(&eff, 0.1)
+            );
+        }
+        assert!(t.judges_block_size() && !l.judges_block_size());
     }
 
     #[test]

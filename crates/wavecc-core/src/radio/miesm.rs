@@ -310,14 +310,11 @@ pub fn code_blocks(tb_bits: u64) -> [(u32, u32); 2] {
         let c = tb_bits.div_ceil(Z - 24);
         (c, tb_bits + 24 * c)
     };
-    let k_plus = turbo_block_sizes().find(|&k| c * k >= b1).unwrap_or(Z);
+    let k_plus = turbo_size_at_least(b1.div_ceil(c));
     if c == 1 {
         return [(1, k_plus as u32), (0, 0)];
     }
-    let k_minus = turbo_block_sizes()
-        .take_while(|&k| k < k_plus)
-        .last()
-        .unwrap_or(40);
+    let k_minus = turbo_size_below(k_plus);
     let c_minus = (c * k_plus - b1) / (k_plus - k_minus);
     [
         ((c - c_minus) as u32, k_plus as u32),
@@ -325,14 +322,35 @@ pub fn code_blocks(tb_bits: u64) -> [(u32, u32); 2] {
     ]
 }
 
-/// TS 36.212 Table 5.1.3-3's turbo interleaver sizes K: 40-512 by 8, to 1,024 by 16,
-/// to 2,048 by 32, to 6,144 by 64 (188 sizes).
-fn turbo_block_sizes() -> impl Iterator<Item = u64> {
-    (40..=512)
-        .step_by(8)
-        .chain((528..=1024).step_by(16))
-        .chain((1056..=2048).step_by(32))
-        .chain((2112..=6144).step_by(64))
+/// TS 36.212 Table 5.1.3-3's turbo interleaver sizes K as (first, last, step): 40-512
+/// by 8, to 1,024 by 16, to 2,048 by 32, to 6,144 by 64 (188 sizes). Each range's
+/// first size is a multiple of its step, so a size is found by rounding, not by a
+/// walk through the table (a CQI report judges every MCS on one block).
+const TURBO_SIZE_RANGES: [(u64, u64, u64); 4] = [
+    (40, 512, 8),
+    (528, 1024, 16),
+    (1056, 2048, 32),
+    (2112, 6144, 64),
+];
+
+/// The smallest turbo size `K >= x`; 6,144 when none is.
+fn turbo_size_at_least(x: u64) -> u64 {
+    for (first, last, step) in TURBO_SIZE_RANGES {
+        if x <= last {
+            return first.max(x.div_ceil(step) * step);
+        }
+    }
+    6144
+}
+
+/// The largest turbo size `K < k`; 40 when none is.
+fn turbo_size_below(k: u64) -> u64 {
+    for &(first, last, step) in TURBO_SIZE_RANGES.iter().rev() {
+        if k > first {
+            return last.min((k - 1) / step * step);
+        }
+    }
+    40
 }
 
 /// `Q(x) = P(N(0,1) > x) = erfc(x / sqrt 2) / 2`.
@@ -371,10 +389,15 @@ fn erfc(x: f64) -> f64 {
 /// * Each code block fails with `Q((MI - b) / c)` for its size's curve, independently;
 ///   the TB fails if any does.
 pub fn tb_error(mcs: u8, mi: &[f64], tb_bits: u64) -> f64 {
+    tb_error_of_blocks(mcs, mi, &code_blocks(tb_bits))
+}
+
+/// [`tb_error`] of a block already segmented ([`code_blocks`]).
+pub fn tb_error_of_blocks(mcs: u8, mi: &[f64], blocks: &[(u32, u32); 2]) -> f64 {
     let n = mi.len().max(1);
     let mean_mi = mi.iter().sum::<f64>() / n as f64;
     let row = curve_row(mcs, n);
-    let ok: f64 = code_blocks(tb_bits)
+    let ok: f64 = blocks
         .iter()
         .filter(|&&(count, _)| count > 0)
         .map(|&(count, k)| {
@@ -478,9 +501,32 @@ mod tests {
         assert!(out[1].is_finite() && out[2].is_finite());
     }
 
+    /// Table 5.1.3-3 listed size by size.
+    fn turbo_block_sizes() -> impl Iterator<Item = u64> {
+        (40..=512)
+            .step_by(8)
+            .chain((528..=1024).step_by(16))
+            .chain((1056..=2048).step_by(32))
+            .chain((2112..=6144).step_by(64))
+    }
+
+    /// Rounding finds the sizes the table lists.
+    #[test]
+    fn turbo_sizes_by_rounding_are_the_tables() {
+        assert_eq!(turbo_block_sizes().count(), 188);
+        for x in 0..6300 {
+            let want = turbo_block_sizes().find(|&k| k >= x).unwrap_or(6144);
+            assert_eq!(turbo_size_at_least(x), want, "{x}");
+            let below = turbo_block_sizes()
+                .take_while(|&k| k < x)
+                .last()
+                .unwrap_or(40);
+            assert_eq!(turbo_size_below(x), below, "{x}");
+        }
+    }
+
     #[test]
     fn transport_blocks_are_segmented_as_ts_36_212_says() {
-        assert_eq!(turbo_block_sizes().count(), 188);
         assert_eq!(code_blocks(6144), [(1, 6144), (0, 0)]);
         assert_eq!(code_blocks(1000), [(1, 1008), (0, 0)]);
         // 6,145 bits: C = 2, B' = 6,193; K+ = 3,136 (2 x 3,136 >= 6,193), K- = 3,072,

@@ -1043,19 +1043,28 @@ impl Ran {
                     let want = want.min(left);
                     // Most busy UEs have no uplink to send in a slot (their downlink
                     // made them busy): the call would change nothing.
+                    let bytes = ue.ul.stats.tx_bytes;
                     let spent = if want == 0 && ue.ul.sends_nothing_without_symbols() {
                         0
                     } else {
                         transmit_uplink(ue, now, want, &ch, self.status_prohibit)
                     };
                     if spent > 0 {
-                        ue.ul_cqi.transmitted(now, ue.ul_mcs, self.cqi_expiry);
+                        let sent = ue.ul.stats.tx_bytes - bytes;
+                        let reported =
+                            report_on(table, &ue.ul_eff_sinr_db, ue.ul_mcs, sent, self.target_bler);
+                        ue.ul_cqi.transmitted(now, reported, self.cqi_expiry);
                     }
                     spent
                 }
                 Some(timing) => {
                     let (expiry, prohibit) = (self.cqi_expiry, self.status_prohibit);
-                    granted_uplink(ue, now, table, timing, expiry, prohibit, self.symbol);
+                    let granted = granted_uplink(ue, now, table, timing, prohibit, self.symbol);
+                    if let Some((air, sent)) = granted {
+                        let reported =
+                            report_on(table, &ue.ul_eff_sinr_db, ue.ul_mcs, sent, self.target_bler);
+                        ue.ul_cqi.transmitted(air, reported, expiry);
+                    }
                     let air = now + timing.decision_lead();
                     let ch = SlotChannel {
                         table,
@@ -1118,11 +1127,9 @@ impl Ran {
                 sinr_db: ue.eff_sinr_db,
             };
             let mut used = 0;
+            let bytes = ue.dl.stats.tx_bytes;
             if self.scratch_shares[k] > 0 {
-                let (tbs, bytes) = (
-                    ue.dl.stats.tbs + ue.dl.stats.harq_retx,
-                    ue.dl.stats.tx_bytes,
-                );
+                let tbs = ue.dl.stats.tbs + ue.dl.stats.harq_retx;
                 used = transmit_with_reports(
                     &mut ue.dl,
                     &mut ue.ul,
@@ -1140,7 +1147,9 @@ impl Ran {
                 gnb.transmitting = true;
             }
             if used > 0 {
-                ue.dl_cqi.transmitted(now, ue.mcs, self.cqi_expiry);
+                let sent = ue.dl.stats.tx_bytes - bytes;
+                let reported = report_on(table, &ue.eff_sinr_db, ue.mcs, sent, self.target_bler);
+                ue.dl_cqi.transmitted(now, reported, self.cqi_expiry);
                 dl_end += used;
                 if let Some(symbol) = self.symbol {
                     ue.dl.land_later(now, u64::from(dl_end) * symbol);
@@ -1376,6 +1385,24 @@ fn select_mcs(
     }
 }
 
+/// The MCS a CQI report on a slot's TBs of `bytes` asks for: link adaptation's
+/// `chosen` one, unless the table's error rule reads a block's size, in which case
+/// the choice for a block of that size (`McsTable::select_for_block`, the module's
+/// AMC). A HARQ retransmission beside new data counts as one block with it.
+fn report_on(
+    table: &McsTable,
+    effective: &EffectiveSinr,
+    chosen: u8,
+    bytes: u64,
+    target_bler: f64,
+) -> u8 {
+    if table.judges_block_size() {
+        table.select_for_block(effective, target_bler, bytes)
+    } else {
+        chosen
+    }
+}
+
 /// The two hold the same numbers to the bit (so a memo holds for signed zeros too).
 fn same_bits(a: &EffectiveSinr, b: &EffectiveSinr) -> bool {
     a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
@@ -1436,35 +1463,34 @@ fn linear_to_db(x: f64) -> f64 {
 /// status reports (`grants.rs`), reaches the UE at `now`, which fills its TB there and
 /// then: due HARQ retransmissions, then what it holds, which leaves its buffer (and its
 /// later reports) at once; the TB goes on the air in the next subframe. The granted
-/// symbols are spent whether or not the UE still holds data for them.
+/// symbols are spent whether or not the UE still holds data for them. Returns when the
+/// TB goes on the air and its bytes, for the CQI report on it, when there was a grant.
 fn granted_uplink(
     ue: &mut Ue,
     now: Time,
     table: &McsTable,
     timing: GrantTiming,
-    expiry: Option<CqiExpiry>,
     prohibit: Option<Time>,
     symbol: Option<Time>,
-) {
+) -> Option<(Time, u64)> {
     if prohibit.is_some() {
         report_status(ue, now, timing);
     }
     let air = now + timing.fill_lead();
-    let Some((symbols, mcs)) = ue.grants.take_scheduled(air) else {
-        return;
-    };
+    let (symbols, mcs) = ue.grants.take_scheduled(air)?;
     let ch = SlotChannel {
         table,
         mcs,
         sinr_db: ue.ul_eff_sinr_db,
     };
+    let bytes = ue.ul.stats.tx_bytes;
     transmit_uplink(ue, now, symbols, &ch, prohibit);
-    ue.ul_cqi.transmitted(air, ue.ul_mcs, expiry);
     // The TB ends `symbols` after its slot's start, laid out when it was scheduled.
     let start = ue.slots.at(air, timing.subframe).and_then(|slots| slots.1);
     if let (Some(symbol), Some(start)) = (symbol, start) {
         ue.ul.land_later(now, u64::from(start + symbols) * symbol);
     }
+    Some((air, ue.ul.stats.tx_bytes - bytes))
 }
 
 /// When each direction's RLC retransmits what HARQ gave up on (`arq.rs`): with a
@@ -1666,6 +1692,22 @@ mod tests {
 
     /// The memo answers only the question it was asked: any change of the SINRs,
     /// down to a signed zero, asks the table again.
+
+    /// Under the module's error rule a CQI report asks for what suits the block it was
+    /// made on, however link adaptation chose; under the logistic rule it repeats the
+    /// choice.
+    #[test]
+    fn reports_follow_their_block_under_the_module_rule() {
+        let (mi, logistic) = (McsTable::ns3_mmwave_mi(), McsTable::ns3_mmwave());
+        for step in 0..60 {
+            let eff = flat(-6.0 + 0.5 * f64::from(step));
+            for bytes in [300, 4_000, 40_000] {
+                let want = mi.select_for_block(&eff, 0.1, bytes);
+                assert_eq!(report_on(&mi, &eff, 7, bytes, 0.1), want);
+                assert_eq!(report_on(&logistic, &eff, 7, bytes, 0.1), 7);
+            }
+        }
+    }
 
     #[test]
     fn the_mcs_memo_gives_the_tables_choice() {

@@ -152,6 +152,9 @@ impl World {
 
     /// Handles what endpoints sent during the event and [`Wire`] left pending:
     /// packets for the radio go to it, packets a link refused are counted lost.
+    /// Then the UEs whose uplink took packets report their buffers, once each
+    /// ([`Ran::report_uplinks`]): an uplink hop is always the first of a reverse
+    /// route, so only this hands packets to an uplink.
     fn flush_pending(&mut self) {
         for i in 0..self.wire.pending.len() {
             let pkt = self.wire.pending[i];
@@ -162,6 +165,9 @@ impl World {
             }
         }
         self.wire.pending.clear();
+        if let Some(ran) = &mut self.ran {
+            ran.report_uplinks(self.now);
+        }
     }
 
     /// Hands a packet to a hop: a link's queue or the radio's RLC buffer.

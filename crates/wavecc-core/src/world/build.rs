@@ -144,7 +144,7 @@ impl World {
             radio_feed: None,
         };
         if world.ran.is_some() {
-            world.queue.push(0, Event::ChannelUpdate);
+            world.radio_times.set_update(0, &mut world.queue);
         }
         for (i, f) in cfg.flows.iter().enumerate() {
             let flow = world.build_flow(cfg, i as u32, f, &rng);

@@ -43,6 +43,7 @@ impl World {
                 match self.radio_times.take() {
                     RadioTick::Slot => self.radio_slot(),
                     RadioTick::Landing => self.hand_up(),
+                    RadioTick::ChannelUpdate => self.channel_update(),
                 }
             } else {
                 let (_, event) = self.queue.pop().expect("peeked");
@@ -142,7 +143,6 @@ impl World {
     fn dispatch(&mut self, event: Event, until_poll: &mut u32) {
         match event {
             Event::Sample => self.sample(),
-            Event::ChannelUpdate => self.channel_update(),
             Event::Flow(FlowEvent { flow, timer }) => {
                 self.on_flow_timer(flow, Some(timer), until_poll)
             }
@@ -237,8 +237,8 @@ impl World {
             .as_mut()
             .expect("channel updates only with a radio");
         ran.update_channels(self.now, &mut self.radio_events, &mut self.radio_dropped);
-        self.queue
-            .push(self.now + ran.update_interval(), Event::ChannelUpdate);
+        let next = self.now + ran.update_interval();
+        self.radio_times.set_update(next, &mut self.queue);
         for ev in self.radio_events.drain(..) {
             let (ue, kind, cell, from) = match ev {
                 RadioEvent::Handover { ue, from, to } => (ue, "handover", to, i64::from(from)),

@@ -449,6 +449,34 @@ impl Link {
         &self.pipe[i]
     }
 
+    /// The packet `i` places behind the head, if it has reached the far end by
+    /// `now`. For a link without loss, whose arrived packets the world reads in
+    /// place and then drops together ([`Self::drop_arrived`]).
+    #[inline(always)]
+    pub fn arrived(&self, i: usize, now: Time) -> Option<&(Time, Packet)> {
+        self.pipe.get(i).filter(|&&(arrival, _)| arrival <= now)
+    }
+
+    /// Drops the first `n` packets, which have reached the far end and which the
+    /// world has read in place ([`Self::arrived`]): [`Self::take_head`] `n` times.
+    pub fn drop_arrived(&mut self, n: usize) {
+        if n == 0 {
+            return;
+        }
+        if n <= self.first_waiting {
+            self.first_waiting -= n;
+        } else {
+            // Those not yet released by `advance` have been serialised: release them.
+            for i in self.first_waiting..n {
+                self.waiting_bytes -= self.pipe[i].1.size as u64;
+            }
+            self.next_start = self.pipe[n - 1].0 - self.delay;
+            self.first_waiting = 0;
+        }
+        self.pipe.drop_front(n);
+        self.stats.dequeued += n as u64;
+    }
+
     /// Drops the first `n` packets, which the world has handed on to the next link
     /// ahead of their arrival: [`Self::take_head`] `n` times, at once, for a link
     /// idle at `now`. All its packets have left the queue then, so none waits (and
@@ -567,6 +595,42 @@ mod tests {
             l.enqueue(1_000_000_000, pkt(1000)),
             Verdict::Accepted { was_idle: true }
         ));
+    }
+
+    #[test]
+    fn dropping_arrived_packets_together_takes_them_one_by_one() {
+        // 1 Mb/s, 5 ms: four packets offered at once, the last three waiting, with
+        // no occupancy check before they arrive; and with one or all released.
+        for released_at in [None, Some(9_000_000), Some(21_000_000)] {
+            let queued = || {
+                let mut l = Link::new("l", 1e6, 5_000_000, QueueLimit::Bytes(10_000));
+                for size in [1000, 500, 1000, 700] {
+                    l.enqueue(0, pkt(size));
+                }
+                if let Some(t) = released_at {
+                    l.occupancy(t);
+                }
+                l
+            };
+            // By 25 ms the first three have reached the far end (13, 17, 25 ms).
+            let now = 25_000_000;
+            let (mut one_by_one, mut together) = (queued(), queued());
+            let mut n = 0;
+            while one_by_one.arrived(0, now).is_some() {
+                assert_eq!(together.arrived(n, now), one_by_one.head());
+                one_by_one.take_head();
+                n += 1;
+            }
+            assert_eq!((n, together.arrived(n, now)), (3, None));
+            together.drop_arrived(n);
+            assert_eq!(together.stats, one_by_one.stats);
+            assert_eq!(together.head(), one_by_one.head());
+            for t in [now, 29_599_999, 29_600_000] {
+                assert_eq!(together.occupancy(t), one_by_one.occupancy(t));
+            }
+            let next = |l: &mut Link| (l.enqueue(now, pkt(300)), l.in_flight(1).0);
+            assert_eq!(next(&mut together), next(&mut one_by_one));
+        }
     }
 
     #[test]

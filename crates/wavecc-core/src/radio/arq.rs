@@ -134,6 +134,9 @@ impl Arq {
         unacknowledged: Option<(u64, u64)>,
         queue: &mut VecDeque<Retransmission>,
     ) -> Option<Time> {
+        if self.idle(now, rx_next, received, sender_idle) {
+            return None;
+        }
         let ArqTiming::Reordering(timers) = self.timing else {
             return None;
         };
@@ -178,6 +181,22 @@ impl Arq {
             queue.push_back((start, end, poll_at));
         }
         (queue.len() > before).then_some(poll_at)
+    }
+
+    /// True when [`Self::advance`] with these arguments changes nothing and returns
+    /// None: no reordering timer expires by `now` or waits to start or stop, and the
+    /// poll-retransmit timer is not due with the sender idle. The receiver's
+    /// `deliver` asks it first, to skip the rest when nothing reached it.
+    #[inline]
+    pub fn idle(&self, now: Time, rx_next: u64, received: &RangeSet, sender_idle: bool) -> bool {
+        let ArqTiming::Reordering(timers) = self.timing else {
+            return true;
+        };
+        let reordering_idle = match self.reordering {
+            Some((at, vr_x)) => at > now && rx_next < vr_x,
+            None => received.end() <= rx_next,
+        };
+        reordering_idle && (!sender_idle || self.last_pdu + timers.poll_retransmit > now)
     }
 
     /// A handover re-establishes the entity: what HARQ gave up on goes again after
@@ -276,6 +295,43 @@ mod tests {
         assert_eq!(queue.len(), 1);
         arq.advance(21 * MS, 100, &beyond, false, None, &mut queue);
         assert_eq!(queue.back(), Some(&(300, 400, 21 * MS + MS / 2)));
+    }
+
+    /// `idle` lets a receiver skip `advance` when nothing reached it; after a
+    /// re-establishment the timer must still restart at the next call, from that
+    /// call's instant, with nothing new received.
+    #[test]
+    fn a_stopped_timer_restarts_at_the_next_call_with_nothing_new() {
+        let mut arq = reordering();
+        let mut queue = VecDeque::new();
+        let beyond = held(&[(200, 300)]);
+        arq.advance(MS, 100, &beyond, false, None, &mut queue);
+        assert!(
+            arq.idle(2 * MS, 100, &beyond, false),
+            "running, not yet due"
+        );
+        arq.reestablish(2 * MS, &mut queue);
+        assert!(!arq.idle(3 * MS, 100, &beyond, false), "to restart");
+        arq.advance(3 * MS, 100, &beyond, false, None, &mut queue);
+        assert!(arq.idle(13 * MS - 1, 100, &beyond, false));
+        assert!(
+            !arq.idle(13 * MS, 100, &beyond, false),
+            "due 10 ms after 3 ms"
+        );
+        arq.advance(13 * MS, 100, &beyond, false, None, &mut queue);
+        assert_eq!(arq.nacked_to(), 300);
+        // The hole filled (HARQ delivered it): the restarted timer waits to stop.
+        let nothing = RangeSet::default();
+        assert!(!arq.idle(14 * MS, 300, &nothing, false));
+        arq.advance(14 * MS, 300, &nothing, false, None, &mut queue);
+        // An idle sender's poll is due a period after its last PDU.
+        arq.sent_pdu(14 * MS);
+        assert!(arq.idle(18 * MS - 1, 300, &nothing, true));
+        assert!(!arq.idle(18 * MS, 300, &nothing, true));
+        assert!(
+            arq.idle(18 * MS, 300, &nothing, false),
+            "a busy sender does not poll"
+        );
     }
 
     #[test]

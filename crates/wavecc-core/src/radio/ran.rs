@@ -109,6 +109,9 @@ struct Ue {
     pf_slot: u64,
     /// In `Ran::active`: an entity may hold SDUs.
     active: bool,
+    /// In `Ran::unreported`: the uplink took SDUs whose buffer status report waits
+    /// for `Ran::report_uplinks`.
+    ul_unreported: bool,
     /// In `Ran::interrupted`: a handover interruption holds its proportional-fair
     /// average still.
     pf_frozen: bool,
@@ -233,6 +236,9 @@ pub struct Ran {
     /// order once `active_sorted`: the only UEs a slot works on.
     active: Vec<usize>,
     active_sorted: bool,
+    /// The UEs whose uplink took SDUs since the last `report_uplinks`, under a
+    /// profile whose grants follow buffer status reports.
+    unreported: Vec<usize>,
     /// UEs handed over whose interruption had not ended at the last slot.
     interrupted: Vec<usize>,
     slot_number: u64,
@@ -407,6 +413,7 @@ impl Ran {
                     pf_average_bits: 0.0,
                     pf_slot: 0,
                     active: false,
+                    ul_unreported: false,
                     pf_frozen: false,
                     dl_cqi: CqiState::default(),
                     ul_cqi: CqiState::default(),
@@ -458,6 +465,7 @@ impl Ran {
             ues,
             active: Vec::new(),
             active_sorted: true,
+            unreported: Vec::new(),
             interrupted: Vec::new(),
             slot_number: 0,
             slot_pending: false,
@@ -543,10 +551,34 @@ impl Ran {
         Ok(())
     }
 
+    /// Queues an SDU into UE `ue`'s uplink. The buffer status report it makes waits
+    /// for [`Ran::report_uplinks`], which the caller makes at `now`, before the radio
+    /// does anything else.
     pub fn enqueue_uplink(&mut self, now: Time, ue: u32, pkt: Packet) -> Result<(), Packet> {
         let u = &mut self.ues[ue as usize];
         u.ul.enqueue(now, pkt)?;
-        if let Some(timing) = self.uplink_grants {
+        if self.uplink_grants.is_some() && !u.ul_unreported {
+            u.ul_unreported = true;
+            self.unreported.push(ue as usize);
+        }
+        self.activate(ue as usize);
+        Ok(())
+    }
+
+    /// The buffer status reports of the uplink SDUs queued at `now` since the last
+    /// call, one per UE: the reports a UE makes at one instant replace one another
+    /// (`UplinkGrants::report`) and announce its owed status report alike
+    /// (`StatusReport::buffer_reported`), so the last one, which names the buffer
+    /// as it is now, stands for all. The ACKs a hand-up's segments ask for come in
+    /// bursts (about four at once in `urban`); reported one by one, they cost about
+    /// 30 instructions per delivered segment.
+    pub fn report_uplinks(&mut self, now: Time) {
+        let Some(timing) = self.uplink_grants else {
+            return;
+        };
+        for &ue in &self.unreported {
+            let u = &mut self.ues[ue];
+            u.ul_unreported = false;
             let status = match self.status_prohibit {
                 Some(_) => u.reports.ue.buffer_reported(now),
                 None => 0,
@@ -554,8 +586,7 @@ impl Ran {
             u.grants
                 .report(now, u.ul.reportable_bytes() + status, timing);
         }
-        self.activate(ue as usize);
-        Ok(())
+        self.unreported.clear();
     }
 
     /// Puts UE `u`, which now holds an SDU, on the list the slots work on.
@@ -881,6 +912,7 @@ impl Ran {
     /// the hosts answer at once (a UE's ACKs, with their buffer status reports) reaches
     /// the radio before the slot is scheduled.
     pub fn hand_up_slot(&mut self, now: Time, out: &mut Vec<Packet>) {
+        debug_assert!(self.unreported.is_empty(), "uplink reports made first");
         self.sort_active();
         self.hand_up(now, out);
     }
@@ -891,6 +923,7 @@ impl Ran {
     /// ones' proportional-fair averages decay when they are next scheduled. Returns
     /// whether another slot is needed.
     pub fn schedule_slot(&mut self, now: Time) -> bool {
+        debug_assert!(self.unreported.is_empty(), "uplink reports made first");
         self.sort_active();
         self.end_interruptions(now);
         if !self.clearings.is_empty() {
@@ -2008,6 +2041,13 @@ mod tests {
         }
     }
 
+    /// Queues `pkt` into UE `ue`'s uplink at `now` and makes its buffer report, as
+    /// the world does after each burst.
+    fn uplink(ran: &mut Ran, now: Time, ue: u32, pkt: Packet) {
+        ran.enqueue_uplink(now, ue, pkt).unwrap();
+        ran.report_uplinks(now);
+    }
+
     /// Slots skip idle UEs, so one whose downlink fills again must still be served in
     /// the next slot, and its packet handed up when its TB has been on the air and
     /// decoded: the ns3-mmwave profile's scheduler builds the TB then and airs it
@@ -2079,7 +2119,7 @@ mod tests {
         let mut ran = urban_ran(|_| {});
         let (sf, symbol, decode) = (ran.slot(), 4_160, ran.decode_latency);
         let d = 20 * sf;
-        ran.enqueue_uplink(d - sf + 1, 0, ack(1)).unwrap(); // on the air at d + 3 sf
+        uplink(&mut ran, d - sf + 1, 0, ack(1)); // on the air at d + 3 sf
         ran.enqueue_downlink(d - 1, 0, packet(0)).unwrap(); // on the air at d + 2 sf
         let mut out = Vec::new();
         let mut landings = Vec::new();
@@ -2124,7 +2164,7 @@ mod tests {
         let sf = ran.slot();
         let t = 20 * sf;
         for at in [t + 1, t + 2, t + 2 * sf + 1, t + 3 * sf + 1] {
-            ran.enqueue_uplink(at, 0, ack(at)).unwrap();
+            uplink(&mut ran, at, 0, ack(at));
         }
         let ul: Vec<u64> = tbs_per_slot(&mut ran, t + sf, 6)
             .iter()
@@ -2166,7 +2206,7 @@ mod tests {
             // The receiver answers what is handed up before the slot is scheduled.
             ran.hand_up_slot(now, &mut out);
             if acked_at.is_none() && ran.ues[0].dl.stats.sdus_delivered == 2 {
-                ran.enqueue_uplink(now, 0, ack(9)).unwrap();
+                uplink(&mut ran, now, 0, ack(9));
                 acked_at = Some(k);
             }
             if delivered_at.is_none() && ran.ues[0].ul.stats.sdus_delivered == 1 {
@@ -2191,7 +2231,7 @@ mod tests {
         ran.ues[0].eff_sinr_db = dead;
         ran.ues[0].ul_eff_sinr_db = dead;
         ran.enqueue_downlink(t - 1, 0, ack(1)).unwrap();
-        ran.enqueue_uplink(t - 1, 0, ack(2)).unwrap();
+        uplink(&mut ran, t - 1, 0, ack(2));
         // The first slot each counter moves in: (new DL, DL retx, new UL, UL retx).
         let mut first = [None; 4];
         let mut out = Vec::new();
@@ -2222,7 +2262,7 @@ mod tests {
         let sf = ran.slot();
         let d = 20 * sf;
         // Reported in the subframe ending at d: granted at d + sf for d + 3 sf.
-        ran.enqueue_uplink(d - sf + 1, 0, ack(1)).unwrap();
+        uplink(&mut ran, d - sf + 1, 0, ack(1));
         for seq in 0..40 {
             ran.enqueue_downlink(d - 1, 0, packet(seq * 1500)).unwrap();
         }
@@ -2259,7 +2299,7 @@ mod tests {
             // An uplink grant for d + 3 sf; a short downlink TB on the air at d + 2 sf
             // (one packet), handed up at d + 4 sf; with `long_downlink`, a long one at
             // d + 3 sf puts the uplink TB after the symbol the short one ended at.
-            ran.enqueue_uplink(d - sf + 1, 0, ack(1)).unwrap();
+            uplink(&mut ran, d - sf + 1, 0, ack(1));
             ran.enqueue_downlink(d - 1, 0, ack(7)).unwrap();
             let mut out = Vec::new();
             ran.run_slot(d, &mut out);
@@ -2281,7 +2321,7 @@ mod tests {
             );
             let early = ran.ues[0].grants.sends_early_at == Some(b);
             assert_eq!(early, long_downlink);
-            ran.enqueue_uplink(b, 0, ack(2)).unwrap();
+            uplink(&mut ran, b, 0, ack(2));
             ran.schedule_slot(b);
             let ul: Vec<u64> = tbs_per_slot(&mut ran, b + sf, 3)
                 .iter()
@@ -2303,7 +2343,7 @@ mod tests {
         });
         let sf = ran.slot();
         let t = 20 * sf;
-        ran.enqueue_uplink(t, 0, ack(1)).unwrap();
+        uplink(&mut ran, t, 0, ack(1));
         let ul: Vec<u64> = tbs_per_slot(&mut ran, t, 5).iter().map(|t| t.1).collect();
         assert_eq!(ul, [0, 0, 0, 1, 0]);
     }
@@ -2319,7 +2359,7 @@ mod tests {
         let reported = ran.ues[0].ul_mcs;
         assert!(reported > 0);
         assert_eq!(ran.ues[0].ul_cqi.mcs(t, reported, expiry), 0);
-        ran.enqueue_uplink(t + 1, 0, ack(1)).unwrap();
+        uplink(&mut ran, t + 1, 0, ack(1));
         tbs_per_slot(&mut ran, t + sf, 4); // the TB goes at t + 4
         let mcs = |ran: &Ran, k: u64| ran.ues[0].ul_cqi.mcs(t + k * sf, reported, expiry);
         assert_eq!((mcs(&ran, 5), mcs(&ran, 6), mcs(&ran, 7)), (0, 0, reported));
@@ -2371,7 +2411,7 @@ mod tests {
             0,
             "the downlink report has expired"
         );
-        ran.enqueue_uplink(u + 1, 0, ack(8)).unwrap();
+        uplink(&mut ran, u + 1, 0, ack(8));
         for k in 1..7 {
             ran.run_slot(u + k * sf, &mut out);
         }
@@ -2402,7 +2442,7 @@ mod tests {
             ran.hand_up_slot(now, &mut out);
             while acked + 2 <= ran.ues[0].dl.stats.sdus_delivered {
                 acked += 2;
-                ran.enqueue_uplink(now, 0, ack(acked)).unwrap();
+                uplink(&mut ran, now, 0, ack(acked));
             }
             ran.schedule_slot(now);
             let u = &ran.ues[0];

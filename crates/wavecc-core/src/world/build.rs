@@ -144,7 +144,7 @@ impl World {
             radio_feed: None,
         };
         if world.ran.is_some() {
-            world.queue.push(0, Event::ChannelUpdate);
+            world.radio_times.set_update(0, &mut world.queue);
         }
         for (i, f) in cfg.flows.iter().enumerate() {
             let flow = world.build_flow(cfg, i as u32, f, &rng);
@@ -228,6 +228,8 @@ impl World {
     /// look (`World::park`): when the radio serves one UE, every route through the
     /// S1-U goes on into the radio's downlink and every downlink hop comes from it,
     /// it has no random loss (judged at the far end) and its delay exceeds a slot.
+    /// Its packets then go into that UE's downlink without being routed one by one
+    /// (`World::feed_radio`).
     /// With many UEs the least room of their buffers, checked at each slot, costs
     /// more than the hand-offs save.
     fn find_radio_feed(&self) -> Option<u32> {
@@ -239,7 +241,7 @@ impl World {
         let feeds_radio = self.flows.iter().all(|f| {
             [&f.forward, &f.reverse].iter().all(|route| {
                 route.iter().enumerate().all(|(i, hop)| match hop {
-                    Hop::Link(S1U) => matches!(route.get(i + 1), Some(Hop::Downlink(_))),
+                    Hop::Link(S1U) => route.get(i + 1) == Some(&Hop::Downlink(0)),
                     Hop::Downlink(_) => i > 0 && route[i - 1] == Hop::Link(S1U),
                     _ => true,
                 })

@@ -33,8 +33,6 @@ pub enum Event {
     /// Flow `n`'s application starts.
     Start(u32),
     Sample,
-    /// Positions, channels, SINR and MCS are recomputed.
-    ChannelUpdate,
 }
 
 impl From<FlowEvent> for Event {
@@ -108,8 +106,9 @@ pub struct World {
     radio_out: Vec<Packet>,
     /// Scratch for the landings of the slot about to start.
     radio_landings: Vec<Time>,
-    /// The radio's pending slot (scheduled only while the radio holds packets)
-    /// and the instants TBs land at inside a slot (`Ran::landings_within`).
+    /// The radio's pending slot (scheduled only while the radio holds packets),
+    /// the instants TBs land at inside a slot (`Ran::landings_within`) and the next
+    /// channel update.
     radio_times: RadioTimes,
     radio_events: Vec<RadioEvent>,
     radio_dropped: Vec<Packet>,

@@ -1,8 +1,10 @@
-//! The radio's pending slot and landings, kept beside the event queue rather than
-//! in it: a slot every 125 us and the landings inside it were about a fifth of the
-//! heap's entries, and each one cost a sift in and out and pushed the paced writer's
-//! wake-ups out of the queue's front slot. Each still carries an insertion number
-//! of the queue ([`EventQueue::stamp`]), so events at one instant keep their order.
+//! The radio's pending slot, landings and channel update, kept beside the event
+//! queue rather than in it: a slot every 125 us and the landings inside it were
+//! about a fifth of the heap's entries, and each one cost a sift in and out and
+//! pushed the paced writer's wake-ups out of the queue's front slot; so did the
+//! channel update, every 125 us under `ns3-mmwave`. Each still carries an insertion
+//! number of the queue ([`EventQueue::stamp`]), so events at one instant keep their
+//! order.
 
 use crate::engine::{EventQueue, Time};
 
@@ -15,14 +17,17 @@ const NONE: Key = (Time::MAX, u64::MAX);
 pub(super) enum RadioTick {
     Slot,
     Landing,
+    ChannelUpdate,
 }
 
 pub(super) struct RadioTimes {
     /// The pending slot, or `NONE`.
     slot: Key,
+    /// The pending channel update, or `NONE`.
+    update: Key,
     /// The pending landings, latest first (taken from the back).
     landings: Vec<Key>,
-    /// The earliest of the slot and the landings, or `NONE`.
+    /// The earliest of the slot, the update and the landings, or `NONE`.
     next: Key,
     /// Ticks handed out, counted with the run's events.
     pub(super) ticks: u64,
@@ -32,6 +37,7 @@ impl RadioTimes {
     pub(super) fn new() -> Self {
         Self {
             slot: NONE,
+            update: NONE,
             landings: Vec::new(),
             next: NONE,
             ticks: 0,
@@ -58,6 +64,13 @@ impl RadioTimes {
         self.next = self.next.min(self.slot);
     }
 
+    /// Schedules the next channel update at `t` (none may be pending).
+    pub(super) fn set_update<E: Copy>(&mut self, t: Time, queue: &mut EventQueue<E>) {
+        debug_assert_eq!(self.update, NONE, "one update pending at a time");
+        self.update = (t, queue.stamp());
+        self.next = self.next.min(self.update);
+    }
+
     /// Schedules landings at `times`, ascending and distinct, in that order.
     pub(super) fn add_landings<E: Copy>(&mut self, times: &[Time], queue: &mut EventQueue<E>) {
         if times.is_empty() {
@@ -75,7 +88,7 @@ impl RadioTimes {
         } else if old > 0 {
             self.landings.rotate_right(times.len());
         }
-        self.next = self.slot.min(*self.landings.last().expect("just added"));
+        self.next = self.next.min(*self.landings.last().expect("just added"));
     }
 
     /// Takes the radio's next instant, which has come.
@@ -84,11 +97,15 @@ impl RadioTimes {
         let tick = if self.slot == self.next {
             self.slot = NONE;
             RadioTick::Slot
+        } else if self.update == self.next {
+            self.update = NONE;
+            RadioTick::ChannelUpdate
         } else {
             self.landings.pop();
             RadioTick::Landing
         };
-        self.next = self.slot.min(self.landings.last().copied().unwrap_or(NONE));
+        let landing = self.landings.last().copied().unwrap_or(NONE);
+        self.next = self.slot.min(self.update).min(landing);
         tick
     }
 }
@@ -104,6 +121,7 @@ mod tests {
         let mut r = RadioTimes::new();
         q.push(10, 'a');
         r.set_slot(10, &mut q);
+        r.set_update(5, &mut q);
         q.push(10, 'b');
         r.add_landings(&[5, 10], &mut q);
         // A second batch at the same instants goes after the first.
@@ -114,12 +132,13 @@ mod tests {
                 order.push(match r.take() {
                     RadioTick::Slot => 'S',
                     RadioTick::Landing => 'L',
+                    RadioTick::ChannelUpdate => 'U',
                 });
             } else {
                 order.push(q.pop().expect("not empty").1);
             }
         }
-        assert_eq!(order, "LLaSbL");
-        assert_eq!(r.ticks, 4);
+        assert_eq!(order, "ULLaSbL");
+        assert_eq!(r.ticks, 5);
     }
 }

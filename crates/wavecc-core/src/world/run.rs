@@ -1,11 +1,11 @@
 //! Running a world: the event loop, and the routing of packets between links,
 //! radio and endpoints.
 
-use super::radio_times::RadioTick;
+use super::radio_times::{RadioTick, RadioTimes};
 use super::{Endpoints, Event, Flow, Hop, WakeHold, World};
-use crate::engine::{POLL_EVENTS, Stopped, Time, Unwatched, Watch, to_secs};
+use crate::engine::{EventQueue, POLL_EVENTS, Stopped, Time, Unwatched, Watch, to_secs};
 use crate::net::{Body, Link, Packet, Verdict};
-use crate::radio::RadioEvent;
+use crate::radio::{RadioEvent, Ran};
 use crate::tcp::{FlowEvent, FlowTimer, Io, Outbox, Sender};
 
 impl World {
@@ -43,6 +43,7 @@ impl World {
                 match self.radio_times.take() {
                     RadioTick::Slot => self.radio_slot(),
                     RadioTick::Landing => self.hand_up(),
+                    RadioTick::ChannelUpdate => self.channel_update(),
                 }
             } else {
                 let (_, event) = self.queue.pop().expect("peeked");
@@ -94,17 +95,43 @@ impl World {
     }
 
     /// Hands the radio the feed's packets that have reached the gNB by now, each
-    /// at its arrival, as their arrival events would have.
+    /// at its arrival, as their arrival events would have; a refusal is logged at
+    /// the refused packet's arrival.
     pub(super) fn take_parked(&mut self) {
         let Some(l) = self.radio_feed else { return };
-        let (now, li) = (self.now, l as usize);
-        while let Some(&(t, _)) = self.wire.links[li].head().filter(|h| h.0 <= now) {
-            let pkt = self.wire.links[li].take_head();
-            self.arrivals += 1;
+        let now = self.now;
+        while let Some((t, refused)) = self.feed_radio(l as usize, now) {
             self.now = t;
-            self.forward(pkt);
+            self.record_loss(&refused, "rlc_overflow");
         }
         self.now = now;
+    }
+
+    /// Queues the packets that reached the far end of the radio feed (link `li`)
+    /// by `now` into the downlink of the radio's one UE, in order and each at its
+    /// arrival, up to one the RLC refuses, returned with that arrival. Read in
+    /// place and dropped from the link together, and not routed one by one: the
+    /// feed's every packet goes on into that downlink ([`World::find_radio_feed`]).
+    /// Through the link's arrival and [`World::forward`], each cost about 80
+    /// instructions more.
+    fn feed_radio(&mut self, li: usize, now: Time) -> Option<(Time, Packet)> {
+        let ran = self.ran.as_mut().expect("a radio feed feeds a radio");
+        let link = &mut self.wire.links[li];
+        let (mut n, mut refused) = (0, None);
+        while let Some(&(t, mut pkt)) = link.arrived(n, now) {
+            n += 1;
+            pkt.hop += 1;
+            match ran.enqueue_downlink(t, 0, pkt) {
+                Ok(()) => start_slots(ran, &mut self.radio_times, &mut self.queue, t),
+                Err(p) => {
+                    refused = Some((t, p));
+                    break;
+                }
+            }
+        }
+        link.drop_arrived(n);
+        self.arrivals += n as u64;
+        refused
     }
 
     /// Inlined into the loop, as is [`Self::on_flow_timer`]: most events are a
@@ -116,7 +143,6 @@ impl World {
     fn dispatch(&mut self, event: Event, until_poll: &mut u32) {
         match event {
             Event::Sample => self.sample(),
-            Event::ChannelUpdate => self.channel_update(),
             Event::Flow(FlowEvent { flow, timer }) => {
                 self.on_flow_timer(flow, Some(timer), until_poll)
             }
@@ -126,6 +152,9 @@ impl World {
 
     /// Handles what endpoints sent during the event and [`Wire`] left pending:
     /// packets for the radio go to it, packets a link refused are counted lost.
+    /// Then the UEs whose uplink took packets report their buffers, once each
+    /// ([`Ran::report_uplinks`]): an uplink hop is always the first of a reverse
+    /// route, so only this hands packets to an uplink.
     fn flush_pending(&mut self) {
         for i in 0..self.wire.pending.len() {
             let pkt = self.wire.pending[i];
@@ -136,6 +165,9 @@ impl World {
             }
         }
         self.wire.pending.clear();
+        if let Some(ran) = &mut self.ran {
+            ran.report_uplinks(self.now);
+        }
     }
 
     /// Hands a packet to a hop: a link's queue or the radio's RLC buffer.
@@ -155,12 +187,7 @@ impl World {
             ran.enqueue_uplink(self.now, ue, pkt)
         };
         match accepted {
-            Ok(()) if !ran.slot_pending => {
-                ran.slot_pending = true;
-                let t = ran.next_slot(self.now);
-                self.radio_times.set_slot(t, &mut self.queue);
-            }
-            Ok(()) => {}
+            Ok(()) => start_slots(ran, &mut self.radio_times, &mut self.queue, self.now),
             Err(p) => self.record_loss(&p, "rlc_overflow"),
         }
     }
@@ -210,8 +237,8 @@ impl World {
             .as_mut()
             .expect("channel updates only with a radio");
         ran.update_channels(self.now, &mut self.radio_events, &mut self.radio_dropped);
-        self.queue
-            .push(self.now + ran.update_interval(), Event::ChannelUpdate);
+        let next = self.now + ran.update_interval();
+        self.radio_times.set_update(next, &mut self.queue);
         for ev in self.radio_events.drain(..) {
             let (ue, kind, cell, from) = match ev {
                 RadioEvent::Handover { ue, from, to } => (ue, "handover", to, i64::from(from)),
@@ -395,6 +422,16 @@ impl World {
     /// Bytes flow `flow`'s receiving application has received so far.
     pub fn delivered_bytes(&self, flow: usize) -> Option<u64> {
         self.flows.get(flow).map(Flow::delivered_bytes)
+    }
+}
+
+/// The radio took an SDU at `now`: its slots run from the next boundary on, unless
+/// one is pending already.
+#[inline(always)]
+fn start_slots(ran: &mut Ran, times: &mut RadioTimes, queue: &mut EventQueue<Event>, now: Time) {
+    if !ran.slot_pending {
+        ran.slot_pending = true;
+        times.set_slot(ran.next_slot(now), queue);
     }
 }
 

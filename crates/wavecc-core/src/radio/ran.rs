@@ -1723,9 +1723,6 @@ mod tests {
         assert_eq!(best_cell(&[]), 0);
     }
 
-    /// The memo answers only the question it was asked: any change of the SINRs,
-    /// down to a signed zero, asks the table again.
-
     /// Under the module's error rule a CQI report asks for what suits the block it was
     /// made on, however link adaptation chose; under the logistic rule it repeats the
     /// choice.
@@ -1742,6 +1739,8 @@ mod tests {
         }
     }
 
+    /// The memo answers only the question it was asked: any change of the SINRs,
+    /// down to a signed zero, asks the table again.
     #[test]
     fn the_mcs_memo_gives_the_tables_choice() {
         let config = Config::from_toml(builtin::get("city-100ue").unwrap()).unwrap();

@@ -487,8 +487,9 @@ mod tests {
     }
 
     /// Correlated path powers move the channel as fast as the module's instances do:
-    /// 90% of 1 ms changes under 0.080 dB at 1.5 m/s there; 0.069 dB with the powers
-    /// drawn independently.
+    /// 90% of 1 ms changes under 0.080 dB at 1.5 m/s there; 0.069 dB here with every
+    /// odd path's amplitude taken from another draw (correlations broken, marginals
+    /// kept; measured once, 2026-11-29).
     #[test]
     fn correlated_paths_move_the_gain_as_the_module_does() {
         let p90 = wideband_change_p90(&mut |r| draw_amplitudes(r, &mut normal));

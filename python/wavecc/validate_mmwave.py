@@ -50,6 +50,13 @@ TRACE_INTERVAL_S = ns3mmwave.BIN_S  # the references' 100 ms bins
 # bursts against the 100 ms grid that FB-TCP's sink rate and the traces read; a few ms
 # of start moves a case's mean by several percent (docs/validation.md).
 START_PHASE_SPAN_S = 0.022
+# A run whose sink got nothing in its last this many seconds has stalled for good: in
+# both simulators the module's RLC misreads an overtaken status report now and then
+# and never repairs what HARQ then gives up on, and the receiver holds everything
+# behind that hole (radio/acks.rs). No flow of the references that went on recovered
+# from a silence longer than 1 s.
+STALL_SILENCE_S = 5.0
+STALLS = "runs stalled for good"
 
 COMPARISON = outdir.Kind("comparison with ns3-mmwave", resumable=False, legacy=lambda _: False)
 
@@ -230,6 +237,34 @@ def tb_sinr_timeavg_db(ues: pd.DataFrame) -> float:
     return float(ue["dl_tb_sinr_db"].mean()) if len(ue) else math.nan
 
 
+def stalled(t_s: pd.Series, goodput_mbps: pd.Series, end_s: float) -> float:
+    """1 when the sink's goodput samples (at the ends `t_s` of their intervals) show
+    nothing delivered after `end_s - STALL_SILENCE_S`, else 0; NaN for a run no
+    longer than the silence, which cannot tell."""
+    if end_s <= STALL_SILENCE_S:
+        return math.nan
+    late = goodput_mbps[t_s > end_s - STALL_SILENCE_S + 1e-9]
+    return float(not (late > 0).any())
+
+
+def reference_stalled(run: Run) -> float:
+    """Whether a reference run stalled for good (`stalled`), from its 100 ms bins."""
+    series = run.timeseries
+    end_s = float(run.summary["case"]["sim_time_s"])
+    return stalled(series["t_s"], series["sink_goodput_mbps"].fillna(0.0), end_s)
+
+
+def wavecc_stalled(result: Any) -> float:
+    """Whether a wavecc run stalled for good (`stalled`), from its flow's samples."""
+    flow = result.flows[result.flows["flow"] == 0]
+    return stalled(flow["t_s"], flow["goodput_mbps"], result.summary["sim_time_s"])
+
+
+def sinr_timeavg_db(result: Any) -> float:
+    """A run's downlink SINR as the references average it (`tb_sinr_timeavg_db`)."""
+    return tb_sinr_timeavg_db(result.ues)
+
+
 def goodput_mbps(result: Any) -> float:
     """The sink's bytes over the whole simulated time, as the scripts' "Average
     Goodput" (wavecc's own `goodput_mbps` counts from the flow's start)."""
@@ -269,11 +304,17 @@ class Quantity:
     socket: bool = False
     # The scripts trace it only in their TCP branch: a UDP reference's 0 means nothing.
     reference_tcp_only: bool = False
+    # The reference's value from the whole run, where no summary key holds it.
+    reference: Callable[[Run], float] | None = None
+    # Over the runs of each side that did not stall for good (`stalled`) only.
+    flowing_only: bool = False
 
     def reference_value(self, case: Case, run: Run) -> float:
         """The reference's value; NaN where it lacks the quantity."""
         if (self.socket or self.reference_tcp_only) and case.transport != "tcp":
             return math.nan
+        if self.reference is not None:
+            return self.reference(run)
         return validate.number(run.summary.get(self.reference_key))
 
     def wavecc_value(self, case: Case, result: Any) -> float:
@@ -283,6 +324,22 @@ class Quantity:
 
 QUANTITIES = (
     Quantity("goodput", "Mb/s", "goodput_mbps", goodput_mbps),
+    Quantity(
+        STALLS,
+        "%",
+        "",
+        lambda r: 100 * wavecc_stalled(r),
+        difference="points",
+        spec=".0f",
+        reference=lambda run: 100 * reference_stalled(run),
+    ),
+    Quantity(
+        "goodput of the runs that did not stall",
+        "Mb/s",
+        "goodput_mbps",
+        goodput_mbps,
+        flowing_only=True,
+    ),
     Quantity(
         "mean RTT, srtt time-weighted",
         "ms",
@@ -294,8 +351,16 @@ QUANTITIES = (
         "DL SINR, time average of 100 ms TB means",
         "dB",
         "dl_sinr_timeavg_db",
-        lambda r: tb_sinr_timeavg_db(r.ues),
+        sinr_timeavg_db,
         difference="dB",
+    ),
+    Quantity(
+        "DL SINR of the runs that did not stall",
+        "dB",
+        "dl_sinr_timeavg_db",
+        sinr_timeavg_db,
+        difference="dB",
+        flowing_only=True,
     ),
     Quantity("DL TB error rate", "", "dl_tb_error_rate", tb_error_rate, spec=".4f"),
     Quantity(
@@ -427,7 +492,10 @@ def rows_of(
     overrides: Sequence[str] = (),
     start_phases: int = 1,
 ) -> list[Row]:
-    """The rows of one case: each quantity over the references and wavecc's runs."""
+    """The rows of one case: each quantity over the references and wavecc's runs (a
+    `flowing_only` one over those that did not stall for good)."""
+    flowing_runs = [run for run in runs if reference_stalled(run) != 1]
+    flowing_results = [result for result in results if wavecc_stalled(result) != 1]
     return [
         Row(
             case=case.name,
@@ -438,8 +506,13 @@ def rows_of(
             unit=q.unit,
             difference_unit=q.difference,
             spec=q.spec,
-            ns3mmwave=tuple(q.reference_value(case, run) for run in runs),
-            wavecc=tuple(q.wavecc_value(case, result) for result in results),
+            ns3mmwave=tuple(
+                q.reference_value(case, run) for run in (flowing_runs if q.flowing_only else runs)
+            ),
+            wavecc=tuple(
+                q.wavecc_value(case, result)
+                for result in (flowing_results if q.flowing_only else results)
+            ),
             overrides=tuple(overrides),
             start_phases=start_phases,
         )
@@ -518,7 +591,8 @@ def compare(
             writer.writeheader()
             writer.writerows(row.as_dict() for row in rows)
         ranked = rank(cases, rows)
-        text = markdown(rows) + ("\n" + validate_rankings.markdown(ranked) if ranked else "")
+        text = markdown(rows) + stalls_paragraph(rows)
+        text += "\n" + validate_rankings.markdown(ranked) if ranked else ""
         (staging / "comparison.md").write_text(text, encoding="utf-8")
         outdir.mark(staging, COMPARISON, os.listdir(staging))
     return Comparison(rows, [case.name for case in cases], ranked)
@@ -567,6 +641,38 @@ def markdown(rows: Sequence[Row]) -> str:
         ]
         lines.append("| " + " | ".join(cells) + " |")
     return _note(rows) + "\n\n" + "\n".join(lines) + "\n"
+
+
+def stall_counts(rows: Sequence[Row]) -> tuple[tuple[int, int], tuple[int, int]]:
+    """Runs stalled for good and runs that could tell, over every case of `rows`:
+    (ns3-mmwave's, wavecc's), each as (stalled, runs)."""
+
+    def count(values: Iterable[float]) -> tuple[int, int]:
+        known = [v for v in values if math.isfinite(v)]
+        return sum(v > 0 for v in known), len(known)
+
+    stalls = [r for r in rows if r.quantity == STALLS]
+    return (
+        count(v for r in stalls for v in r.ns3mmwave),
+        count(v for r in stalls for v in r.wavecc),
+    )
+
+
+def stalls_paragraph(rows: Sequence[Row]) -> str:
+    """Both sides' runs stalled for good over all cases, and Fisher's exact test that
+    they stall equally often (a stall is rare: one case's runs seldom tell)."""
+    (ref_stalled, ref_runs), (ours_stalled, ours_runs) = stall_counts(rows)
+    if not ref_runs or not ours_runs:
+        return ""
+    from scipy.stats import fisher_exact
+
+    table = [[ref_stalled, ref_runs - ref_stalled], [ours_stalled, ours_runs - ours_stalled]]
+    p = float(fisher_exact(table).pvalue)
+    return (
+        f"\nRuns stalled for good (nothing delivered in the last {STALL_SILENCE_S:g} s), all"
+        f" cases: ns3-mmwave {ref_stalled} of {ref_runs}, wavecc {ours_stalled} of"
+        f" {ours_runs} (Fisher's exact p {p:.3f}).\n"
+    )
 
 
 def _note(rows: Sequence[Row]) -> str:

@@ -466,3 +466,72 @@ def test_a_run_lacking_the_quantity_leaves_the_test_undefined():
     assert 0 < row((1.0, 2.0, 3.0)).p_value < 1
     lacking = row((1.0, 2.0, math.nan))
     assert math.isnan(lacking.ns3mmwave_mean) and math.isnan(lacking.p_value)
+
+
+# ---------------------------------------------------------------------- stalls --
+
+
+def test_a_run_stalls_when_its_last_five_seconds_deliver_nothing():
+    t = pd.Series([0.1 * (k + 1) for k in range(200)])
+    goodput = pd.Series([100.0] * 200)
+    assert validate_mmwave.stalled(t, goodput, 20.0) == 0
+    # Nothing after the 100 ms that ends at 15 s: the last 5 s carry nothing.
+    assert validate_mmwave.stalled(t, goodput.where(t <= 15.05, 0.0), 20.0) == 1
+    # A delivery in the 100 ms that ends 15.1 s is inside the last 5 s.
+    assert validate_mmwave.stalled(t, goodput.where(t <= 15.15, 0.0), 20.0) == 0
+    # A run no longer than the silence cannot tell.
+    assert math.isnan(validate_mmwave.stalled(t[:50], goodput[:50], 5.0))
+
+
+def silence_from(reference: Path, t_s: float) -> None:
+    """Makes a written reference's sink receive nothing after `t_s`."""
+    path = reference / ns3mmwave.TIMESERIES
+    series = pd.read_csv(path)
+    series.loc[series["t_s"] > t_s, "sink_goodput_mbps"] = 0.0
+    series.to_csv(path, index=False)
+
+
+def test_stalled_runs_are_counted_and_left_out_of_the_flowing_goodput(tmp_path):
+    refs = tmp_path / "refs"
+    fields = case_fields("s3", "TcpHighSpeed")
+    for rng_run, goodput in ((1, 500.0), (2, 520.0), (3, 150.0)):
+        write_reference(refs, f"run{rng_run}", {**fields, "rng_run": rng_run}, goodput_mbps=goodput)
+    silence_from(refs / "run3", 6.0)
+    ((case, runs),) = validate_mmwave.load_references(refs).items()
+    assert [validate_mmwave.reference_stalled(run) for run in runs] == [0, 0, 1]
+    rows = {row.quantity: row for row in validate_mmwave.rows_of(case, runs, [], "linux", 20.0)}
+    assert rows["runs stalled for good"].ns3mmwave == (0, 0, 100)
+    assert rows["goodput"].ns3mmwave == (500.0, 520.0, 150.0)
+    assert rows["goodput of the runs that did not stall"].ns3mmwave == (500.0, 520.0)
+
+
+def test_a_wavecc_run_stalls_on_its_first_flow_samples():
+    def result(goodputs: list[float]) -> object:
+        t = [0.1 * (k + 1) for k in range(len(goodputs))]
+        flows = pd.DataFrame({"t_s": t * 2, "flow": [0] * len(t) + [1] * len(t),
+                              "goodput_mbps": goodputs + [100.0] * len(t)})  # fmt: skip
+        return type("Result", (), {"flows": flows, "summary": {"sim_time_s": 8.0}})()
+
+    assert validate_mmwave.wavecc_stalled(result([100.0] * 80)) == 0
+    # The first flow silent from 2 s; the second flow's deliveries do not count.
+    assert validate_mmwave.wavecc_stalled(result([100.0] * 20 + [0.0] * 60)) == 1
+
+
+def test_stalls_are_pooled_over_the_cases_and_tested_exactly():
+    def row(
+        case: str, reference: tuple[float, ...], ours: tuple[float, ...]
+    ) -> validate_mmwave.Row:
+        return validate_mmwave.Row(
+            case, "ns3-3.29", 20.0, 20.0, validate_mmwave.STALLS, "%", "points", ".0f",
+            reference, ours,
+        )  # fmt: skip
+
+    rows = [
+        row("s3-highspeed-0", (0, 100, 100, 0), (0, 0, 100, 0, 0)),
+        row("s3-cubic-0", (0, 0), (100, 0, 0, math.nan)),  # a run too short to tell
+    ]
+    assert validate_mmwave.stall_counts(rows) == ((2, 6), (2, 8))
+    text = validate_mmwave.stalls_paragraph(rows)
+    # Fisher's exact test of [[2, 4], [2, 6]]: p = 1.
+    assert "ns3-mmwave 2 of 6, wavecc 2 of 8 (Fisher's exact p 1.000)" in text
+    assert validate_mmwave.stalls_paragraph([row("s1-cubic-0", (0,), (math.nan,))]) == ""

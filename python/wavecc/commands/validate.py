@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -411,8 +412,23 @@ _MMWAVE_TABLE = Table(
         Column("SINR dB", 7, ".2f"),
         Column("wavecc", 7, ".2f"),
         Column("diff", 6, "+.2f"),
+        Column("stalled", 7),
+        Column("wavecc", 7),
     ]
 )
+# The quantities the terminal shows, in _MMWAVE_TABLE's order.
+_MMWAVE_SHOWN = (
+    "goodput",
+    "mean RTT, srtt time-weighted",
+    "DL SINR, time average of 100 ms TB means",
+)
+_MMWAVE_STALLS = validate_mmwave.STALLS
+
+
+def _stall_count(values: tuple[float, ...]) -> str:
+    """How many of a side's runs stalled for good, as 'k/n' ('-' where runs cannot tell)."""
+    known = [v for v in values if math.isfinite(v)]
+    return f"{sum(v > 0 for v in known)}/{len(values)}" if known else "-"
 
 
 def handle_ns3mmwave(args: argparse.Namespace) -> int:
@@ -442,10 +458,13 @@ def handle_ns3mmwave(args: argparse.Namespace) -> int:
     print(_MMWAVE_TABLE.header(), flush=True)
 
     def case_done(case: validate_mmwave.Case, rows: list[validate_mmwave.Row]) -> None:
-        goodput, srtt, sinr = rows[:3]
+        by_name = {row.quantity: row for row in rows}
+        goodput, stalls = by_name[_MMWAVE_SHOWN[0]], by_name[_MMWAVE_STALLS]
         values: list[object] = [case.name, f"{len(goodput.ns3mmwave)}/{len(goodput.wavecc)}"]
-        for row in (goodput, srtt, sinr):
+        for name in _MMWAVE_SHOWN:
+            row = by_name[name]
             values += [row.ns3mmwave_mean, row.wavecc_mean, row.difference]
+        values += [_stall_count(stalls.ns3mmwave), _stall_count(stalls.wavecc)]
         print(_MMWAVE_TABLE.row([finite(v) for v in values]), flush=True)
 
     comparison = validate_mmwave.compare(
@@ -462,6 +481,7 @@ def handle_ns3mmwave(args: argparse.Namespace) -> int:
     )
     for ranking in comparison.rankings:
         print(f"ranking {ranking.group}: {validate_rankings.swaps_text(ranking)}")
+    print(validate_mmwave.stalls_paragraph(comparison.rows).strip() or "no run could tell a stall")
     print(
         f"wrote {out}: comparison.csv, comparison.md"
         + ("" if args.no_figures else " and one figure per case")

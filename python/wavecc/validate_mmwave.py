@@ -57,6 +57,7 @@ START_PHASE_SPAN_S = 0.022
 # from a silence longer than 1 s.
 STALL_SILENCE_S = 5.0
 STALLS = "runs stalled for good"
+FLOWING_GOODPUT = "goodput of the runs that did not stall"
 
 COMPARISON = outdir.Kind("comparison with ns3-mmwave", resumable=False, legacy=lambda _: False)
 
@@ -334,7 +335,7 @@ QUANTITIES = (
         reference=lambda run: 100 * reference_stalled(run),
     ),
     Quantity(
-        "goodput of the runs that did not stall",
+        FLOWING_GOODPUT,
         "Mb/s",
         "goodput_mbps",
         goodput_mbps,
@@ -536,15 +537,19 @@ class Comparison:
     rows: list[Row]
     cases: list[str]
     rankings: list[validate_rankings.Ranking]
+    # The same over the runs that did not stall for good (`FLOWING_GOODPUT`).
+    flowing_rankings: list[validate_rankings.Ranking]
 
 
-def rank(cases: Iterable[Case], rows: Sequence[Row]) -> list[validate_rankings.Ranking]:
-    """The algorithms' rankings by goodput in each group of TCP cases."""
+def rank(
+    cases: Iterable[Case], rows: Sequence[Row], quantity: str = validate_rankings.GOODPUT
+) -> list[validate_rankings.Ranking]:
+    """The algorithms' rankings by `quantity` (goodput) in each group of TCP cases."""
     algorithms = {case.name: case.cca for case in cases if case.cca is not None}
     return validate_rankings.rankings(
         (row.case, algorithms[row.case], row.ns3mmwave, row.wavecc)
         for row in rows
-        if row.quantity == validate_rankings.GOODPUT and row.case in algorithms
+        if row.quantity == quantity and row.case in algorithms
     )
 
 
@@ -591,11 +596,18 @@ def compare(
             writer.writeheader()
             writer.writerows(row.as_dict() for row in rows)
         ranked = rank(cases, rows)
+        flowing = rank(cases, rows, FLOWING_GOODPUT)
         text = markdown(rows) + stalls_paragraph(rows)
         text += "\n" + validate_rankings.markdown(ranked) if ranked else ""
+        text += (
+            "\n"
+            + validate_rankings.markdown(flowing, "the mean goodput of the runs that did not stall")
+            if flowing
+            else ""
+        )
         (staging / "comparison.md").write_text(text, encoding="utf-8")
         outdir.mark(staging, COMPARISON, os.listdir(staging))
-    return Comparison(rows, [case.name for case in cases], ranked)
+    return Comparison(rows, [case.name for case in cases], ranked, flowing)
 
 
 def difference_cell(row: Row) -> str:

@@ -115,12 +115,12 @@ def swaps_text(ranking: Ranking) -> str:
     return "; ".join(_swap_cell(s) for s in ranking.swaps) or "none: the same order"
 
 
-def markdown(ranked: Sequence[Ranking]) -> str:
-    """The rankings as a Markdown table; empty without any."""
+def markdown(ranked: Sequence[Ranking], by: str = "mean goodput") -> str:
+    """The rankings (`by` what they rank on) as a Markdown table; empty without any."""
     if not ranked:
         return ""
     lines = [
-        "Rankings by mean goodput, best first; each pair in another order with its gap "
+        f"Rankings by {by}, best first; each pair in another order with its gap "
         "and Welch's p over the side's runs.",
         "",
         "| cases | ns3-mmwave | wavecc | pairs in another order |",

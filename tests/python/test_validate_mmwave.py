@@ -535,3 +535,28 @@ def test_stalls_are_pooled_over_the_cases_and_tested_exactly():
     # Fisher's exact test of [[2, 4], [2, 6]]: p = 1.
     assert "ns3-mmwave 2 of 6, wavecc 2 of 8 (Fisher's exact p 1.000)" in text
     assert validate_mmwave.stalls_paragraph([row("s1-cubic-0", (0,), (math.nan,))]) == ""
+
+
+def test_rankings_are_made_on_all_runs_and_on_those_that_did_not_stall():
+    def row(case: str, quantity: str, reference: tuple, ours: tuple) -> validate_mmwave.Row:
+        return validate_mmwave.Row(
+            case, "ns3-3.29", 20.0, 20.0, quantity, "Mb/s", "%", ".2f", reference, ours,
+        )  # fmt: skip
+
+    flowing = validate_mmwave.FLOWING_GOODPUT
+    rows = [
+        # HighSpeed's stalls put it below NewReno in the module only.
+        row("s3-highspeed-0", "goodput", (520.0, 150.0, 510.0), (520.0, 515.0, 525.0)),
+        row("s3-highspeed-0", flowing, (520.0, 510.0), (520.0, 515.0, 525.0)),
+        row("s3-newreno-0", "goodput", (450.0, 445.0), (450.0, 440.0)),
+        row("s3-newreno-0", flowing, (450.0, 445.0), (450.0, 440.0)),
+    ]
+    cases = [
+        validate_mmwave.case_of(case_fields("s3", tcp), Path("refs"))
+        for tcp in ("TcpHighSpeed", "TcpNewReno")
+    ]
+    (by_all,) = validate_mmwave.rank(cases, rows)
+    assert by_all.reference == ("newreno", "highspeed") and len(by_all.swaps) == 1
+    (by_flowing,) = validate_mmwave.rank(cases, rows, flowing)
+    assert by_flowing.reference == by_flowing.wavecc == ("highspeed", "newreno")
+    assert by_flowing.swaps == ()

@@ -481,6 +481,11 @@ def handle_ns3mmwave(args: argparse.Namespace) -> int:
     )
     for ranking in comparison.rankings:
         print(f"ranking {ranking.group}: {validate_rankings.swaps_text(ranking)}")
+    for ranking in comparison.flowing_rankings:
+        print(
+            f"ranking {ranking.group}, runs that did not stall: "
+            f"{validate_rankings.swaps_text(ranking)}"
+        )
     print(validate_mmwave.stalls_paragraph(comparison.rows).strip() or "no run could tell a stall")
     print(
         f"wrote {out}: comparison.csv, comparison.md"

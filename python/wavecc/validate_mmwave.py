@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from . import ns3mmwave, outdir, validate, validate_rankings
@@ -678,7 +679,9 @@ def stalls_paragraph(rows: Sequence[Row]) -> str:
         return ""
     from scipy.stats import fisher_exact
 
-    table = [[ref_stalled, ref_runs - ref_stalled], [ours_stalled, ours_runs - ours_stalled]]
+    table = np.array(
+        [[ref_stalled, ref_runs - ref_stalled], [ours_stalled, ours_runs - ours_stalled]]
+    )
     p = float(fisher_exact(table).pvalue)
     return (
         f"\nRuns stalled for good (nothing delivered in the last {STALL_SILENCE_S:g} s), all"

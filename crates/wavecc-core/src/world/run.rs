@@ -85,7 +85,12 @@ impl World {
         let link = &self.wire.links[li];
         let parked = ran.slot_pending && {
             let (room, extra) = ran.downlink_room();
-            link.bytes_arriving_by(self.now + ran.slot(), extra) <= room
+            let by = self.now + ran.slot();
+            // The bound holds while the buffers have room for a slot's worth at the
+            // feed's rate, and spares reading some ten packets at each slot.
+            link.bytes_arriving_bound(by, extra)
+                .is_some_and(|b| b <= room)
+                || link.bytes_arriving_by(by, extra) <= room
         };
         self.wire.link_heads[li] = if parked {
             Time::MAX

@@ -226,10 +226,13 @@ impl World {
         let mut out = std::mem::take(&mut self.radio_out);
         let ran = self.ran.as_mut().expect("hand-ups only with a radio");
         ran.hand_up_slot(self.now, &mut out);
-        for pkt in out.drain(..) {
-            self.arrivals += 1;
+        // Read in place and cleared together: `drain` kept its own cursor and moved
+        // each packet out through it.
+        self.arrivals += out.len() as u64;
+        for &pkt in &out {
             self.forward(pkt);
         }
+        out.clear();
         self.radio_out = out;
         self.flush_pending();
     }
@@ -501,16 +504,22 @@ impl Wire {
         if self.links[ai].in_transit() > 0 && !self.hand_over(now, a, b) {
             return false;
         }
-        let entry = self.links[ai].arrival_at_once(now, pkt.size);
+        // Both links borrowed once: indexed at each use, every call made the
+        // compiler load the list and check the index again.
+        let [la, lb] = self
+            .links
+            .get_disjoint_mut([ai, bi])
+            .expect("a tandem joins two links");
+        let entry = la.arrival_at_once(now, pkt.size);
         pkt.hop += 1;
-        self.links[bi].settle(now);
-        let Some(was_idle) = self.links[bi].enqueue_ahead(entry, pkt) else {
+        lb.settle(now);
+        let Some(was_idle) = lb.enqueue_ahead(entry, pkt) else {
             return false;
         };
         if was_idle {
-            self.link_heads[bi] = self.links[bi].head_time().expect("just queued");
+            self.link_heads[bi] = lb.head_time().expect("just queued");
         }
-        self.links[ai].pass(entry);
+        la.pass(entry);
         self.passed += 1;
         true
     }

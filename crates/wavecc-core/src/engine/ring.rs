@@ -104,6 +104,10 @@ impl<T: Copy> Ring<T> {
         self.len.checked_sub(1).and_then(|i| self.get(i))
     }
 
+    pub fn back_mut(&mut self) -> Option<&mut T> {
+        self.len.checked_sub(1).and_then(|i| self.get_mut(i))
+    }
+
     pub fn get(&self, i: usize) -> Option<&T> {
         (i < self.len).then(|| self.slot(self.head + i))
     }

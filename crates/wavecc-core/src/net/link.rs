@@ -390,6 +390,32 @@ impl Link {
             .sum()
     }
 
+    /// At least [`Self::bytes_arriving_by`], from the link's rate without reading the
+    /// pipe; None for a link without one (a trace's slots, an infinite rate). The
+    /// packets that arrive from the head's arrival to `t` left the serialiser one
+    /// after another, each taking at least its bytes' time at the rate, so all
+    /// but the first fit into that span; the first is at most `u16::MAX` bytes,
+    /// and each of at most `pipe.len()` packets adds `extra`.
+    pub fn bytes_arriving_bound(&self, t: Time, extra: u64) -> Option<u64> {
+        let Service::Rate(serialiser) = &self.service else {
+            return None;
+        };
+        let fs_per_byte = serialiser.fs_per_byte();
+        if fs_per_byte == 0 {
+            return None;
+        }
+        let Some(head) = self.head_time().filter(|&h| h <= t) else {
+            return Some(0);
+        };
+        let behind_first = (t - head).saturating_mul(1_000_000) / fs_per_byte;
+        let packets = self.pipe.len() as u64;
+        Some(
+            behind_first
+                .saturating_add(u64::from(u16::MAX))
+                .saturating_add(packets.saturating_mul(extra)),
+        )
+    }
+
     /// When the head packet reaches the far end.
     pub fn head_time(&self) -> Option<Time> {
         self.pipe.front().map(|&(t, _)| t)
@@ -783,6 +809,29 @@ mod tests {
         // Once the first is serialised the second is, and room is made.
         assert_eq!(l.enqueue_ahead(9_000_000, pkt(1000)), Some(false));
         assert_eq!((l.stats.enqueued, l.stats.dropped_overflow), (3, 0));
+    }
+
+    proptest::proptest! {
+        /// The bound from the rate is never below the bytes the pipe holds for any
+        /// instant, whatever the sizes, the offer times and the rate.
+        #[test]
+        fn the_rate_bounds_the_bytes_arriving(
+            offers in proptest::collection::vec((0u64..50_000, 40u16..=u16::MAX), 1..60),
+            rate in 1e6f64..1e11,
+            extra in 0u64..100,
+        ) {
+            let mut l = Link::new("l", rate, 1_000_000, QueueLimit::Unlimited);
+            let mut now = 0;
+            for (gap, size) in offers {
+                now += gap;
+                l.enqueue(now, pkt(size));
+            }
+            let head = l.head_time().unwrap();
+            for t in [0, head - 1, head, head + 1, head + 10_000, head + 1_000_000, now + 2_000_000] {
+                let bound = l.bytes_arriving_bound(t, extra).unwrap();
+                proptest::prop_assert!(bound >= l.bytes_arriving_by(t, extra), "{t}");
+            }
+        }
     }
 
     #[test]

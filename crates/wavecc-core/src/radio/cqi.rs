@@ -33,9 +33,7 @@
 //! report, and all of them went at MCS 0; the 270 other new TBs at MCS 0 saw an
 //! SINR of 3.4 dB or less, a blocked link on which link adaptation chose it.
 
-use std::collections::VecDeque;
-
-use crate::engine::Time;
+use crate::engine::{Ring, Time};
 
 /// How long a CQI report sets the MCS, and how long a new one takes to.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -68,7 +66,7 @@ pub struct CqiState {
     /// Downlink TBs, oldest first, each of which the UE reported on, with the MCS its
     /// report asks for: the newest one whose report has reached the scheduler, then
     /// those whose reports are on their way. Empty before the first TB.
-    tbs: VecDeque<(Time, u8)>,
+    tbs: Ring<(Time, u8)>,
 }
 
 impl CqiState {
@@ -85,6 +83,7 @@ impl CqiState {
 
     /// Records a TB sent at `now`, on which the UE reports the MCS its SINR supports
     /// (`reported_mcs`), and forgets the reports that a newer one has replaced by then.
+    /// TBs come in time order, which [`Self::held_report`] relies on.
     pub fn transmitted(&mut self, now: Time, reported_mcs: u8, expiry: Option<CqiExpiry>) {
         let Some(e) = expiry else { return };
         while self
@@ -92,24 +91,33 @@ impl CqiState {
             .get(1)
             .is_some_and(|&(t, _)| t + e.report_delay <= now)
         {
-            self.tbs.pop_front();
+            self.tbs.drop_front(1);
         }
         match self.tbs.back_mut() {
             // Two TBs at once (a HARQ retransmission beside new data) meet one SINR.
             Some(last) if last.0 == now => last.1 = reported_mcs,
-            _ => self.tbs.push_back((now, reported_mcs)),
+            last => {
+                debug_assert!(last.is_none_or(|l| l.0 < now), "TBs in time order");
+                self.tbs.push_back((now, reported_mcs))
+            }
         }
     }
 
     /// The MCS of the newest report that has reached the scheduler by `now`, while it
-    /// is still valid.
+    /// is still valid. The reports that have are the oldest TBs' (they come in time
+    /// order), at most the few since [`Self::transmitted`] last dropped all but the
+    /// newest of them: read from the front, as searching from the newest back over
+    /// the reports still on their way (up to a subframe's TBs each) cost `urban`
+    /// about 25 instructions per delivered segment.
     fn held_report(&self, now: Time, e: CqiExpiry) -> Option<u8> {
-        self.tbs
-            .iter()
-            .rev()
-            .find(|&&(t, _)| t + e.report_delay <= now)
-            .filter(|&&(t, _)| now < t + e.report_delay + e.validity)
-            .map(|&(_, mcs)| mcs)
+        let mut held = None;
+        let mut i = 0;
+        while let Some(&(t, mcs)) = self.tbs.get(i).filter(|&&(t, _)| t + e.report_delay <= now) {
+            held = Some((t, mcs));
+            i += 1;
+        }
+        held.filter(|&(t, _)| now < t + e.report_delay + e.validity)
+            .map(|(_, mcs)| mcs)
     }
 }
 

@@ -85,7 +85,12 @@ impl World {
         let link = &self.wire.links[li];
         let parked = ran.slot_pending && {
             let (room, extra) = ran.downlink_room();
-            link.bytes_arriving_by(self.now + ran.slot(), extra) <= room
+            let by = self.now + ran.slot();
+            // The bound holds while the buffers have room for a slot's worth at the
+            // feed's rate, and spares reading some ten packets at each slot.
+            link.bytes_arriving_bound(by, extra)
+                .is_some_and(|b| b <= room)
+                || link.bytes_arriving_by(by, extra) <= room
         };
         self.wire.link_heads[li] = if parked {
             Time::MAX
@@ -221,10 +226,13 @@ impl World {
         let mut out = std::mem::take(&mut self.radio_out);
         let ran = self.ran.as_mut().expect("hand-ups only with a radio");
         ran.hand_up_slot(self.now, &mut out);
-        for pkt in out.drain(..) {
-            self.arrivals += 1;
+        // Read in place and cleared together: `drain` kept its own cursor and moved
+        // each packet out through it.
+        self.arrivals += out.len() as u64;
+        for &pkt in &out {
             self.forward(pkt);
         }
+        out.clear();
         self.radio_out = out;
         self.flush_pending();
     }
@@ -496,16 +504,22 @@ impl Wire {
         if self.links[ai].in_transit() > 0 && !self.hand_over(now, a, b) {
             return false;
         }
-        let entry = self.links[ai].arrival_at_once(now, pkt.size);
+        // Both links borrowed once: indexed at each use, every call made the
+        // compiler load the list and check the index again.
+        let [la, lb] = self
+            .links
+            .get_disjoint_mut([ai, bi])
+            .expect("a tandem joins two links");
+        let entry = la.arrival_at_once(now, pkt.size);
         pkt.hop += 1;
-        self.links[bi].settle(now);
-        let Some(was_idle) = self.links[bi].enqueue_ahead(entry, pkt) else {
+        lb.settle(now);
+        let Some(was_idle) = lb.enqueue_ahead(entry, pkt) else {
             return false;
         };
         if was_idle {
-            self.link_heads[bi] = self.links[bi].head_time().expect("just queued");
+            self.link_heads[bi] = lb.head_time().expect("just queued");
         }
-        self.links[ai].pass(entry);
+        la.pass(entry);
         self.passed += 1;
         true
     }

@@ -656,18 +656,19 @@ def markdown(rows: Sequence[Row]) -> str:
     return _note(rows) + "\n\n" + "\n".join(lines) + "\n"
 
 
+def stall_count(values: Iterable[float]) -> tuple[int, int]:
+    """Of one side's `STALLS` values, the runs stalled for good and the runs that
+    could tell (a run too short to tell is NaN)."""
+    known = [v for v in values if math.isfinite(v)]
+    return sum(v > 0 for v in known), len(known)
+
+
 def stall_counts(rows: Sequence[Row]) -> tuple[tuple[int, int], tuple[int, int]]:
-    """Runs stalled for good and runs that could tell, over every case of `rows`:
-    (ns3-mmwave's, wavecc's), each as (stalled, runs)."""
-
-    def count(values: Iterable[float]) -> tuple[int, int]:
-        known = [v for v in values if math.isfinite(v)]
-        return sum(v > 0 for v in known), len(known)
-
+    """`stall_count` over every case of `rows`: (ns3-mmwave's, wavecc's)."""
     stalls = [r for r in rows if r.quantity == STALLS]
     return (
-        count(v for r in stalls for v in r.ns3mmwave),
-        count(v for r in stalls for v in r.wavecc),
+        stall_count(v for r in stalls for v in r.ns3mmwave),
+        stall_count(v for r in stalls for v in r.wavecc),
     )
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
@@ -426,9 +425,9 @@ _MMWAVE_STALLS = validate_mmwave.STALLS
 
 
 def _stall_count(values: tuple[float, ...]) -> str:
-    """How many of a side's runs stalled for good, as 'k/n' ('-' where runs cannot tell)."""
-    known = [v for v in values if math.isfinite(v)]
-    return f"{sum(v > 0 for v in known)}/{len(values)}" if known else "-"
+    """A side's runs stalled for good of those that could tell, as 'k/n' ('-' for none)."""
+    stalled, known = validate_mmwave.stall_count(values)
+    return f"{stalled}/{known}" if known else "-"
 
 
 def handle_ns3mmwave(args: argparse.Namespace) -> int:

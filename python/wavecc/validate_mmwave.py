@@ -441,7 +441,11 @@ class Row:
     @property
     def p_value(self) -> float:
         """Welch's two-sided t-test of the runs; NaN without two on each side, or when
-        a run of either side lacks the quantity (as its mean)."""
+        a run of either side lacks the quantity (as its mean). The stall row's runs are
+        each 0 or 100, for which a t-test means nothing (one side often has no
+        variance): it is Fisher's exact test of the two counts."""
+        if self.quantity == STALLS:
+            return fisher_p(stall_count(self.ns3mmwave), stall_count(self.wavecc))
         if math.isnan(self.ns3mmwave_mean) or math.isnan(self.wavecc_mean):
             return math.nan
         return validate.welch_p(self.wavecc, self.ns3mmwave)
@@ -460,7 +464,7 @@ class Row:
             "wavecc": self.wavecc_mean,
             "difference": self.difference * 100 if self.difference_unit == "%" else self.difference,
             "difference_unit": self.difference_unit,
-            "welch_p": self.p_value,
+            "p_value": self.p_value,
             "overrides": " ".join(self.overrides),
             "start_phases": self.start_phases,
         }
@@ -479,7 +483,7 @@ COLUMNS = (
     "wavecc",
     "difference",
     "difference_unit",
-    "welch_p",
+    "p_value",
     "overrides",
     "start_phases",
 )
@@ -638,7 +642,7 @@ def markdown(rows: Sequence[Row]) -> str:
         "ns3-mmwave",
         "wavecc",
         "difference",
-        "Welch p",
+        "p",
     ]
     lines += ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
     for r in rows:
@@ -663,6 +667,20 @@ def stall_count(values: Iterable[float]) -> tuple[int, int]:
     return sum(v > 0 for v in known), len(known)
 
 
+def fisher_p(reference: tuple[int, int], ours: tuple[int, int]) -> float:
+    """Fisher's two-sided exact test that two sides' (stalled, runs) counts come from one
+    stall rate; NaN when a side has no run that could tell."""
+    (ref_stalled, ref_runs), (ours_stalled, ours_runs) = reference, ours
+    if not ref_runs or not ours_runs:
+        return math.nan
+    from scipy.stats import fisher_exact
+
+    table = np.array(
+        [[ref_stalled, ref_runs - ref_stalled], [ours_stalled, ours_runs - ours_stalled]]
+    )
+    return float(fisher_exact(table).pvalue)
+
+
 def stall_counts(rows: Sequence[Row]) -> tuple[tuple[int, int], tuple[int, int]]:
     """`stall_count` over every case of `rows`: (ns3-mmwave's, wavecc's)."""
     stalls = [r for r in rows if r.quantity == STALLS]
@@ -678,12 +696,7 @@ def stalls_paragraph(rows: Sequence[Row]) -> str:
     (ref_stalled, ref_runs), (ours_stalled, ours_runs) = stall_counts(rows)
     if not ref_runs or not ours_runs:
         return ""
-    from scipy.stats import fisher_exact
-
-    table = np.array(
-        [[ref_stalled, ref_runs - ref_stalled], [ours_stalled, ours_runs - ours_stalled]]
-    )
-    p = float(fisher_exact(table).pvalue)
+    p = fisher_p((ref_stalled, ref_runs), (ours_stalled, ours_runs))
     return (
         f"\nRuns stalled for good (nothing delivered in the last {STALL_SILENCE_S:g} s), all"
         f" cases: ns3-mmwave {ref_stalled} of {ref_runs}, wavecc {ours_stalled} of"
@@ -691,9 +704,15 @@ def stalls_paragraph(rows: Sequence[Row]) -> str:
     )
 
 
+P_NOTE = (
+    " p: Welch's t-test over each side's runs; for the runs stalled for good, Fisher's exact"
+    " test of the two counts."
+)
+
+
 def _note(rows: Sequence[Row]) -> str:
-    """The stack, the user's overrides, wavecc's starts per seed, and the cases wavecc
-    ran for less time than ns3-mmwave did."""
+    """The stack, the user's overrides, wavecc's starts per seed, the cases wavecc
+    ran for less time than ns3-mmwave did, and which test the p column is."""
     stacks_used = ", ".join(sorted({r.stack for r in rows}))
     shortened = {r.case: r for r in rows if r.duration_s != r.reference_duration_s}
     note = f"wavecc in the {stacks_used} stack."
@@ -715,7 +734,7 @@ def _note(rows: Sequence[Row]) -> str:
             )
             + "."
         )
-    return note
+    return note + P_NOTE
 
 
 # ---------------------------------------------------------------------- figures --

@@ -20,7 +20,7 @@ import pandas as pd
 import pytest
 
 import wavecc
-from wavecc import _core, ns3mmwave, validate_mmwave
+from wavecc import _core, ns3mmwave, validate, validate_mmwave
 from wavecc.config import resolve, to_json
 from wavecc.outdir import MARKER
 from wavecc.validate_mmwave import Case
@@ -274,7 +274,7 @@ def test_the_table_compares_every_quantity(tmp_path, work):
     assert goodput["wavecc"] == pytest.approx(mean_goodput)
     assert goodput["ns3mmwave"] == pytest.approx(mean_goodput / 0.95)
     assert goodput["difference"] == pytest.approx(-5.0)
-    assert 0 < goodput["welch_p"] < 1
+    assert 0 < goodput["p_value"] < 1
     sinr_row = rows.loc["DL SINR, time average of 100 ms TB means"]
     wavecc_sinr = sum(validate_mmwave.tb_sinr_timeavg_db(r.ues) for r in mine) / 2
     assert (sinr_row["difference"], sinr_row["difference_unit"]) == (
@@ -296,7 +296,7 @@ def test_the_table_compares_every_quantity(tmp_path, work):
     assert rows.loc["UL radio delay, RLC to RLC", "ns3mmwave"] == pytest.approx(0.35)
     # A run that lacks a quantity leaves its mean, difference and test undefined.
     downlink = rows.loc["DL radio delay, RLC to RLC"]
-    assert downlink[["ns3mmwave", "difference", "welch_p"]].isna().all()
+    assert downlink[["ns3mmwave", "difference", "p_value"]].isna().all()
     # The references have no RLC drops, retransmissions or RTOs: only wavecc's side.
     for quantity, key in (("retransmissions", "retransmitted_segments"), ("RTOs", "rto_events")):
         assert math.isnan(rows.loc[quantity, "ns3mmwave"]) and math.isnan(
@@ -315,6 +315,7 @@ def test_the_table_compares_every_quantity(tmp_path, work):
     markdown = (out / "comparison.md").read_text().splitlines()
     assert markdown[0] == (
         "wavecc in the linux stack. Shortened: `s2-newreno-0` wavecc 1 s against ns3-mmwave's 20 s."
+        + validate_mmwave.P_NOTE
     )
     assert "| `s2-newreno-0` | 2 / 2 | RLC drops (SDUs) | - |" in "\n".join(markdown)
     assert proc.stdout.splitlines()[2].split()[:2] == ["s2-newreno-0", "2/2"]
@@ -348,7 +349,7 @@ def test_seeds_option_sets_wavecc_runs_and_udp_has_no_socket_quantities(tmp_path
     # Two seeds, each from two starts.
     assert (rows["wavecc_runs"] == 4).all() and (rows["ns3mmwave_runs"] == 1).all()
     assert (rows["start_phases"] == 2).all()
-    assert rows["welch_p"].isna().all()  # one reference run
+    assert rows["p_value"].isna().all()  # one reference run
     assert (rows["overrides"] == "path.one_way_delay_s=0.02").all()
     note = (work / "cmp" / "comparison.md").read_text().splitlines()[0]
     assert note.startswith(
@@ -534,6 +535,12 @@ def test_stalls_are_pooled_over_the_cases_and_tested_exactly():
     text = validate_mmwave.stalls_paragraph(rows)
     # Fisher's exact test of [[2, 4], [2, 6]]: p = 1.
     assert "ns3-mmwave 2 of 6, wavecc 2 of 8 (Fisher's exact p 1.000)" in text
+    # Each case's stall row is tested the same way: none of 8 against 4 of 40 is no
+    # evidence (p 1), where Welch's t-test, seeing no variance on one side, gives 0.04.
+    case_row = row("s3-newreno-0", (0,) * 8, (100,) * 4 + (0,) * 36)
+    assert case_row.p_value == pytest.approx(1.0)
+    assert validate.welch_p(case_row.wavecc, case_row.ns3mmwave) < 0.05
+    assert math.isnan(row("s1-cubic-0", (0,), (math.nan,)).p_value)
     assert validate_mmwave.stalls_paragraph([row("s1-cubic-0", (0,), (math.nan,))]) == ""
 
 

@@ -1136,8 +1136,9 @@ impl Ran {
         }
         self.scratch_shares.resize(busy.len(), 0);
         let rotation = match self.scheduler {
-            SchedulerKind::Rr => self.rr_rotation(g, busy),
-            SchedulerKind::Pf => 0,
+            // One UE's share has no remainder to rotate.
+            SchedulerKind::Rr if busy.len() > 1 => self.rr_rotation(g, busy),
+            SchedulerKind::Rr | SchedulerKind::Pf => 0,
         };
         share(
             self.scheduler,

@@ -512,7 +512,7 @@ impl Wire {
             .expect("a tandem joins two links");
         let entry = la.arrival_at_once(now, pkt.size);
         pkt.hop += 1;
-        lb.settle(now);
+        lb.settle_now_and_then(now);
         let Some(was_idle) = lb.enqueue_ahead(entry, pkt) else {
             return false;
         };

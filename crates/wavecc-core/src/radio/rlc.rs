@@ -265,8 +265,9 @@ impl RlcEntity {
     }
 
     /// Queues an SDU, or refuses it (tail drop) when the new data would exceed the limit.
-    /// Inlined into the radio's two enqueues: out of line, every SDU paid the call.
-    #[inline]
+    /// Inlined into the radio's two enqueues: out of line (as `#[inline]` left it
+    /// under fat LTO), every SDU paid the call.
+    #[inline(always)]
     pub fn enqueue(&mut self, now: Time, pkt: Packet) -> Result<(), Packet> {
         let size = u64::from(pkt.size) + self.sdu_overhead();
         if self.new_bytes() + size > self.cfg.buffer_bytes {

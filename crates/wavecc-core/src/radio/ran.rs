@@ -541,6 +541,9 @@ impl Ran {
         (room.fold(dl.buffer_bytes(), u64::min), dl.sdu_overhead())
     }
 
+    /// Inlined into the radio feed's loop ([`crate::world`]'s `feed_radio`), which
+    /// takes every downlink SDU: out of line, each paid the call.
+    #[inline(always)]
     pub fn enqueue_downlink(&mut self, now: Time, ue: u32, pkt: Packet) -> Result<(), Packet> {
         let u = &mut self.ues[ue as usize];
         u.dl.enqueue(now, pkt)?;

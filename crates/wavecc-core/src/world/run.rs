@@ -234,7 +234,11 @@ impl World {
         }
         out.clear();
         self.radio_out = out;
-        self.flush_pending();
+        // Only `flush_pending` hands packets to an uplink, so with nothing pending no
+        // uplink report waits either (as after any event, `run_watched`).
+        if !self.wire.pending.is_empty() {
+            self.flush_pending();
+        }
     }
 
     /// The periodic channel update; packets a handover dropped are counted here.

@@ -541,6 +541,9 @@ impl Ran {
         (room.fold(dl.buffer_bytes(), u64::min), dl.sdu_overhead())
     }
 
+    /// Inlined into the radio feed's loop ([`crate::world`]'s `feed_radio`), which
+    /// takes every downlink SDU: out of line, each paid the call.
+    #[inline(always)]
     pub fn enqueue_downlink(&mut self, now: Time, ue: u32, pkt: Packet) -> Result<(), Packet> {
         let u = &mut self.ues[ue as usize];
         u.dl.enqueue(now, pkt)?;
@@ -1136,8 +1139,9 @@ impl Ran {
         }
         self.scratch_shares.resize(busy.len(), 0);
         let rotation = match self.scheduler {
-            SchedulerKind::Rr => self.rr_rotation(g, busy),
-            SchedulerKind::Pf => 0,
+            // One UE's share has no remainder to rotate.
+            SchedulerKind::Rr if busy.len() > 1 => self.rr_rotation(g, busy),
+            SchedulerKind::Rr | SchedulerKind::Pf => 0,
         };
         share(
             self.scheduler,

@@ -234,7 +234,11 @@ impl World {
         }
         out.clear();
         self.radio_out = out;
-        self.flush_pending();
+        // Only `flush_pending` hands packets to an uplink, so with nothing pending no
+        // uplink report waits either (as after any event, `run_watched`).
+        if !self.wire.pending.is_empty() {
+            self.flush_pending();
+        }
     }
 
     /// The periodic channel update; packets a handover dropped are counted here.
@@ -512,7 +516,7 @@ impl Wire {
             .expect("a tandem joins two links");
         let entry = la.arrival_at_once(now, pkt.size);
         pkt.hop += 1;
-        lb.settle(now);
+        lb.settle_now_and_then(now);
         let Some(was_idle) = lb.enqueue_ahead(entry, pkt) else {
             return false;
         };

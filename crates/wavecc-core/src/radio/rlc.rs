@@ -203,6 +203,9 @@ pub struct RlcEntity {
     queued_end: u64,
     sent_end: u64,
     rx_next: u64,
+    /// The last re-establishment's resumption: no SDU is ready before it, so the SDUs'
+    /// ready times rise along the queue, which `eligible_end`'s search needs.
+    resume_at: Time,
     /// Bytes received beyond `rx_next`.
     received: RangeSet,
     /// Decoded byte ranges still on their way (`air_delay`), oldest first, with the
@@ -246,6 +249,7 @@ impl RlcEntity {
             queued_end: 0,
             sent_end: 0,
             rx_next: 0,
+            resume_at: 0,
             received: RangeSet::default(),
             in_air: VecDeque::new(),
             arrived: 0,
@@ -278,7 +282,7 @@ impl RlcEntity {
         self.sdus.push_back(Sdu {
             pkt,
             end: self.queued_end,
-            ready: now + self.cfg.grant_delay,
+            ready: (now + self.cfg.grant_delay).max(self.resume_at),
             entered: now,
         });
         self.stats.sdus_accepted += 1;
@@ -913,6 +917,7 @@ impl RlcEntity {
             a.2 = a.2.max(resume);
         }
         self.sdus.for_each_mut(|s| s.ready = s.ready.max(resume));
+        self.resume_at = self.resume_at.max(resume);
         // The new cell's scheduler learns the queue from the re-established RLC.
         self.buffer_reported();
     }
@@ -1246,6 +1251,21 @@ mod tests {
         e.transmit(500_000, 22, &ch);
         e.deliver(0, &mut out);
         assert_eq!(out.len(), 1);
+    }
+
+    #[test]
+    fn an_sdu_queued_during_a_reestablishment_waits_for_its_resumption() {
+        let table = McsTable::ns3_mmwave();
+        let ch = SlotChannel::flat(&table, 28, 40.0);
+        let mut e = entity(1 << 20, 500_000);
+        e.enqueue(0, pkt(0, 100)).unwrap();
+        e.reestablish(10_000_000);
+        // Queued inside the interruption, its grant delay over long before it ends:
+        // neither it nor the SDU ahead of it may go before the resumption.
+        e.enqueue(1_000_000, pkt(100, 100)).unwrap();
+        assert_eq!(e.demand_symbols(2_000_000, &ch, 0), 0);
+        assert_eq!(e.transmit(2_000_000, 22, &ch), 0);
+        assert!(e.demand_symbols(10_000_000, &ch, 0) > 0);
     }
 
     /// One SDU per TB at MCS 0 on a dead channel: every first attempt fails.

@@ -32,6 +32,10 @@ Definitions (all times in simulated seconds):
   bin's mean SINR: a time average, the one to compare with a time-averaged SINR (the
   mean over blocks is biased low in TCP runs, whose blocked periods carry many small
   blocks).
+- `ul_tbs`, `ul_tb_error_rate`: the uplink transport blocks of `RxPacketTrace.txt`
+  (the UE's ACKs and RLC status reports, HARQ retransmissions included) and the fraction
+  marked corrupt: an uplink error delays a status report, which a later one may then
+  overtake. References converted before these fields existed lack them.
 - `error_model_drops`: the packets the Internet link's receive error model (the
   scripts' `--errorRate`, on the PGW's side) dropped: the records of `drop.pcap`, which
   the scripts' `PhyRxDrop` callback writes. (Its "RxDrop at" message is an `NS_LOG`
@@ -164,6 +168,7 @@ class Traces:
     tb_mcs: np.ndarray
     tb_sinr_db: np.ndarray
     tb_corrupt: np.ndarray
+    ul_tb_corrupt: np.ndarray  # uplink transport blocks: 1 where corrupt
     rtt_t: np.ndarray  # smoothed RTT updates (empty for UDP)
     srtt_ms: np.ndarray
     cwnd_t: np.ndarray  # cwnd updates, segments (empty for UDP)
@@ -261,17 +266,19 @@ def read_stdout(path: Path) -> tuple[int, float, np.ndarray, np.ndarray]:
     return rx_bytes, average, np.array(times), np.array(values)
 
 
-def read_transport_blocks(path: Path) -> np.ndarray:
+def read_transport_blocks(path: Path) -> tuple[np.ndarray, np.ndarray]:
     """The downlink blocks of RxPacketTrace.txt as rows (time, tb bytes, mcs, SINR dB,
-    corrupt)."""
-    rows = []
+    corrupt), and the uplink blocks' corrupt flags."""
+    rows, uplink = [], []
     for where, direction, *fields in _columns(path, _TB_FIELDS, header=True):
         if direction not in ("DL", "UL"):
             raise RunError(f"{where}: direction {direction!r}, expected DL or UL")
         values = _floats(where, fields)
         if direction == "DL":
             rows.append((values[0], values[8], values[9], values[11], values[12]))
-    return np.array(rows, dtype=float).reshape(-1, 5)
+        else:
+            uplink.append(values[12])
+    return np.array(rows, dtype=float).reshape(-1, 5), np.array(uplink, dtype=float)
 
 
 def read_updates(path: Path) -> np.ndarray:
@@ -291,7 +298,7 @@ def read_traces(
 ) -> Traces:
     """The traces `summarize` and `timeseries` need, parsed and checked, with the
     script's 100 ms goodput prints."""
-    tbs = read_transport_blocks(run_dir / "RxPacketTrace.txt")
+    tbs, ul_tb_corrupt = read_transport_blocks(run_dir / "RxPacketTrace.txt")
     if case.transport == "tcp":
         rtt = read_updates(run_dir / "rtt.txt")
         cwnd = read_updates(run_dir / "cwnd.txt")
@@ -305,6 +312,7 @@ def read_traces(
         tb_mcs=tbs[:, 2],
         tb_sinr_db=tbs[:, 3],
         tb_corrupt=tbs[:, 4],
+        ul_tb_corrupt=ul_tb_corrupt,
         rtt_t=rtt[:, 0],
         srtt_ms=rtt[:, 2] * 1000.0,
         cwnd_t=cwnd[:, 0],
@@ -481,7 +489,13 @@ def srtt_statistics(t: np.ndarray, srtt_ms: np.ndarray, sim_time_s: float) -> di
 
 
 def tb_statistics(traces: Traces, bins: int) -> dict:
-    """The `dl_*` fields (see the module's docstring); null without blocks."""
+    """The `dl_*` and `ul_*` fields (see the module's docstring); null without blocks."""
+    uplink = {
+        "ul_tbs": len(traces.ul_tb_corrupt),
+        "ul_tb_error_rate": (
+            float(traces.ul_tb_corrupt.mean()) if len(traces.ul_tb_corrupt) else None
+        ),
+    }
     if len(traces.tb_t) == 0:
         return {
             "dl_tbs": 0,
@@ -489,6 +503,7 @@ def tb_statistics(traces: Traces, bins: int) -> dict:
             "dl_mean_sinr_db": None,
             "dl_sinr_timeavg_db": None,
             "dl_mean_mcs": None,
+            **uplink,
         }
     per_bin = _bin_means(traces.tb_t, traces.tb_sinr_db, bins)
     return {
@@ -497,6 +512,7 @@ def tb_statistics(traces: Traces, bins: int) -> dict:
         "dl_mean_sinr_db": float(traces.tb_sinr_db.mean()),
         "dl_sinr_timeavg_db": float(np.nanmean(per_bin)),
         "dl_mean_mcs": float(traces.tb_mcs.mean()),
+        **uplink,
     }
 
 

@@ -274,10 +274,16 @@ def goodput_mbps(result: Any) -> float:
     return flow["bytes_delivered"] * 8 / result.summary["sim_time_s"] / 1e6
 
 
-def tb_error_rate(result: Any) -> float:
-    """The fraction of downlink transport-block transmissions that failed."""
-    ue = result.summary["ues"][0]
-    return ue["dl_tb_errors"] / ue["dl_tb_transmissions"] if ue["dl_tb_transmissions"] else math.nan
+def tb_error_rate(direction: str) -> Callable[[Any], float]:
+    """The fraction of the first UE's transport-block transmissions in `direction`
+    ("dl" or "ul") that failed."""
+
+    def rate(result: Any) -> float:
+        ue = result.summary["ues"][0]
+        sent = ue[f"{direction}_tb_transmissions"]
+        return ue[f"{direction}_tb_errors"] / sent if sent else math.nan
+
+    return rate
 
 
 def _ue(key: str) -> Callable[[Any], float]:
@@ -364,7 +370,8 @@ QUANTITIES = (
         difference="dB",
         flowing_only=True,
     ),
-    Quantity("DL TB error rate", "", "dl_tb_error_rate", tb_error_rate, spec=".4f"),
+    Quantity("DL TB error rate", "", "dl_tb_error_rate", tb_error_rate("dl"), spec=".4f"),
+    Quantity("UL TB error rate", "", "ul_tb_error_rate", tb_error_rate("ul"), spec=".4f"),
     Quantity(
         "DL radio delay, RLC to RLC", "ms", "dl_pdcp_delay_ms", _ue("dl_rlc_delay_ms"), spec=".3f"
     ),

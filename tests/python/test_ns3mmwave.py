@@ -33,8 +33,9 @@ STDOUT = (
     "  Rx Bytes: 37500\n"
     "  Average Goodput For NewProtocol: 1 Mbit/s\n"
 )
-# Four DL blocks (one UL, ignored): 100/200/300/400 bytes, MCS 10/20/27/25, SINR
-# 20/10/30/40 dB, the second corrupt. DL lines carry a blank field before `corrupt`.
+# Four DL blocks: 100/200/300/400 bytes, MCS 10/20/27/25, SINR 20/10/30/40 dB, the
+# second corrupt. DL lines carry a blank field before `corrupt`. Three UL blocks, the
+# second corrupt (only their error rate is read).
 TB_HEADER = "\ttime\tframe\tsubF\t1stSym\tsymbol#\tcellId\trnti\tccId\ttbSize\tmcs\trv\tSINR(dB)\tcorrupt\tTBler\n"
 TB_LINES = [
     "DL\t0.05\t50\t0\t1\t4\t1\t1\t0\t100\t10\t0\t20\t \t0\t0\n",
@@ -42,6 +43,8 @@ TB_LINES = [
     "DL\t0.15\t150\t0\t1\t4\t1\t1\t0\t200\t20\t0\t10\t \t1\t0.5\n",
     "DL\t0.16\t160\t0\t1\t4\t1\t1\t0\t300\t27\t0\t30\t \t0\t0\n",
     "DL\t0.18\t180\t0\t1\t4\t1\t1\t0\t400\t25\t0\t40\t \t0\t0\n",
+    "UL\t0.19\t190\t6\t1\t1\t1\t1\t0\t96\t5\t0\t-2.5 \t1\t0.9\n",
+    "UL\t0.20\t200\t6\t1\t1\t1\t1\t0\t96\t5\t1\t1.5 \t0\t0.1\n",
 ]
 RTT = "0.12\t0\t0.02\n0.15\t0.02\t0.03\n0.25\t0.03\t0.04\n"
 # Two timeouts (4 -> 1, 2 -> 1); 0 -> 1 is the initial window, 1 -> 1 a change within
@@ -154,6 +157,8 @@ def test_tcp_summary_fields(tmp_path: Path) -> None:
     assert summary["dl_mean_sinr_db"] == pytest.approx(25.0)
     assert summary["dl_sinr_timeavg_db"] == pytest.approx((20 + 80 / 3) / 2)  # bins 0, 1
     assert summary["dl_mean_mcs"] == pytest.approx(20.5)
+    assert summary["ul_tbs"] == 3
+    assert summary["ul_tb_error_rate"] == pytest.approx(1 / 3)
     assert summary["error_model_drops"] == 2
     assert summary["rlc_drops"] == 1
     assert summary["dl_pdcp_delay_ms"] == pytest.approx(0.55)

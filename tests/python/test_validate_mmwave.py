@@ -224,8 +224,11 @@ def test_the_table_compares_every_quantity(tmp_path, work):
     srtts = [validate_mmwave.srtt_timeweighted_ms(r.flows) for r in mine]
     # Two RngRuns whose goodput averages wavecc's / 0.95 (wavecc 5 % under), SINR 1 dB higher.
     mean_goodput = sum(goodputs) / 2
-    # Both give their uplink radio delay, one its downlink one.
-    for rng_run, scale, delays in ((1, 0.9, (0.5, 0.3)), (2, 1.1, (None, 0.4))):
+    # Both give their uplink radio delay and TB error rate, one its downlink delay.
+    for rng_run, scale, delays, ul_errors in (
+        (1, 0.9, (0.5, 0.3), 0.02),
+        (2, 1.1, (None, 0.4), 0.04),
+    ):
         write_reference(
             refs,
             f"run{rng_run}",
@@ -235,6 +238,7 @@ def test_the_table_compares_every_quantity(tmp_path, work):
             srtt_mean_ms_timeweighted=srtts[0],
             dl_pdcp_delay_ms=delays[0],
             ul_pdcp_delay_ms=delays[1],
+            ul_tb_error_rate=ul_errors,
         )
     write_reference(refs, "udp", case_fields("s1", None))
 
@@ -311,6 +315,16 @@ def test_the_table_compares_every_quantity(tmp_path, work):
         <= ue["dl_tb_errors"]
         < ue["dl_tb_transmissions"]
         == mine[0].summary["cells"][0]["transport_blocks"]
+    )
+    assert 0 <= ue["ul_tb_errors"] < ue["ul_tb_transmissions"]
+    uplink_errors = rows.loc["UL TB error rate"]
+    assert uplink_errors["ns3mmwave"] == pytest.approx(0.03)
+    assert uplink_errors["wavecc"] == pytest.approx(
+        sum(
+            r.summary["ues"][0]["ul_tb_errors"] / r.summary["ues"][0]["ul_tb_transmissions"]
+            for r in mine
+        )
+        / 2
     )
     markdown = (out / "comparison.md").read_text().splitlines()
     assert markdown[0] == (

@@ -1319,6 +1319,8 @@ impl Ran {
             uplink_rlc_drops: ue.ul.stats.sdus_dropped,
             dl_tb_transmissions: ue.dl.stats.tbs + ue.dl.stats.harq_retx,
             dl_tb_errors: ue.dl.stats.harq_retx + ue.dl.stats.harq_failures,
+            ul_tb_transmissions: ue.ul.stats.tbs + ue.ul.stats.harq_retx,
+            ul_tb_errors: ue.ul.stats.harq_retx + ue.ul.stats.harq_failures,
             misread_status_reports: ue.dl.stats.misread_reports + ue.ul.stats.misread_reports,
             dl_rlc_delay_ms: ue.dl.stats.mean_sdu_delay_ms(),
             ul_rlc_delay_ms: ue.ul.stats.mean_sdu_delay_ms(),
@@ -2220,6 +2222,31 @@ mod tests {
         assert_eq!(ran.ues[0].dl.stats.data_tbs(), 3, "three blind TBs");
         let (acked, delivered) = (acked_at.unwrap(), delivered_at.unwrap());
         assert_eq!(delivered - acked, 4, "handed up at slot {acked}");
+    }
+
+    /// The summary counts each direction's TB transmissions and failures apart: a
+    /// UE whose uplink cannot decode and whose downlink can shows errors in the
+    /// uplink's counts only, one per transmission (every retransmission fails too).
+    #[test]
+    fn a_ue_summary_counts_uplink_tb_errors_apart_from_the_downlink() {
+        let mut ran = urban_ran(|_| {});
+        let sf = ran.slot();
+        let t = 20 * sf;
+        ran.ues[0].ul_eff_sinr_db = flat(-30.0);
+        ran.enqueue_downlink(t - 1, 0, packet(1)).unwrap();
+        uplink(&mut ran, t - 1, 0, ack(2));
+        let mut out = Vec::new();
+        for k in 0..40 {
+            ran.run_slot(t + k * sf, &mut out);
+        }
+        let summary = ran.ue_summary(0, t + 40 * sf);
+        assert!(summary.dl_tb_transmissions > 0);
+        assert_eq!(summary.dl_tb_errors, 0);
+        assert!(
+            summary.ul_tb_transmissions > 1,
+            "the block and its retransmissions"
+        );
+        assert_eq!(summary.ul_tb_errors, summary.ul_tb_transmissions);
     }
 
     /// The module retransmits an uplink TB 3 subframes after it and a downlink one 4:

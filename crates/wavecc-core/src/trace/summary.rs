@@ -75,6 +75,10 @@ pub struct UeSummary {
     /// end of each block HARQ gave up on): ns3-mmwave's TB error rate is their ratio.
     pub dl_tb_transmissions: u64,
     pub dl_tb_errors: u64,
+    /// The same for the uplink: its errors decide how often a status report is
+    /// overtaken by a later one (`misread_status_reports`).
+    pub ul_tb_transmissions: u64,
+    pub ul_tb_errors: u64,
     /// Status reports the gNB's downlink sender and the UE's uplink one misread as
     /// acknowledging everything they had sent (an overtaken report, under the
     /// `ns3-mmwave` profile's RLC).

@@ -1079,16 +1079,20 @@ impl Ran {
                     let want = want.min(left);
                     // Most busy UEs have no uplink to send in a slot (their downlink
                     // made them busy): the call would change nothing.
-                    let bytes = ue.ul.stats.tx_bytes;
                     let spent = if want == 0 && ue.ul.sends_nothing_without_symbols() {
                         0
                     } else {
                         transmit_uplink(ue, now, want, &ch, self.status_prohibit)
                     };
                     if spent > 0 {
-                        let sent = ue.ul.stats.tx_bytes - bytes;
-                        let reported =
-                            report_on(table, &ue.ul_eff_sinr_db, ue.ul_mcs, sent, self.target_bler);
+                        let block = block_bytes(table, ch.mcs, spent);
+                        let reported = report_on(
+                            table,
+                            &ue.ul_eff_sinr_db,
+                            ue.ul_mcs,
+                            block,
+                            self.target_bler,
+                        );
                         ue.ul_cqi.transmitted(now, reported, self.cqi_expiry);
                     }
                     spent
@@ -1096,9 +1100,14 @@ impl Ran {
                 Some(timing) => {
                     let (expiry, prohibit) = (self.cqi_expiry, self.status_prohibit);
                     let granted = granted_uplink(ue, now, table, timing, prohibit, self.symbol);
-                    if let Some((air, sent)) = granted {
-                        let reported =
-                            report_on(table, &ue.ul_eff_sinr_db, ue.ul_mcs, sent, self.target_bler);
+                    if let Some((air, block)) = granted {
+                        let reported = report_on(
+                            table,
+                            &ue.ul_eff_sinr_db,
+                            ue.ul_mcs,
+                            block,
+                            self.target_bler,
+                        );
                         ue.ul_cqi.transmitted(air, reported, expiry);
                     }
                     let air = now + timing.decision_lead();
@@ -1184,8 +1193,8 @@ impl Ran {
                 gnb.transmitting = true;
             }
             if used > 0 {
-                let sent = ue.dl.stats.tx_bytes - bytes;
-                let reported = report_on(table, &ue.eff_sinr_db, ue.mcs, sent, self.target_bler);
+                let block = block_bytes(table, mcs, used);
+                let reported = report_on(table, &ue.eff_sinr_db, ue.mcs, block, self.target_bler);
                 ue.dl_cqi.transmitted(now, reported, self.cqi_expiry);
                 dl_end += used;
                 if let Some(symbol) = self.symbol {
@@ -1424,10 +1433,10 @@ fn select_mcs(
     }
 }
 
-/// The MCS a CQI report on a slot's TBs of `bytes` asks for: link adaptation's
-/// `chosen` one, unless the table's error rule reads a block's size, in which case
-/// the choice for a block of that size (`McsTable::select_for_block`, the module's
-/// AMC). A HARQ retransmission beside new data counts as one block with it.
+/// The MCS a CQI report on a slot's TBs of `bytes` (`block_bytes`) asks for: link
+/// adaptation's `chosen` one, unless the table's error rule reads a block's size, in
+/// which case the choice for a block of that size (`McsTable::select_for_block`, the
+/// module's AMC). A HARQ retransmission beside new data counts as one block with it.
 fn report_on(
     table: &McsTable,
     effective: &EffectiveSinr,
@@ -1440,6 +1449,14 @@ fn report_on(
     } else {
         chosen
     }
+}
+
+/// The size of the TB a grant of `symbols` at `mcs` makes, bytes: the module's DCI
+/// carries it (`MmWaveAmc::GetTbSizeFromMcsSymbols`), its AMC judges a CQI report on
+/// it, and a TB's error is reckoned on it (`McsTable::error_size`), however few bytes
+/// the sender put in (an uplink grant of a symbol for a few ACKs is mostly padding).
+fn block_bytes(table: &McsTable, mcs: u8, symbols: u32) -> u64 {
+    u64::from(symbols) * u64::from(table.bits_per_symbol(mcs)) / 8
 }
 
 /// The two hold the same numbers to the bit (so a memo holds for signed zeros too).
@@ -1503,7 +1520,8 @@ fn linear_to_db(x: f64) -> f64 {
 /// then: due HARQ retransmissions, then what it holds, which leaves its buffer (and its
 /// later reports) at once; the TB goes on the air in the next subframe. The granted
 /// symbols are spent whether or not the UE still holds data for them. Returns when the
-/// TB goes on the air and its bytes, for the CQI report on it, when there was a grant.
+/// TB goes on the air and its size (`block_bytes`), for the CQI report on it, when
+/// there was a grant.
 fn granted_uplink(
     ue: &mut Ue,
     now: Time,
@@ -1522,14 +1540,13 @@ fn granted_uplink(
         mcs,
         sinr_db: ue.ul_eff_sinr_db,
     };
-    let bytes = ue.ul.stats.tx_bytes;
     transmit_uplink(ue, now, symbols, &ch, prohibit);
     // The TB ends `symbols` after its slot's start, laid out when it was scheduled.
     let start = ue.slots.at(air, timing.subframe).and_then(|slots| slots.1);
     if let (Some(symbol), Some(start)) = (symbol, start) {
         ue.ul.land_later(now, u64::from(start + symbols) * symbol);
     }
-    Some((air, ue.ul.stats.tx_bytes - bytes))
+    Some((air, block_bytes(table, mcs, symbols)))
 }
 
 /// When each direction's RLC retransmits what HARQ gave up on (`arq.rs`): with a
@@ -2185,6 +2202,26 @@ mod tests {
             ran.run_slot(t + k * sf, &mut out);
         }
         assert_eq!(ran.ues[0].ul.stats.sdus_delivered, 4);
+    }
+
+    /// The CQI report on a granted uplink TB is made on the TB the grant sized, as the
+    /// module's scheduler keeps it (its DCI's `m_tbSize`), not on the few bytes of
+    /// ACKs the UE put in it: six symbols at MCS 10 for one ACK.
+    #[test]
+    fn a_granted_uplink_tb_is_reported_on_at_its_granted_size() {
+        let mut ran = urban_ran(|_| {});
+        let timing = ran
+            .uplink_grants
+            .expect("the ns3-mmwave profile grants the uplink");
+        let now = 20 * ran.slot();
+        ran.enqueue_uplink(now - 1, 0, ack(1)).unwrap();
+        ran.ues[0].grants.schedule(now + timing.fill_lead(), 6, 10);
+        let (table, prohibit, symbol) = (&ran.table, ran.status_prohibit, ran.symbol);
+        let ue = &mut ran.ues[0];
+        let (_, block) = granted_uplink(ue, now, table, timing, prohibit, symbol).unwrap();
+        assert_eq!(block, 6 * u64::from(table.bits_per_symbol(10)) / 8);
+        let sent = ue.ul.stats.tx_bytes;
+        assert!(52 <= sent && sent < block / 2, "{sent} of {block}");
     }
 
     /// Each downlink TB polls the UE, and each poll off the status-prohibit timer makes

@@ -11,8 +11,8 @@
 //!   fitted to that ns-3 table.
 
 use super::miesm::{
-    EffectiveSinr, MODULATIONS, code_blocks, flat, modulation_slot, mutual_information, tb_error,
-    tb_error_of_blocks,
+    EffectiveSinr, MODULATIONS, code_blocks, flat, mcs_ecr, modulation_slot, mutual_information,
+    tb_error, tb_error_of_blocks,
 };
 use crate::engine::Time;
 
@@ -89,6 +89,10 @@ const NS3_TABLE: [(u8, f64, f64); 15] = [
     (16, 8.6, 1363.0), (18, 10.5, 1533.0), (20, 12.4, 1874.0), (22, 14.5, 2215.0),
     (24, 16.2, 2556.0), (26, 18.2, 2896.0), (28, 20.1, 3135.0),
 ];
+
+/// Data subcarriers of one symbol in the module's scripts: 72 chunks of 48, less 864
+/// reference subcarriers (`MmWavePhyMacCommon`'s defaults, `ChunkPerRB` 72).
+const MODULE_DATA_SUBCARRIERS: f64 = 72.0 * 48.0 - 864.0;
 
 /// Modulation order of the LTE-style MCS of the ns-3 module (QPSK 0-9, 16QAM 10-16,
 /// 64QAM 17-28).
@@ -213,6 +217,40 @@ impl McsTable {
         for i in 0..t.entries.len() {
             let mcs = t.entries[i].mcs;
             t.entries[i].sinr_db = t.sinr_at_bler(mcs, 0.1);
+        }
+        t
+    }
+
+    /// The uplink's table under the module's error rule: every MCS 0-28, since the
+    /// module's scheduler gives the uplink the MCS its AMC finds
+    /// (`MmWaveFlexTtiMacScheduler`: `m_ulMcs = mcs`), where the downlink's MCS goes
+    /// through a CQI whose rates are the even MCS's. The even rows are the
+    /// downlink's; an odd row carries [`MODULE_DATA_SUBCARRIERS`] x Qm x its code rate
+    /// per symbol (`MmWaveAmc::GetTbSizeFromMcsSymbols`, less the TB's CRC), with its
+    /// threshold the rule's 10% point as the even rows'.
+    pub fn ns3_mmwave_mi_uplink() -> Self {
+        let downlink = Self::ns3_mmwave_mi();
+        let entries = (0..=28u8)
+            .map(|mcs| match downlink.index_of(mcs) {
+                Some(i) => downlink.entries[i],
+                None => {
+                    let modulation_order = ns3_modulation_order(mcs);
+                    let bits = MODULE_DATA_SUBCARRIERS * f64::from(modulation_order) * mcs_ecr(mcs);
+                    McsEntry {
+                        mcs,
+                        modulation_order,
+                        sinr_db: f64::NAN,
+                        bits_per_symbol: bits.round() as u32,
+                    }
+                }
+            })
+            .collect();
+        let mut t = Self::from_rows(entries);
+        t.error = downlink.error;
+        for i in 0..t.entries.len() {
+            if t.entries[i].sinr_db.is_nan() {
+                t.entries[i].sinr_db = t.sinr_at_bler(t.entries[i].mcs, 0.1);
+            }
         }
         t
     }
@@ -572,6 +610,30 @@ mod tests {
     }
 
     use super::*;
+
+    /// The uplink's table holds every MCS: the downlink's even rows as they are, and
+    /// odd rows between their neighbours in size and threshold (MCS 7: 2,592 x 2 x 0.37
+    /// bits per symbol).
+    #[test]
+    fn the_module_uplink_table_holds_every_mcs() {
+        let (dl, ul) = (McsTable::ns3_mmwave_mi(), McsTable::ns3_mmwave_mi_uplink());
+        assert_eq!((dl.len(), ul.len()), (15, 29));
+        for e in dl.entries() {
+            assert_eq!(ul.entry(e.mcs), e);
+        }
+        assert_eq!(ul.entry(7).bits_per_symbol, 1918);
+        assert_eq!(ul.entry(7).modulation_order, 2);
+        assert_eq!(ul.entry(17).modulation_order, 6);
+        for w in ul.entries().windows(2) {
+            assert!(w[0].bits_per_symbol < w[1].bits_per_symbol, "{w:?}");
+            assert!(w[0].sinr_db < w[1].sinr_db, "{w:?}");
+        }
+        // Between two even thresholds the uplink may choose the odd MCS.
+        let between = (ul.entry(6).sinr_db + ul.entry(8).sinr_db) / 2.0;
+        let above_seven = flat(ul.entry(7).sinr_db.max(between) + 0.01);
+        assert_eq!(ul.select_effective(&above_seven, 0.1), 7);
+        assert_eq!(dl.select_effective(&above_seven, 0.1), 6);
+    }
 
     #[test]
     fn noise_is_minus_79_dbm_over_1_ghz() {

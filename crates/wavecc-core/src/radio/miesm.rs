@@ -207,53 +207,99 @@ pub struct CbCurve {
     pub c: f64,
 }
 
-/// Code-block sizes (bits) from which each column of [`CB_CURVES`] applies: the module
-/// takes the curve of the largest tabulated size not above the block's size K. A
-/// transport block of C >= 2 code blocks has K >= 3,060 bits (C = ceil(B / 6,120)), so
-/// these three columns are the ones the `fbtcp-*` blocks use; a block under 2,560 bits
-/// (a TB under 320 bytes, 0.003% of the references' downlink blocks) takes the
-/// 2,560-bit curve here, where the module has wider ones.
-const CB_CURVE_SIZES: [u32; 3] = [2560, 4032, 6144];
+/// The code-block sizes (bits) at which the module tabulates its curves
+/// (`cbMiSizeTable`): a block of K bits takes the curve of the largest size not above
+/// K (the smallest for blocks under 40 bits).
+const CB_CURVE_SIZES: [u32; 9] = [40, 104, 160, 256, 512, 1024, 2560, 4032, 6144];
 
-/// The module's code-block curves (b, c) at the code-block sizes of [`CB_CURVE_SIZES`],
-/// per modulation slot and effective code rate (ECR), in increasing rate: the rates of
-/// the downlink's even MCS, the three lower ones the module keeps per modulation for
-/// HARQ retransmissions, and QPSK's 0.10 and 0.15 (MCS 1 and 3), which a retransmitted
-/// MCS 6 or 8 block reaches.
+/// The effective code rate of each curve row (`BlerCurvesEcrMap`), per modulation in
+/// increasing rate: QPSK rows 0-12, 16QAM 13-22, 64QAM 23-37, each modulation's first
+/// three the lower rates its HARQ retransmissions reach, the rest its MCS's rates.
 #[rustfmt::skip]
-const CB_CURVES: [(usize, f64, [CbCurve; 3]); 26] = [
-    (0, 0.01, [cb(0.016, 0.00059), cb(0.01598, 0.00045), cb(0.01598, 0.00037)]),
-    (0, 0.026, [cb(0.04164, 0.00145), cb(0.04164, 0.00111), cb(0.04154, 0.00093)]),
-    (0, 0.04, [cb(0.0632, 0.00209), cb(0.063, 0.00173), cb(0.06288, 0.00141)]),
-    (0, 0.08, [cb(0.1211, 0.004), cb(0.1208, 0.0032), cb(0.1207, 0.0025)]),
-    (0, 0.1, [cb(0.148, 0.0047), cb(0.1477, 0.0038), cb(0.1474, 0.0032)]),
-    (0, 0.11, [cb(0.1615, 0.005), cb(0.1612, 0.0039), cb(0.1612, 0.0032)]),
-    (0, 0.15, [cb(0.2119, 0.0063), cb(0.2112, 0.0051), cb(0.2111, 0.0042)]),
-    (0, 0.19, [cb(0.2611, 0.0079), cb(0.2606, 0.0063), cb(0.2605, 0.0054)]),
-    (0, 0.3, [cb(0.3735, 0.0101), cb(0.3728, 0.0079), cb(0.3726, 0.0064)]),
-    (0, 0.44, [cb(0.5205, 0.0123), cb(0.5185, 0.01), cb(0.5193, 0.0081)]),
-    (1, 0.075, [cb(0.14484, 0.00419), cb(0.16928, 0.00577), cb(0.1449, 0.00273)]),
-    (1, 0.1, [cb(0.1777, 0.00515), cb(0.19982, 0.00615), cb(0.17742, 0.00351)]),
-    (1, 0.15, [cb(0.23558, 0.00649), cb(0.2552, 0.00723), cb(0.23514, 0.00417)]),
-    (1, 0.3, [cb(0.3729, 0.0083), cb(0.3864, 0.0092), cb(0.3724, 0.0056)]),
-    (1, 0.37, [cb(0.4351, 0.0095), cb(0.4338, 0.0078), cb(0.4339, 0.0064)]),
-    (1, 0.48, [cb(0.5416, 0.0112), cb(0.5386, 0.0084), cb(0.5407, 0.0068)]),
-    (1, 0.6, [cb(0.6554, 0.0119), cb(0.6527, 0.0092), cb(0.6528, 0.008)]),
-    (2, 0.1075, [cb(0.1377, 0.00451), cb(0.13754, 0.00369), cb(0.13752, 0.00303)]),
-    (2, 0.143, [cb(0.18336, 0.00597), cb(0.18956, 0.00565), cb(0.18244, 0.00377)]),
-    (2, 0.215, [cb(0.276, 0.00791), cb(0.28408, 0.00737), cb(0.27578, 0.00507)]),
-    (2, 0.45, [cb(0.51888, 0.00943), cb(0.51872, 0.008), cb(0.51606, 0.00609)]),
-    (2, 0.55, [cb(0.6056, 0.0104), cb(0.6027, 0.0081), cb(0.6027, 0.0066)]),
-    (2, 0.65, [cb(0.6982, 0.0108), cb(0.6981, 0.0091), cb(0.6948, 0.008)]),
-    (2, 0.75, [cb(0.7874, 0.0122), cb(0.7873, 0.0096), cb(0.7842, 0.008)]),
-    (2, 0.85, [cb(0.8735, 0.011), cb(0.8702, 0.0086), cb(0.8692, 0.0068)]),
-    (2, 0.92, [cb(0.9369, 0.0085), cb(0.9339, 0.0071), cb(0.9325, 0.0058)]),
+const CURVE_ECRS: [f64; 38] = [
+    0.01, 0.026, 0.04, 0.08, 0.1, 0.11, 0.15, 0.19, 0.24, 0.3, 0.37, 0.44, 0.51, 0.075, 0.1, 0.15, 0.3, 0.33, 0.37, 0.42, 0.48, 0.54, 0.6, 0.1075, 0.143, 0.215, 0.43, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.89, 0.92,
 ];
 
-/// The effective code rate of each even MCS (0, 2, ..., 28; the module's `McsEcrTable`).
-const MCS_ECR: [f64; 15] = [
-    0.08, 0.11, 0.19, 0.30, 0.44, 0.30, 0.37, 0.48, 0.60, 0.45, 0.55, 0.65, 0.75, 0.85, 0.92,
+/// The first curve row of each modulation slot, and one past its last.
+const SLOT_ROWS: [(usize, usize); MODULATIONS] = [(0, 13), (13, 23), (23, 38)];
+
+/// The module's code-block curves (`bEcrTable`, `cEcrTable`): per size of
+/// [`CB_CURVE_SIZES`] and row of [`CURVE_ECRS`]. A negative `b` or `c` is a size the
+/// module has no curve for at that rate; the next larger size's applies
+/// ([`curve_for`]).
+#[rustfmt::skip]
+#[allow(clippy::approx_constant)] // 0.3927 is a fitted curve's b, not pi / 8
+const CB_CURVES: [[CbCurve; 38]; 9] = [
+    // code blocks of 40 bits
+    [
+        cb(0.02472, 0.00543), cb(0.06352, 0.01337), cb(0.09516, 0.01969), cb(0.1777, 0.0342), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0),
+        cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0),
+        cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0),
+    ],
+    // code blocks of 104 bits
+    [
+        cb(0.0194, 0.00301), cb(0.0502, 0.00749), cb(0.07592, 0.01071), cb(0.1423, 0.0198), cb(0.1753, 0.0239), cb(0.1882, 0.0248), cb(0.2499, 0.032), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0),
+        cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0),
+        cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0),
+    ],
+    // code blocks of 160 bits
+    [
+        cb(0.0182, 0.00245), cb(0.04688, 0.00589), cb(0.07082, 0.00843), cb(0.1354, 0.0157), cb(0.1655, 0.019), cb(0.1812, 0.0204), cb(0.2351, 0.0252), cb(0.2873, 0.031), cb(0.3462, 0.0348), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0),
+        cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0),
+        cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0),
+    ],
+    // code blocks of 256 bits
+    [
+        cb(0.01728, 0.00187), cb(0.04488, 0.00453), cb(0.06786, 0.00699), cb(0.1304, 0.0123), cb(0.1584, 0.0149), cb(0.1735, 0.0163), cb(0.2265, 0.0212), cb(0.2782, 0.0252), cb(0.334, 0.0298), cb(0.3927, 0.0304), cb(0.4785, 0.0341), cb(0.5566, 0.0382), cb(-1.0, -1.0),
+        cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0),
+        cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0),
+    ],
+    // code blocks of 512 bits
+    [
+        cb(0.01658, 0.00135), cb(0.04332, 0.00319), cb(0.0655, 0.00469), cb(0.1257, 0.0085), cb(0.1528, 0.0106), cb(0.1667, 0.0109), cb(0.2188, 0.014), cb(0.268, 0.0178), cb(0.3229, 0.0217), cb(0.3818, 0.0219), cb(0.4607, 0.0249), cb(0.5373, 0.027), cb(0.6081, 0.0292),
+        cb(0.15004, 0.01027), cb(0.18266, 0.01197), cb(0.24084, 0.01485), cb(0.3783, 0.0202), cb(0.4049, 0.0206), cb(0.4472, 0.022), cb(0.4975, 0.0235), cb(0.5556, 0.0236), cb(-1.0, -1.0), cb(-1.0, -1.0),
+        cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0),
+    ],
+    // code blocks of 1024 bits
+    [
+        cb(0.01622, 0.00093), cb(0.04216, 0.00239), cb(0.06402, 0.00327), cb(0.1224, 0.0061), cb(0.1497, 0.0074), cb(0.1638, 0.0078), cb(0.2139, 0.0102), cb(0.2636, 0.0121), cb(0.3195, 0.0138), cb(0.3768, 0.0163), cb(0.452, 0.0178), cb(0.5269, 0.0207), cb(0.5963, 0.0198),
+        cb(0.14846, 0.00725), cb(0.18102, 0.00879), cb(0.23788, 0.01015), cb(0.3754, 0.0141), cb(0.3979, 0.0137), cb(0.4399, 0.0154), cb(0.4894, 0.0164), cb(0.5464, 0.0175), cb(0.6034, 0.0188), cb(0.6619, 0.0188),
+        cb(0.13938, 0.00705), cb(0.19212, 0.01111), cb(0.2889, 0.01359), cb(0.50662, 0.01661), cb(0.52226, 0.01655), cb(0.5627, 0.0157), cb(0.6089, 0.0169), cb(0.6577, 0.0185), cb(0.7049, 0.0189), cb(0.7508, 0.02), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0), cb(-1.0, -1.0),
+    ],
+    // code blocks of 2560 bits
+    [
+        cb(0.016, 0.00059), cb(0.04164, 0.00145), cb(0.0632, 0.00209), cb(0.1211, 0.004), cb(0.148, 0.0047), cb(0.1615, 0.005), cb(0.2119, 0.0063), cb(0.2611, 0.0079), cb(0.3157, 0.0091), cb(0.3735, 0.0101), cb(0.4458, 0.0117), cb(0.5205, 0.0123), cb(0.5902, 0.0129),
+        cb(0.14484, 0.00419), cb(0.1777, 0.00515), cb(0.23558, 0.00649), cb(0.3729, 0.0083), cb(0.3939, 0.0091), cb(0.4351, 0.0095), cb(0.4851, 0.0102), cb(0.5416, 0.0112), cb(0.5976, 0.0114), cb(0.6554, 0.0119),
+        cb(0.1377, 0.00451), cb(0.18336, 0.00597), cb(0.276, 0.00791), cb(0.50028, 0.00951), cb(0.51888, 0.00943), cb(0.5619, 0.0096), cb(0.6056, 0.0104), cb(0.6521, 0.0109), cb(0.6982, 0.0108), cb(0.7441, 0.0118), cb(0.7874, 0.0122), cb(0.8315, 0.0117), cb(0.8735, 0.011), cb(0.9089, 0.0097), cb(0.9369, 0.0085),
+    ],
+    // code blocks of 4032 bits
+    [
+        cb(0.01598, 0.00045), cb(0.04164, 0.00111), cb(0.063, 0.00173), cb(0.1208, 0.0032), cb(0.1477, 0.0038), cb(0.1612, 0.0039), cb(0.2112, 0.0051), cb(0.2606, 0.0063), cb(0.3153, 0.0072), cb(0.3728, 0.0079), cb(0.4441, 0.0084), cb(0.5185, 0.01), cb(0.5882, 0.0106),
+        cb(0.16928, 0.00577), cb(0.19982, 0.00615), cb(0.2552, 0.00723), cb(0.3864, 0.0092), cb(0.3921, 0.0074), cb(0.4338, 0.0078), cb(0.4871, 0.009), cb(0.5386, 0.0084), cb(0.594, 0.0089), cb(0.6527, 0.0092),
+        cb(0.13754, 0.00369), cb(0.18956, 0.00565), cb(0.28408, 0.00737), cb(0.50316, 0.00795), cb(0.51872, 0.008), cb(0.5591, 0.008), cb(0.6027, 0.0081), cb(0.6512, 0.009), cb(0.6981, 0.0091), cb(0.7437, 0.0095), cb(0.7873, 0.0096), cb(0.8301, 0.0094), cb(0.8702, 0.0086), cb(0.9082, 0.0078), cb(0.9339, 0.0071),
+    ],
+    // code blocks of 6144 bits
+    [
+        cb(0.01598, 0.00037), cb(0.04154, 0.00093), cb(0.06288, 0.00141), cb(0.1207, 0.0025), cb(0.1474, 0.0032), cb(0.1612, 0.0032), cb(0.2111, 0.0042), cb(0.2605, 0.0054), cb(0.3153, 0.0059), cb(0.3726, 0.0064), cb(0.4439, 0.0073), cb(0.5193, 0.0081), cb(0.5882, 0.0076),
+        cb(0.1449, 0.00273), cb(0.17742, 0.00351), cb(0.23514, 0.00417), cb(0.3724, 0.0056), cb(0.3921, 0.0058), cb(0.4339, 0.0064), cb(0.4833, 0.007), cb(0.5407, 0.0068), cb(0.5952, 0.0074), cb(0.6528, 0.008),
+        cb(0.13752, 0.00303), cb(0.18244, 0.00377), cb(0.27578, 0.00507), cb(0.4978, 0.006), cb(0.51606, 0.00609), cb(0.56, 0.0061), cb(0.6027, 0.0066), cb(0.6494, 0.0069), cb(0.6948, 0.008), cb(0.7407, 0.0081), cb(0.7842, 0.008), cb(0.8284, 0.0077), cb(0.8692, 0.0068), cb(0.9058, 0.0066), cb(0.9325, 0.0058),
+    ],
 ];
+
+/// The effective code rate of each MCS 0-28 (the module's `McsEcrTable`).
+#[rustfmt::skip]
+const MCS_ECR: [f64; 29] = [
+    0.08, 0.1, 0.11, 0.15, 0.19, 0.24, 0.3, 0.37, 0.44, 0.51, 0.3, 0.33, 0.37, 0.42, 0.48, 0.54, 0.6, 0.43, 0.45, 0.5, 0.55, 0.6, 0.65, 0.7, 0.75, 0.8, 0.85, 0.89, 0.92,
+];
+
+/// The curve row of each MCS's first transmission (`McsEcrBlerTableMapping`).
+#[rustfmt::skip]
+const MCS_ROW: [usize; 29] = [3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 16, 17, 18, 19, 20, 21, 22, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37];
+
+/// The effective code rate of `mcs` (0-28; higher ones are 28's).
+pub fn mcs_ecr(mcs: u8) -> f64 {
+    MCS_ECR[usize::from(mcs.min(28))]
+}
 
 const fn cb(b: f64, c: f64) -> CbCurve {
     CbCurve { b, c }
@@ -270,32 +316,39 @@ fn module_slot(mcs: u8) -> usize {
 }
 
 /// The row of [`CB_CURVES`] a TB at `mcs` uses after `attempts` HARQ attempts (the
-/// module's rule): every attempt sends as many code bits, so the effective code rate is
-/// the MCS's over the attempts, and the curve is the modulation's of the highest rate
-/// at or below it, else its lowest. An odd MCS is the even one below it, as the
-/// downlink sends after the CQI round trip.
+/// module's rule): the first its MCS's own; later ones, since every attempt sends as
+/// many code bits, the effective code rate is the MCS's over the attempts, and the
+/// curve is the modulation's of the highest rate at or below it, else its lowest.
 fn curve_row(mcs: u8, attempts: usize) -> usize {
     let mcs = mcs.min(28);
-    let slot = module_slot(mcs);
-    let reff = MCS_ECR[usize::from(mcs / 2)] / attempts.max(1) as f64;
-    // Within a modulation the rows go up in code rate.
-    let mut lowest = None;
-    let mut best = None;
-    for (r, &(s, ecr, _)) in CB_CURVES.iter().enumerate() {
-        if s == slot {
-            lowest.get_or_insert(r);
-            if ecr <= reff + 1e-12 {
-                best = Some(r);
-            }
-        }
+    if attempts <= 1 {
+        return MCS_ROW[usize::from(mcs)];
     }
-    best.or(lowest).unwrap_or(0)
+    let (first, end) = SLOT_ROWS[module_slot(mcs)];
+    let reff = MCS_ECR[usize::from(mcs)] / attempts as f64;
+    // Within a modulation the rows go up in code rate.
+    (first..end)
+        .rev()
+        .find(|&r| CURVE_ECRS[r] <= reff + 1e-12)
+        .unwrap_or(first)
 }
 
-/// The curve for a code block of `k` bits on `row`.
+/// The curve for a code block of `k` bits on `row`: its size's, or where the module
+/// has none at that rate, the next larger size's (`b` and `c` each on its own, as
+/// `MappingMiBler` looks them up).
 fn curve_for(row: usize, k: u32) -> CbCurve {
     let col = CB_CURVE_SIZES.iter().rposition(|&s| s <= k).unwrap_or(0);
-    CB_CURVES[row].2[col]
+    let first_tabulated = |value: fn(&CbCurve) -> f64| {
+        CB_CURVES[col..]
+            .iter()
+            .map(|curves| value(&curves[row]))
+            .find(|&v| v >= 0.0)
+            .expect("every rate has a curve at 6,144 bits")
+    };
+    CbCurve {
+        b: first_tabulated(|cv| cv.b),
+        c: first_tabulated(|cv| cv.c),
+    }
 }
 
 /// The code blocks of a transport block of `tb_bits` (TS 36.212 5.1.2, as the module
@@ -578,19 +631,48 @@ mod tests {
         let p_plus = gaussian_tail((0.95 - 0.9339) / 0.0071);
         let want = 1.0 - (1.0 - p_plus).powi(19);
         assert!((tb_error(28, &[0.95], 114_000) - want).abs() < 1e-12);
-        // An odd MCS is the even one below it; a lower MCS needs less MI.
-        assert_eq!(tb_error(27, &[0.9], 114_000), tb_error(26, &[0.9], 114_000));
+        // An odd MCS has a rate of its own between its neighbours' (the uplink's);
+        // a lower MCS needs less MI.
+        let at = |mcs: u8| tb_error(mcs, &[0.9], one);
+        assert!(
+            at(26) < at(27) && at(27) < at(28),
+            "{} {} {}",
+            at(26),
+            at(27),
+            at(28)
+        );
         assert!(tb_error(10, &[0.39], 50_000) < tb_error(12, &[0.39], 50_000));
         // Full information never fails.
         assert!(tb_error(28, &[1.0], 300_000) < 1e-12);
     }
 
+    /// Blocks under 2,560 bits take the curves of their own sizes (the uplink's blocks
+    /// of one symbol, a few hundred bytes), and a size the module has no curve for at
+    /// a rate takes the next larger size's.
+    #[test]
+    fn small_blocks_take_their_own_sizes_curves() {
+        // 2,000 bits at MCS 6 (rate 0.3): the 1,024-bit curve, not the 2,560-bit one.
+        let row = curve_row(6, 1);
+        assert_eq!(curve_for(row, 2000), CB_CURVES[5][row]);
+        assert_ne!(curve_for(row, 2000), curve_for(row, 2560));
+        // MCS 28's rate has no curve for the smallest sizes.
+        let top = curve_row(28, 1);
+        let first = (0..9).find(|&c| CB_CURVES[c][top].b >= 0.0).unwrap();
+        assert!(first > 0);
+        assert_eq!(curve_for(top, 40), CB_CURVES[first][top]);
+        // Every rate has a curve at every size from 6,144 bits down to its first.
+        for row in 0..CURVE_ECRS.len() {
+            let cv = curve_for(row, 40);
+            assert!(cv.b > 0.0 && cv.c > 0.0, "row {row}");
+        }
+    }
+
     #[test]
     fn harq_averages_the_mi_and_divides_the_code_rate() {
-        let ecr = |mcs: u8, n: usize| CB_CURVES[curve_row(mcs, n)].1;
+        let ecr = |mcs: u8, n: usize| CURVE_ECRS[curve_row(mcs, n)];
         // First attempts: the MCS's own rate.
-        for (i, mcs) in (0..=28).step_by(2).enumerate() {
-            assert_eq!(ecr(mcs, 1), MCS_ECR[i], "mcs {mcs}");
+        for mcs in 0..=28 {
+            assert_eq!(ecr(mcs, 1), MCS_ECR[usize::from(mcs)], "mcs {mcs}");
         }
         // MCS 28 (rate 0.92) twice is 0.46: the 0.45 curve (b 0.5187), so an MI at
         // which the first attempt fails half the time decodes.
@@ -607,8 +689,8 @@ mod tests {
         assert_eq!(ecr(14, 2), 0.15);
         assert_eq!(ecr(6, 2), 0.15);
         assert_eq!([2, 3, 4, 8].map(|n| ecr(0, n)), [0.04, 0.026, 0.01, 0.01]);
-        assert_eq!(CB_CURVES[curve_row(0, 4)].0, 0);
-        assert_eq!(CB_CURVES[curve_row(10, 8)], CB_CURVES[10]);
+        assert_eq!(curve_row(0, 4), 0);
+        assert_eq!(curve_row(10, 8), SLOT_ROWS[1].0, "16QAM's lowest");
         // So a deep fade at MCS 0 (MI 0.05, far below its b of 0.12) decodes on the
         // second attempt (0.04 curve, b 0.063: no) or the third (0.026, b 0.0416: yes).
         assert!(tb_error(0, &[0.05], 20_000) > 0.999_999);

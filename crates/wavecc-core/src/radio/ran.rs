@@ -185,6 +185,8 @@ pub enum RadioEvent {
 
 pub struct Ran {
     table: McsTable,
+    /// The uplink's (the module's uplink uses MCS the downlink's CQI cannot ask for).
+    ul_table: McsTable,
     /// When a downlink CQI expires (the profile's scheduler), if it does.
     cqi_expiry: Option<CqiExpiry>,
     /// The status-prohibit timer when reports can take a data opportunity.
@@ -430,6 +432,7 @@ impl Ran {
             .collect();
         let mut ran = Ran {
             table: profile.mcs_table(),
+            ul_table: profile.uplink_mcs_table(),
             cqi_expiry: profile.cqi_expiry(),
             status_prohibit: profile.status_prohibit(),
             uplink_grants: profile.uplink_grants(),
@@ -727,7 +730,8 @@ impl Ran {
             };
             ue.sinr_db = self.dl_power_dbm + ue.gain_db[s] - noise_interference_db;
             ue.ul_sinr_db = self.ul_power_dbm + ue.gain_db[s] - self.noise_dbm;
-            adapt_link(ue, &self.table, self.cqi_expiry.is_some(), self.target_bler);
+            let tables = (&self.table, &self.ul_table);
+            adapt_link(ue, tables, self.cqi_expiry.is_some(), self.target_bler);
             ue.sinr_sum_db += ue.sinr_db;
             ue.sinr_samples += 1;
             let blocked = ue.is_blocked(s);
@@ -797,7 +801,7 @@ impl Ran {
     /// The clearings' slots: a UE's SINRs rise in the first slot of its clearing, and
     /// link adaptation follows, until the first slot after it.
     fn reach_clearings(&mut self, now: Time) {
-        let (ues, table) = (&mut self.ues, &self.table);
+        let (ues, tables) = (&mut self.ues, (&self.table, &self.ul_table));
         let (held_reports, target_bler) = (self.cqi_expiry.is_some(), self.target_bler);
         self.clearings.retain_mut(|c| {
             let inside = c.from <= now && now < c.until;
@@ -813,7 +817,7 @@ impl Ran {
                 }
                 _ => return inside || now < c.from,
             }
-            adapt_link(ue, table, held_reports, target_bler);
+            adapt_link(ue, tables, held_reports, target_bler);
             inside
         });
     }
@@ -1058,7 +1062,7 @@ impl Ran {
             Some(timing) => self.reserve_harq(now, timing, busy),
             None => 0,
         };
-        let table = &self.table;
+        let table = &self.ul_table;
         let mut left = self.data_symbols - downlink_harq;
         self.scratch_uplink.clear();
         for &u in busy {
@@ -1123,6 +1127,7 @@ impl Ran {
             left -= spent;
         }
         // The downlink's shares include its HARQ retransmissions again.
+        let table = &self.table;
         left += downlink_harq;
         self.scratch_demands.clear();
         for &u in busy {
@@ -1217,8 +1222,7 @@ impl Ran {
     /// retransmissions take; the uplink's go first into each UE's grant
     /// (`grant_uplink`).
     fn reserve_harq(&mut self, now: Time, timing: GrantTiming, busy: &[usize]) -> u32 {
-        let table = &self.table;
-        let ch = |mcs| SlotChannel {
+        let ch = |table, mcs| SlotChannel {
             table,
             mcs,
             sinr_db: flat(0.0),
@@ -1227,14 +1231,15 @@ impl Ran {
         let mut downlink = 0;
         for &u in busy {
             let ue = &mut self.ues[u];
-            downlink += ue.dl.reserve_due_harq(now, now, &ch(ue.mcs), &mut budget);
+            let dl = ch(&self.table, ue.mcs);
+            downlink += ue.dl.reserve_due_harq(now, now, &dl, &mut budget);
         }
         let fill = now + timing.decision_lead() - timing.fill_lead();
         for &u in busy {
             let ue = &mut self.ues[u];
-            ue.ul_harq_reserved = ue
-                .ul
-                .reserve_due_harq(now, fill, &ch(ue.ul_mcs), &mut budget);
+            ue.ul_harq_reserved =
+                ue.ul
+                    .reserve_due_harq(now, fill, &ch(&self.ul_table, ue.ul_mcs), &mut budget);
         }
         downlink
     }
@@ -1361,7 +1366,12 @@ fn effective_sinrs(ratios: Option<&[f64]>, sinr_db: f64, out: &mut EffectiveSinr
 /// `cqi.rs`), each TB's report carries the MCS of the SINR it met and the scheduler's
 /// rule delays it; elsewhere the previous call's SINR is the report: one update of CQI
 /// delay (kept only there).
-fn adapt_link(ue: &mut Ue, table: &McsTable, held_reports: bool, target_bler: f64) {
+fn adapt_link(
+    ue: &mut Ue,
+    (table, ul_table): (&McsTable, &McsTable),
+    held_reports: bool,
+    target_bler: f64,
+) {
     let s = ue.serving;
     effective_sinrs(
         ue.channels[s].chunk_gain_ratios(),
@@ -1391,7 +1401,7 @@ fn adapt_link(ue: &mut Ue, table: &McsTable, held_reports: bool, target_bler: f6
         )
     };
     ue.mcs = select_mcs(table, &mut ue.mcs_memo, &reported, target_bler);
-    ue.ul_mcs = select_mcs(table, &mut ue.ul_mcs_memo, &reported_ul, target_bler);
+    ue.ul_mcs = select_mcs(ul_table, &mut ue.ul_mcs_memo, &reported_ul, target_bler);
 }
 
 /// A choice of link adaptation and the questions it answers.
@@ -2202,6 +2212,38 @@ mod tests {
             ran.run_slot(t + k * sf, &mut out);
         }
         assert_eq!(ran.ues[0].ul.stats.sdus_delivered, 4);
+    }
+
+    /// Under the multipath channel's error rule the uplink's link adaptation chooses
+    /// from every MCS and the downlink's from the even ones; the wideband channel keeps
+    /// the even table both ways.
+    #[test]
+    fn the_uplink_adapts_over_every_mcs_under_the_module_rule() {
+        let mut ran = urban_ran(|r| r.ns3_mmwave.channel = profile::Ns3Channel::Multipath);
+        assert_eq!((ran.table.len(), ran.ul_table.len()), (15, 29));
+        let target = ran.target_bler;
+        let mut odd = 0;
+        for step in 0..400 {
+            let ue = &mut ran.ues[0];
+            let sinr = -8.0 + 0.1 * f64::from(step);
+            (ue.sinr_db, ue.ul_sinr_db) = (sinr, sinr);
+            adapt_link(ue, (&ran.table, &ran.ul_table), true, target);
+            assert_eq!(ue.mcs % 2, 0, "the downlink's MCS is even");
+            assert_eq!(
+                ue.ul_mcs,
+                ran.ul_table.select_effective(&ue.ul_eff_sinr_db, target)
+            );
+            assert!(
+                ue.ul_mcs >= ue.mcs && ue.ul_mcs <= ue.mcs + 1,
+                "{} {}",
+                ue.mcs,
+                ue.ul_mcs
+            );
+            odd += usize::from(ue.ul_mcs % 2 == 1);
+        }
+        assert!(odd > 100, "{odd} of 400 steps at an odd uplink MCS");
+        let wideband = urban_ran(|_| {});
+        assert_eq!((wideband.table.len(), wideband.ul_table.len()), (15, 15));
     }
 
     /// The CQI report on a granted uplink TB is made on the TB the grant sized, as the

@@ -52,6 +52,11 @@ pub trait Profile {
     /// The MCS table link adaptation chooses from.
     fn mcs_table(&self) -> McsTable;
 
+    /// The uplink's, where it differs.
+    fn uplink_mcs_table(&self) -> McsTable {
+        self.mcs_table()
+    }
+
     /// A fresh channel model for one pair. Its initial state may draw from `rng`, the
     /// pair's own stream, which the channel keeps for every later update.
     fn channel(&self, rng: &mut Rng) -> Box<dyn ChannelModel>;

@@ -478,6 +478,16 @@ impl Profile for Ns3MmwaveParams {
         }
     }
 
+    /// Under the module's error rule the uplink takes every MCS its AMC finds
+    /// (`McsTable::ns3_mmwave_mi_uplink`); the wideband channel's logistic curves are
+    /// known for the even MCS only, so its uplink keeps the downlink's table.
+    fn uplink_mcs_table(&self) -> McsTable {
+        match self.channel {
+            Ns3Channel::Wideband => McsTable::ns3_mmwave(),
+            Ns3Channel::Multipath => McsTable::ns3_mmwave_mi_uplink(),
+        }
+    }
+
     /// Nothing is drawn up front: the beamforming gain is drawn at the first update.
     fn channel(&self, _rng: &mut Rng) -> Box<dyn ChannelModel> {
         Box::new(Ns3Model::new(self))

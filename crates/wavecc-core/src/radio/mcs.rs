@@ -4,7 +4,9 @@
 //! Two tables:
 //! * [`McsTable::ns3_mmwave`]: the reference network's table (docs/model.md, "The
 //!   `ns3-mmwave` profile's numbers"), derived from the ns-3 mmWave module's LTE-style MCS 0-28; the downlink uses even MCS only, so the table holds
-//!   the 15 even entries. Bits per data symbol = Mb/s x 100 us / 22 symbols.
+//!   the 15 even entries. Bits per data symbol = Mb/s x 100 us / 22 symbols. Under the
+//!   module's error rule the uplink has a table of every MCS
+//!   ([`McsTable::ns3_mmwave_mi_uplink`]).
 //! * [`McsTable::nr`]: 3GPP TS 38.214 Table 5.1.3.1-1 (64QAM, MCS 0-28) or
 //!   Table 5.1.3.1-2 (256QAM, MCS 0-27), bits per OFDM symbol = N_PRB x 12 x Qm x R and
 //!   SINR thresholds from the gap-attenuated Shannon mapping [`nr_sinr_threshold_db`]

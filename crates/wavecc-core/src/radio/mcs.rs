@@ -128,6 +128,12 @@ pub fn nr_sinr_threshold_db(se: f64) -> f64 {
 /// `lte-mi-error-model.cc`'s BLER curves, is of the same steepness).
 pub const BLER_SLOPE_PER_DB: f64 = 4.0;
 
+/// How far a draw must lie from a first attempt's error rate at its SINR for
+/// [`McsTable::first_attempt_decodes`] to decide it: some 30 times the most the
+/// rate can differ from [`McsTable::tb_error`]'s, and so small that the full
+/// computation is almost never needed.
+const CLEAR_DRAW: f64 = 1e-6;
+
 /// One row of an MCS table.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct McsEntry {
@@ -472,6 +478,35 @@ impl McsTable {
         }
     }
 
+    /// Whether a TB's first attempt at `mcs` and `sinr_db` decodes, given its draw
+    /// (it fails when the draw falls below the error rate), decided without
+    /// [`McsTable::tb_error`] when the logistic's rate at `sinr_db` itself lies more
+    /// than [`CLEAR_DRAW`] from the draw; None otherwise, and under the module's rule.
+    ///
+    /// `tb_error` combines one attempt through [`ir_effective_sinr_db`], whose
+    /// round trip (five transcendental calls, most of a first attempt's cost) gives
+    /// `sinr_db` back within 1e-11 dB over the +-300 dB allowed here (a test checks
+    /// it; the worst is a few ulps of the SINR). The rate's slope in SINR is at most
+    /// a quarter of `slope_per_db`, so within 1e4 per dB the two rates differ by
+    /// under 3e-8, and a draw clear of one by `CLEAR_DRAW` is on the same side of both.
+    #[inline]
+    pub fn first_attempt_decodes(&self, mcs: u8, sinr_db: f64, draw: f64) -> Option<bool> {
+        let ErrorModel::Logistic { slope_per_db } = self.error else {
+            return None;
+        };
+        if !(sinr_db.abs() <= 300.0 && slope_per_db <= 1e4) {
+            return None;
+        }
+        let bler = self.bler(mcs, sinr_db);
+        if draw >= bler + CLEAR_DRAW {
+            Some(true)
+        } else if draw < bler - CLEAR_DRAW {
+            Some(false)
+        } else {
+            None
+        }
+    }
+
     /// What [`McsTable::tb_error`] reads of a TB's size: the bits of its whole symbols
     /// under the module's rule, nothing (0) under the logistic. TBs of one size here
     /// at the same MCS and SINRs have the same error, so a memo keys on it.
@@ -538,6 +573,49 @@ pub fn thermal_noise_dbm(bandwidth_hz: f64, noise_figure_db: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    /// The HARQ combining of one attempt gives its SINR back within the 1e-11 dB
+    /// that `first_attempt_decodes` relies on, over the range it allows.
+    #[test]
+    fn one_attempt_combines_to_its_own_sinr() {
+        for k in -300_000..=300_000 {
+            let s = f64::from(k) * 1e-3;
+            let back = ir_effective_sinr_db(&[s]);
+            assert!((back - s).abs() <= 1e-11, "{s} {back}");
+        }
+    }
+
+    proptest::proptest! {
+        /// A first attempt decided from its SINR's own rate is decided as the
+        /// draw against `tb_error` decides it, also for draws at the margin; the
+        /// two rates lie far closer than the margin.
+        #[test]
+        fn a_clear_draw_decides_a_first_attempt_as_the_error_rate_does(
+            row in 0usize..64,
+            sinr_db in -300.0f64..300.0,
+            slope in 0.01f64..1e4,
+            draw in 0.0f64..1.0,
+            near in -3i32..=3,
+            ns3 in proptest::bool::ANY,
+        ) {
+            let table = if ns3 {
+                McsTable::ns3_mmwave()
+            } else {
+                McsTable::nr(NrMcsTable::Qam64, 400e6, 3)
+            }
+            .with_bler_slope(slope);
+            let mcs = table.entries()[row % table.len()].mcs;
+            let exact = table.tb_error(mcs, &[sinr_db], 1500);
+            let own = table.bler(mcs, sinr_db);
+            proptest::prop_assert!((exact - own).abs() <= CLEAR_DRAW / 30.0, "{exact} {own}");
+            let at_margin = own + f64::from(near) * 0.6 * CLEAR_DRAW;
+            for u in [draw, at_margin.clamp(0.0, 1.0 - f64::EPSILON)] {
+                if let Some(decodes) = table.first_attempt_decodes(mcs, sinr_db, u) {
+                    proptest::prop_assert_eq!(decodes, u >= exact);
+                }
+            }
+        }
+    }
+
     /// Inside the range it gives, the flat choice is `select_effective`'s; at its top
     /// the choice changes (above the lowest row).
     #[test]

@@ -787,6 +787,9 @@ impl RlcEntity {
 
     fn decodes(&mut self, tb: &Tb, table: &McsTable) -> bool {
         let bytes = tb.air;
+        // Drawn first: the error rate takes no draws, and a draw far from it
+        // decides a first attempt without it.
+        let draw = self.rng.random::<f64>();
         let bler = if tb.attempts == 1 {
             let key = (
                 tb.mcs,
@@ -794,13 +797,16 @@ impl RlcEntity {
                 table.error_size(tb.mcs, bytes),
             );
             if self.first_bler.0 != key {
+                if let Some(decodes) = table.first_attempt_decodes(tb.mcs, tb.sinrs_db[0], draw) {
+                    return decodes;
+                }
                 self.first_bler = (key, table.tb_error(tb.mcs, &tb.sinrs_db[..1], bytes));
             }
             self.first_bler.1
         } else {
             table.tb_error(tb.mcs, &tb.sinrs_db[..tb.attempts as usize], bytes)
         };
-        self.rng.random::<f64>() >= bler
+        draw >= bler
     }
 
     /// A TB built at `now` carrying `start..end` decodes: the bytes reach the receiver

@@ -129,10 +129,36 @@ pub fn nr_sinr_threshold_db(se: f64) -> f64 {
 pub const BLER_SLOPE_PER_DB: f64 = 4.0;
 
 /// How far a draw must lie from a first attempt's error rate at its SINR for
-/// [`McsTable::first_attempt_decodes`] to decide it: some 30 times the most the
-/// rate can differ from [`McsTable::tb_error`]'s, and so small that the full
-/// computation is almost never needed.
+/// [`FirstAttempt::decodes`] to decide it: some 30 times the most the rate can
+/// differ from [`McsTable::tb_error`]'s, and so small that the full computation is
+/// almost never needed.
 const CLEAR_DRAW: f64 = 1e-6;
+
+/// A first attempt's error rate as [`McsTable::first_attempt_error`] gives it:
+/// [`McsTable::tb_error`]'s, or (not `exact`) one within a thirtieth of
+/// [`CLEAR_DRAW`] of it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FirstAttempt {
+    pub rate: f64,
+    pub exact: bool,
+}
+
+impl FirstAttempt {
+    /// Whether the TB decodes under `draw` (it fails below the error rate), as
+    /// against `tb_error`'s rate: a rate not exact decides the draws more than
+    /// `CLEAR_DRAW` from it, which lie on the same side of both; a closer draw
+    /// makes it the exact one, `exact_rate()`, which later draws then read.
+    #[inline]
+    pub fn decodes(&mut self, draw: f64, exact_rate: impl FnOnce() -> f64) -> bool {
+        if !self.exact && (draw - self.rate).abs() < CLEAR_DRAW {
+            *self = FirstAttempt {
+                rate: exact_rate(),
+                exact: true,
+            };
+        }
+        draw >= self.rate
+    }
+}
 
 /// One row of an MCS table.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -478,32 +504,32 @@ impl McsTable {
         }
     }
 
-    /// Whether a TB's first attempt at `mcs` and `sinr_db` decodes, given its draw
-    /// (it fails when the draw falls below the error rate), decided without
-    /// [`McsTable::tb_error`] when the logistic's rate at `sinr_db` itself lies more
-    /// than [`CLEAR_DRAW`] from the draw; None otherwise, and under the module's rule.
+    /// A first attempt's error rate at `mcs` and `sinr_db` for a TB of `tb_bytes`,
+    /// and whether it is [`McsTable::tb_error`]'s exactly: under the logistic, within
+    /// the range below, the rate at `sinr_db` itself, which [`FirstAttempt`] uses to
+    /// decide the draws far from it.
     ///
     /// `tb_error` combines one attempt through [`ir_effective_sinr_db`], whose
     /// round trip (five transcendental calls, most of a first attempt's cost) gives
     /// `sinr_db` back within 1e-11 dB over the +-300 dB allowed here (a test checks
     /// it; the worst is a few ulps of the SINR). The rate's slope in SINR is at most
     /// a quarter of `slope_per_db`, so within 1e4 per dB the two rates differ by
-    /// under 3e-8, and a draw clear of one by `CLEAR_DRAW` is on the same side of both.
+    /// under 3e-8: a thirtieth of [`CLEAR_DRAW`].
     #[inline]
-    pub fn first_attempt_decodes(&self, mcs: u8, sinr_db: f64, draw: f64) -> Option<bool> {
-        let ErrorModel::Logistic { slope_per_db } = self.error else {
-            return None;
-        };
-        if !(sinr_db.abs() <= 300.0 && slope_per_db <= 1e4) {
-            return None;
-        }
-        let bler = self.bler(mcs, sinr_db);
-        if draw >= bler + CLEAR_DRAW {
-            Some(true)
-        } else if draw < bler - CLEAR_DRAW {
-            Some(false)
-        } else {
-            None
+    pub fn first_attempt_error(&self, mcs: u8, sinr_db: f64, tb_bytes: u64) -> FirstAttempt {
+        match self.error {
+            ErrorModel::Logistic { slope_per_db }
+                if sinr_db.abs() <= 300.0 && slope_per_db <= 1e4 =>
+            {
+                FirstAttempt {
+                    rate: self.bler(mcs, sinr_db),
+                    exact: false,
+                }
+            }
+            _ => FirstAttempt {
+                rate: self.tb_error(mcs, &[sinr_db], tb_bytes),
+                exact: true,
+            },
         }
     }
 
@@ -586,13 +612,16 @@ mod tests {
 
     proptest::proptest! {
         /// A first attempt decided from its SINR's own rate is decided as the
-        /// draw against `tb_error` decides it, also for draws at the margin; the
-        /// two rates lie far closer than the margin.
+        /// draw against `tb_error` decides it, also for draws at the margin, and
+        /// draws after one at the margin are too; the two rates lie far closer
+        /// than the margin.
         #[test]
         fn a_clear_draw_decides_a_first_attempt_as_the_error_rate_does(
             row in 0usize..64,
             sinr_db in -300.0f64..300.0,
             slope in 0.01f64..1e4,
+            sloped in -40.0f64..40.0,
+            by_threshold in proptest::bool::ANY,
             draw in 0.0f64..1.0,
             near in -3i32..=3,
             ns3 in proptest::bool::ANY,
@@ -604,15 +633,43 @@ mod tests {
             }
             .with_bler_slope(slope);
             let mcs = table.entries()[row % table.len()].mcs;
+            // Half the cases where the rate is neither 0 nor 1, so that the two
+            // rates differ in their last bits.
+            let sinr_db = if by_threshold {
+                (table.threshold_db(mcs) + sloped / slope).clamp(-300.0, 300.0)
+            } else {
+                sinr_db
+            };
             let exact = table.tb_error(mcs, &[sinr_db], 1500);
-            let own = table.bler(mcs, sinr_db);
-            proptest::prop_assert!((exact - own).abs() <= CLEAR_DRAW / 30.0, "{exact} {own}");
-            let at_margin = own + f64::from(near) * 0.6 * CLEAR_DRAW;
-            for u in [draw, at_margin.clamp(0.0, 1.0 - f64::EPSILON)] {
-                if let Some(decodes) = table.first_attempt_decodes(mcs, sinr_db, u) {
-                    proptest::prop_assert_eq!(decodes, u >= exact);
-                }
+            let first = table.first_attempt_error(mcs, sinr_db, 1500);
+            proptest::prop_assert!(!first.exact);
+            proptest::prop_assert!((exact - first.rate).abs() <= CLEAR_DRAW / 30.0);
+            let at_margin = first.rate + f64::from(near) * 0.6 * CLEAR_DRAW;
+            let below_exact = f64::from_bits(exact.to_bits().saturating_sub(1));
+            for u in [draw, at_margin, exact, below_exact].map(|u| u.clamp(0.0, 0.999)) {
+                // A fresh memo for each draw, and one kept through all of them.
+                let mut fresh = first;
+                proptest::prop_assert_eq!(fresh.decodes(u, || exact), u >= exact);
             }
+            let mut kept = first;
+            for u in [at_margin, draw].map(|u| u.clamp(0.0, 0.999)) {
+                proptest::prop_assert_eq!(kept.decodes(u, || exact), u >= exact);
+            }
+        }
+    }
+
+    /// Outside the logistic's range, and under the module's rule, the first
+    /// attempt's rate is `tb_error`'s.
+    #[test]
+    fn a_first_attempt_out_of_range_takes_the_exact_rate() {
+        let table = McsTable::ns3_mmwave();
+        for (t, s) in [
+            (table.clone(), 400.0),
+            (table.clone().with_bler_slope(2e4), 10.0),
+        ] {
+            let first = t.first_attempt_error(0, s, 1500);
+            assert_eq!(first.rate, t.tb_error(0, &[s], 1500));
+            assert!(first.exact);
         }
     }
 

@@ -233,9 +233,10 @@ pub struct RlcEntity {
     poll_report: Option<Time>,
     rng: Rng,
     /// The error rate of a first attempt at (MCS, SINR bits, the size the error model
-    /// reads, `McsTable::error_size`) last computed, exact or close to it:
-    /// the SINR changes only at channel updates, ten slots apart, and the error curves
-    /// cost several transcendental calls per TB. Entities of one RAN share its MCS
+    /// reads, `McsTable::error_size`) last computed, exact or close to it
+    /// ([`FirstAttempt`]): the SINR changes only at channel updates (ten slots apart,
+    /// or every slot under `ns3-mmwave`), and the error curves cost several
+    /// transcendental calls per TB. Entities of one RAN share its MCS
     /// table, so the key needs no table.
     first_bler: ((u8, u64, u64), FirstAttempt),
     pub stats: RlcStats,
@@ -793,6 +794,8 @@ impl RlcEntity {
 
     fn decodes(&mut self, tb: &Tb, table: &McsTable) -> bool {
         let bytes = tb.air;
+        // Drawn first (the error rate takes no draws): a draw far from a first
+        // attempt's close rate decides it without the exact one.
         let draw = self.rng.random::<f64>();
         if tb.attempts == 1 {
             let (mcs, sinr_db) = (tb.mcs, tb.sinrs_db[0]);

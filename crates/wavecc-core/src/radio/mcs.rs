@@ -134,6 +134,38 @@ pub fn nr_sinr_threshold_db(se: f64) -> f64 {
 /// `lte-mi-error-model.cc`'s BLER curves, is of the same steepness).
 pub const BLER_SLOPE_PER_DB: f64 = 4.0;
 
+/// How far a draw must lie from a first attempt's error rate at its SINR for
+/// [`FirstAttempt::decodes`] to decide it: some 30 times the most the rate can
+/// differ from [`McsTable::tb_error`]'s, and so small that the full computation is
+/// almost never needed.
+const CLEAR_DRAW: f64 = 1e-6;
+
+/// A first attempt's error rate as [`McsTable::first_attempt_error`] gives it:
+/// [`McsTable::tb_error`]'s, or (not `exact`) one within a thirtieth of
+/// [`CLEAR_DRAW`] of it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FirstAttempt {
+    pub rate: f64,
+    pub exact: bool,
+}
+
+impl FirstAttempt {
+    /// Whether the TB decodes under `draw` (it fails below the error rate), as
+    /// against `tb_error`'s rate: a rate not exact decides the draws more than
+    /// `CLEAR_DRAW` from it, which lie on the same side of both; a closer draw
+    /// makes it the exact one, `exact_rate()`, which later draws then read.
+    #[inline]
+    pub fn decodes(&mut self, draw: f64, exact_rate: impl FnOnce() -> f64) -> bool {
+        if !self.exact && (draw - self.rate).abs() < CLEAR_DRAW {
+            *self = FirstAttempt {
+                rate: exact_rate(),
+                exact: true,
+            };
+        }
+        draw >= self.rate
+    }
+}
+
 /// One row of an MCS table.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct McsEntry {
@@ -512,6 +544,35 @@ impl McsTable {
         }
     }
 
+    /// A first attempt's error rate at `mcs` and `sinr_db` for a TB of `tb_bytes`,
+    /// and whether it is [`McsTable::tb_error`]'s exactly: under the logistic, within
+    /// the range below, the rate at `sinr_db` itself, which [`FirstAttempt`] uses to
+    /// decide the draws far from it.
+    ///
+    /// `tb_error` combines one attempt through [`ir_effective_sinr_db`], whose
+    /// round trip (five transcendental calls, most of a first attempt's cost) gives
+    /// `sinr_db` back within 1e-11 dB over the +-300 dB allowed here (a test checks
+    /// it; the worst is a few ulps of the SINR). The rate's slope in SINR is at most
+    /// a quarter of `slope_per_db`, so within 1e4 per dB the two rates differ by
+    /// under 3e-8: a thirtieth of [`CLEAR_DRAW`].
+    #[inline]
+    pub fn first_attempt_error(&self, mcs: u8, sinr_db: f64, tb_bytes: u64) -> FirstAttempt {
+        match self.error {
+            ErrorModel::Logistic { slope_per_db }
+                if sinr_db.abs() <= 300.0 && slope_per_db <= 1e4 =>
+            {
+                FirstAttempt {
+                    rate: self.bler(mcs, sinr_db),
+                    exact: false,
+                }
+            }
+            _ => FirstAttempt {
+                rate: self.tb_error(mcs, &[sinr_db], tb_bytes),
+                exact: true,
+            },
+        }
+    }
+
     /// What [`McsTable::tb_error`] reads of a TB's size: the bits of its whole symbols
     /// under the module's rule, nothing (0) under the logistic. TBs of one size here
     /// at the same MCS and SINRs have the same error, so a memo keys on it.
@@ -578,6 +639,80 @@ pub fn thermal_noise_dbm(bandwidth_hz: f64, noise_figure_db: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
+    /// The HARQ combining of one attempt gives its SINR back within the 1e-11 dB
+    /// that `first_attempt_decodes` relies on, over the range it allows.
+    #[test]
+    fn one_attempt_combines_to_its_own_sinr() {
+        for k in -300_000..=300_000 {
+            let s = f64::from(k) * 1e-3;
+            let back = ir_effective_sinr_db(&[s]);
+            assert!((back - s).abs() <= 1e-11, "{s} {back}");
+        }
+    }
+
+    proptest::proptest! {
+        /// A first attempt decided from its SINR's own rate is decided as the
+        /// draw against `tb_error` decides it, also for draws at the margin, and
+        /// draws after one at the margin are too; the two rates lie far closer
+        /// than the margin.
+        #[test]
+        fn a_clear_draw_decides_a_first_attempt_as_the_error_rate_does(
+            row in 0usize..64,
+            sinr_db in -300.0f64..300.0,
+            slope in 0.01f64..1e4,
+            sloped in -40.0f64..40.0,
+            by_threshold in proptest::bool::ANY,
+            draw in 0.0f64..1.0,
+            near in -3i32..=3,
+            ns3 in proptest::bool::ANY,
+        ) {
+            let table = if ns3 {
+                McsTable::ns3_mmwave()
+            } else {
+                McsTable::nr(NrMcsTable::Qam64, 400e6, 3)
+            }
+            .with_bler_slope(slope);
+            let mcs = table.entries()[row % table.len()].mcs;
+            // Half the cases where the rate is neither 0 nor 1, so that the two
+            // rates differ in their last bits.
+            let sinr_db = if by_threshold {
+                (table.threshold_db(mcs) + sloped / slope).clamp(-300.0, 300.0)
+            } else {
+                sinr_db
+            };
+            let exact = table.tb_error(mcs, &[sinr_db], 1500);
+            let first = table.first_attempt_error(mcs, sinr_db, 1500);
+            proptest::prop_assert!(!first.exact);
+            proptest::prop_assert!((exact - first.rate).abs() <= CLEAR_DRAW / 30.0);
+            let at_margin = first.rate + f64::from(near) * 0.6 * CLEAR_DRAW;
+            let below_exact = f64::from_bits(exact.to_bits().saturating_sub(1));
+            for u in [draw, at_margin, exact, below_exact].map(|u| u.clamp(0.0, 0.999)) {
+                // A fresh memo for each draw, and one kept through all of them.
+                let mut fresh = first;
+                proptest::prop_assert_eq!(fresh.decodes(u, || exact), u >= exact);
+            }
+            let mut kept = first;
+            for u in [at_margin, draw].map(|u| u.clamp(0.0, 0.999)) {
+                proptest::prop_assert_eq!(kept.decodes(u, || exact), u >= exact);
+            }
+        }
+    }
+
+    /// Outside the logistic's range, and under the module's rule, the first
+    /// attempt's rate is `tb_error`'s.
+    #[test]
+    fn a_first_attempt_out_of_range_takes_the_exact_rate() {
+        let table = McsTable::ns3_mmwave();
+        for (t, s) in [
+            (table.clone(), 400.0),
+            (table.clone().with_bler_slope(2e4), 10.0),
+        ] {
+            let first = t.first_attempt_error(0, s, 1500);
+            assert_eq!(first.rate, t.tb_error(0, &[s], 1500));
+            assert!(first.exact);
+        }
+    }
+
     /// Inside the range it gives, the flat choice is `select_effective`'s; at its top
     /// the choice changes (above the lowest row).
     #[test]

@@ -16,7 +16,7 @@
 use super::acks::{PeerAcks, ReportContent};
 use super::arq::{Arq, ArqTiming, Retransmission};
 use super::headers::{PDCP_HEADER_BYTES, QueueCopy, opportunity, pdu_data};
-use super::mcs::McsTable;
+use super::mcs::{FirstAttempt, McsTable};
 use super::miesm::{EffectiveSinr, flat};
 use super::status::BufferStatusTimer;
 use crate::engine::{RangeSet, Ring, Rng, RngExt, Time};
@@ -233,11 +233,12 @@ pub struct RlcEntity {
     poll_report: Option<Time>,
     rng: Rng,
     /// The error rate of a first attempt at (MCS, SINR bits, the size the error model
-    /// reads, `McsTable::error_size`) last computed:
-    /// the SINR changes only at channel updates, ten slots apart, and the error curves
-    /// cost several transcendental calls per TB. Entities of one RAN share its MCS
+    /// reads, `McsTable::error_size`) last computed, exact or close to it
+    /// ([`FirstAttempt`]): the SINR changes only at channel updates (ten slots apart,
+    /// or every slot under `ns3-mmwave`), and the error curves cost several
+    /// transcendental calls per TB. Entities of one RAN share its MCS
     /// table, so the key needs no table.
-    first_bler: ((u8, u64, u64), f64),
+    first_bler: ((u8, u64, u64), FirstAttempt),
     pub stats: RlcStats,
 }
 
@@ -263,7 +264,13 @@ impl RlcEntity {
             reports_in_air: VecDeque::new(),
             poll_report: None,
             rng,
-            first_bler: ((0, f64::NAN.to_bits(), 0), 0.0),
+            first_bler: (
+                (0, f64::NAN.to_bits(), 0),
+                FirstAttempt {
+                    rate: 0.0,
+                    exact: true,
+                },
+            ),
             stats: RlcStats::default(),
         }
     }
@@ -787,20 +794,21 @@ impl RlcEntity {
 
     fn decodes(&mut self, tb: &Tb, table: &McsTable) -> bool {
         let bytes = tb.air;
-        let bler = if tb.attempts == 1 {
-            let key = (
-                tb.mcs,
-                tb.sinrs_db[0].to_bits(),
-                table.error_size(tb.mcs, bytes),
-            );
+        // Drawn first (the error rate takes no draws): a draw far from a first
+        // attempt's close rate decides it without the exact one.
+        let draw = self.rng.random::<f64>();
+        if tb.attempts == 1 {
+            let (mcs, sinr_db) = (tb.mcs, tb.sinrs_db[0]);
+            let key = (mcs, sinr_db.to_bits(), table.error_size(mcs, bytes));
             if self.first_bler.0 != key {
-                self.first_bler = (key, table.tb_error(tb.mcs, &tb.sinrs_db[..1], bytes));
+                self.first_bler = (key, table.first_attempt_error(mcs, sinr_db, bytes));
             }
-            self.first_bler.1
-        } else {
-            table.tb_error(tb.mcs, &tb.sinrs_db[..tb.attempts as usize], bytes)
-        };
-        self.rng.random::<f64>() >= bler
+            return self
+                .first_bler
+                .1
+                .decodes(draw, || table.tb_error(mcs, &tb.sinrs_db[..1], bytes));
+        }
+        draw >= table.tb_error(tb.mcs, &tb.sinrs_db[..tb.attempts as usize], bytes)
     }
 
     /// A TB built at `now` carrying `start..end` decodes: the bytes reach the receiver

@@ -1090,14 +1090,7 @@ impl Ran {
                     };
                     if spent > 0 {
                         let block = block_bytes(table, ch.mcs, spent);
-                        let reported = report_on(
-                            table,
-                            &ue.ul_eff_sinr_db,
-                            ue.ul_mcs,
-                            block,
-                            self.target_bler,
-                        );
-                        ue.ul_cqi.transmitted(now, reported, self.cqi_expiry);
+                        report_uplink(ue, table, now, block, self.target_bler, self.cqi_expiry);
                     }
                     spent
                 }
@@ -1105,14 +1098,7 @@ impl Ran {
                     let (expiry, prohibit) = (self.cqi_expiry, self.status_prohibit);
                     let granted = granted_uplink(ue, now, table, timing, prohibit, self.symbol);
                     if let Some((air, block)) = granted {
-                        let reported = report_on(
-                            table,
-                            &ue.ul_eff_sinr_db,
-                            ue.ul_mcs,
-                            block,
-                            self.target_bler,
-                        );
-                        ue.ul_cqi.transmitted(air, reported, expiry);
+                        report_uplink(ue, table, air, block, self.target_bler, expiry);
                     }
                     let air = now + timing.decision_lead();
                     let ch = SlotChannel {
@@ -1459,6 +1445,19 @@ fn report_on(
     } else {
         chosen
     }
+}
+
+/// The gNB's CQI report on `ue`'s uplink TB of `block` bytes on the air at `air`.
+fn report_uplink(
+    ue: &mut Ue,
+    table: &McsTable,
+    air: Time,
+    block: u64,
+    target_bler: f64,
+    expiry: Option<CqiExpiry>,
+) {
+    let reported = report_on(table, &ue.ul_eff_sinr_db, ue.ul_mcs, block, target_bler);
+    ue.ul_cqi.transmitted(air, reported, expiry);
 }
 
 /// The size of the TB a grant of `symbols` at `mcs` makes, bytes: the module's DCI

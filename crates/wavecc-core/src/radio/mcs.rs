@@ -448,21 +448,24 @@ impl McsTable {
             ErrorModel::Logistic { slope_per_db } => bler_offset_db(target_bler, slope_per_db),
             ErrorModel::ModuleMi { .. } => 0.0,
         };
-        // One block for every candidate: segmented once, and each modulation's mutual
-        // information computed once.
+        // Each modulation's mutual information computed once (it takes a power), and a
+        // given block segmented once; without one, each candidate's nominal slot is
+        // segmented as [`McsTable::bler`] does.
         let blocks = block_bits.map(code_blocks);
         let mut mi = [f64::NAN; MODULATIONS];
         let mut passes = |e: &McsEntry| {
             let slot = modulation_slot(e.modulation_order);
             let sinr = effective[slot];
-            match (self.error, &blocks) {
-                (ErrorModel::Logistic { .. }, _) => e.sinr_db + offset_db <= sinr,
-                (ErrorModel::ModuleMi { .. }, None) => self.bler(e.mcs, sinr) <= target_bler,
-                (ErrorModel::ModuleMi { .. }, Some(blocks)) => {
+            match self.error {
+                ErrorModel::Logistic { .. } => e.sinr_db + offset_db <= sinr,
+                ErrorModel::ModuleMi { nominal_symbols } => {
                     if mi[slot].is_nan() {
                         mi[slot] = mutual_information(slot, sinr);
                     }
-                    tb_error_of_blocks(e.mcs, &mi[slot..=slot], blocks) <= target_bler
+                    let nominal =
+                        || code_blocks(u64::from(nominal_symbols) * u64::from(e.bits_per_symbol));
+                    let blocks = blocks.unwrap_or_else(nominal);
+                    tb_error_of_blocks(e.mcs, &mi[slot..=slot], &blocks) <= target_bler
                 }
             }
         };
@@ -943,6 +946,35 @@ mod tests {
         // Its error does not read the size at all.
         assert_eq!(l.tb_error(28, &[18.0, 15.0], 50_000), both);
         assert_eq!(l.error_size(28, 1000), l.error_size(28, 50_000));
+    }
+
+    /// Link adaptation under the module's rule is the walk up the table while each row's
+    /// own error rate ([`McsTable::bler`], its nominal slot) meets the target, whatever
+    /// the walk shares between rows (each modulation's mutual information), on both
+    /// directions' tables and with each modulation at its own SINR.
+    #[test]
+    fn module_walk_is_the_rows_own_error_rates() {
+        for t in [McsTable::ns3_mmwave_mi(), McsTable::ns3_mmwave_mi_uplink()] {
+            let mut s = -12.0;
+            while s < 32.0 {
+                for effective in [[s, s, s], [s + 2.5, s, s - 3.1], [s, s - 4.0, s + 1.0]] {
+                    let mut expected = t.entries()[0].mcs;
+                    for e in t.entries() {
+                        let sinr = effective[t.modulation_slot(e.mcs)];
+                        if t.bler(e.mcs, sinr) > 0.1 {
+                            break;
+                        }
+                        expected = e.mcs;
+                    }
+                    assert_eq!(
+                        t.select_effective(&effective, 0.1),
+                        expected,
+                        "{effective:?}"
+                    );
+                }
+                s += 0.173;
+            }
+        }
     }
 
     /// A report on a block judges every candidate on that block's size: the chosen MCS

@@ -236,8 +236,8 @@ pub struct RlcEntity {
     /// reads, `McsTable::error_size`) last computed, exact or close to it
     /// ([`FirstAttempt`]): the SINR changes only at channel updates (ten slots apart,
     /// or every slot under `ns3-mmwave`), and the error curves cost several
-    /// transcendental calls per TB. Entities of one RAN share its MCS
-    /// table, so the key needs no table.
+    /// transcendental calls per TB. An entity always meets its direction's MCS table
+    /// (the uplink's may differ from the downlink's), so the key needs no table.
     first_bler: ((u8, u64, u64), FirstAttempt),
     pub stats: RlcStats,
 }

@@ -34,8 +34,9 @@ Definitions (all times in simulated seconds):
   blocks).
 - `ul_tbs`, `ul_tb_error_rate`: the uplink transport blocks of `RxPacketTrace.txt`
   (the UE's ACKs and RLC status reports, HARQ retransmissions included) and the fraction
-  marked corrupt: an uplink error delays a status report, which a later one may then
-  overtake. References converted before these fields existed lack them.
+  marked corrupt: an uplink error delays the UE's status reports (the reports whose
+  overtaking stalls the module's runs are the gNB's, on the downlink). References
+  converted before these fields existed lack them.
 - `error_model_drops`: the packets the Internet link's receive error model (the
   scripts' `--errorRate`, on the PGW's side) dropped: the records of `drop.pcap`, which
   the scripts' `PhyRxDrop` callback writes. (Its "RxDrop at" message is an `NS_LOG`

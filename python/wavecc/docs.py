@@ -146,10 +146,12 @@ def _key(walker: _Schema, path: str, raw: Any, node: Any, optional: bool, requir
             [meaning] + [f"`{value}`: {text}" for value, text in choices if text]
         ).strip()
     limit = walker.limits.get(path) or walker.limits.get(f"{path}[]", "")
+    kind = _type(walker, node, choices)
     return Key(
         path=path,
-        type=_type(walker, node, choices) + (" or absent" if optional else ""),
-        unit=_unit(path, limit),
+        type=kind + (" or absent" if optional else ""),
+        # A switch has no unit, whatever its name ends with.
+        unit="" if kind == "bool" else _unit(path, limit),
         default=_default(raw, optional, required),
         limit=limit,
         meaning=meaning,

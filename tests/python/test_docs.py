@@ -44,6 +44,12 @@ def test_check_flag_reports_a_stale_page(tmp_path: Path) -> None:
     assert subprocess.run([*command, "--check"]).returncode == 0
 
 
+def test_units_come_from_names_but_never_for_switches(rows: dict[str, docs.Key]) -> None:
+    assert rows["radio.rlc_buffer_bytes"].unit == "bytes"
+    # A bool named after what it does to segments counts none.
+    assert rows["radio.ns3_mmwave.misplace_segments"].unit == ""
+
+
 def test_every_key_has_a_meaning(schema: dict) -> None:
     assert docs.undocumented_keys(schema) == [], "give these keys a doc comment in the core"
 

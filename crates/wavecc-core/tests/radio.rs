@@ -274,7 +274,9 @@ fn sinr_reaches_cross_layer_algorithms_and_the_traces() {
 proptest! {
     #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
 
-    /// Exact delivery and conservation through RLC, HARQ and ARQ, at several instants.
+    /// Exact delivery and conservation through RLC, HARQ and ARQ, at several instants,
+    /// with RLC retransmitting byte ranges or PDUs, and with the module's placing of
+    /// segments and misreading of reports (a stalled bearer holds its SDUs).
     #[test]
     fn delivery_is_exact_through_the_radio(
         cca in prop::sample::select(vec!["newreno", "cubic", "bbr", "vegas"]),
@@ -282,9 +284,14 @@ proptest! {
         per_byte in prop::sample::select(vec![0.0, 1e-6]),
         start in 1.0f64..8.0,
         seed in 0u64..1000,
+        (pdus, misplace, misread) in (any::<bool>(), any::<bool>(), any::<bool>()),
     ) {
         let mut cfg = scenario("fbtcp-2", Some(start + 2.0), &tcp_flow(cca));
         cfg.seed = seed;
+        let ns3 = &mut cfg.radio.as_mut().unwrap().ns3_mmwave;
+        ns3.rlc_retransmits_pdus = pdus;
+        ns3.misplace_segments = misplace;
+        ns3.misread_overtaken_reports = misread;
         cfg.radio.as_mut().unwrap().rlc_buffer_bytes = rlc;
         cfg.path.loss.per_byte = per_byte;
         cfg.flows[0].start_s = start;
@@ -298,11 +305,14 @@ proptest! {
 
 #[test]
 fn the_same_seed_gives_the_same_radio_run() {
-    let cfg = scenario("urban", Some(3.0), &tcp_flow("cubic"));
-    let (mut a, mut b) = (wavecc_core::run(&cfg), wavecc_core::run(&cfg));
-    a.summary.wall_time_s = 0.0;
-    b.summary.wall_time_s = 0.0;
-    assert_eq!(format!("{a:?}"), format!("{b:?}"));
+    let mut module = scenario("fbtcp-2", Some(4.0), &tcp_flow("newreno"));
+    module.radio.as_mut().unwrap().ns3_mmwave.misplace_segments = true;
+    for cfg in [scenario("urban", Some(3.0), &tcp_flow("cubic")), module] {
+        let (mut a, mut b) = (wavecc_core::run(&cfg), wavecc_core::run(&cfg));
+        a.summary.wall_time_s = 0.0;
+        b.summary.wall_time_s = 0.0;
+        assert_eq!(format!("{a:?}"), format!("{b:?}"));
+    }
 }
 
 #[test]

@@ -79,7 +79,8 @@ impl Arq {
         }
     }
 
-    /// HARQ gave up at `now` on the bytes `start..end`.
+    /// HARQ gave up at `now` on the bytes `start..end` (once while they await a
+    /// report: the pieces of one PDU repaired whole give it up more than once).
     pub fn gave_up(
         &mut self,
         now: Time,
@@ -90,7 +91,11 @@ impl Arq {
         debug_assert!(start < end, "an empty range would block the queue");
         match self.timing {
             ArqTiming::Fixed(delay) => queue.push_back((start, end, now + delay)),
-            ArqTiming::Reordering(_) => self.given_up.push_back((start, end)),
+            ArqTiming::Reordering(_) => {
+                if !self.given_up.contains(&(start, end)) {
+                    self.given_up.push_back((start, end));
+                }
+            }
         }
     }
 

@@ -22,6 +22,7 @@ mod propagation;
 mod ran;
 mod rlc;
 mod scheduler;
+mod segments;
 mod status;
 
 pub use config::{

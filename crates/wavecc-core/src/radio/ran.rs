@@ -314,6 +314,8 @@ impl Ran {
                 buffer_status_period,
                 acknowledged,
                 misreads_overtaken: profile.misreads_overtaken_reports(),
+                retransmits_pdus: profile.retransmits_pdus(),
+                misplaces_segments: profile.misplaces_segments(),
             };
             RlcEntity::new(c, rng.stream(&name))
         };
@@ -1322,6 +1324,10 @@ impl Ran {
             ul_tb_transmissions: ue.ul.stats.tbs + ue.ul.stats.harq_retx,
             ul_tb_errors: ue.ul.stats.harq_retx + ue.ul.stats.harq_failures,
             misread_status_reports: ue.dl.stats.misread_reports + ue.ul.stats.misread_reports,
+            dl_rlc_segments: ue.dl.stats.arq_segments,
+            ul_rlc_segments: ue.ul.stats.arq_segments,
+            refused_retransmissions: ue.dl.stats.refused_retransmissions
+                + ue.ul.stats.refused_retransmissions,
             dl_rlc_delay_ms: ue.dl.stats.mean_sdu_delay_ms(),
             ul_rlc_delay_ms: ue.ul.stats.mean_sdu_delay_ms(),
         }

@@ -18,6 +18,7 @@ use super::arq::{Arq, ArqTiming, Retransmission};
 use super::headers::{PDCP_HEADER_BYTES, QueueCopy, opportunity, pdu_data};
 use super::mcs::{FirstAttempt, McsTable};
 use super::miesm::{EffectiveSinr, flat};
+use super::segments::{Partial, Pdus, Placed};
 use super::status::BufferStatusTimer;
 use crate::engine::{RangeSet, Ring, Rng, RngExt, Time};
 use crate::net::Packet;
@@ -71,6 +72,13 @@ pub struct RlcConfig {
     /// A report overtaken by a newer one is misread as acknowledging everything sent
     /// (`acks.rs`); false: it is ignored.
     pub misreads_overtaken: bool,
+    /// ARQ retransmits whole PDUs, one per TB and nothing beside it, cut into segments
+    /// when the TB is smaller (`segments.rs`); false: any byte range, beside new data.
+    pub retransmits_pdus: bool,
+    /// The receiver places a retransmitted PDU's segments as the module does, and
+    /// discards a whole PDU while it holds a part of it (`segments.rs`); implies
+    /// `retransmits_pdus`.
+    pub misplaces_segments: bool,
 }
 
 /// The channel a slot's transmissions see.
@@ -175,6 +183,11 @@ pub struct RlcStats {
     /// The peer's status reports this sender misread as acknowledging everything
     /// sent (`acks.rs`).
     pub misread_reports: u64,
+    /// ARQ retransmissions sent as a segment of a PDU rather than whole
+    /// (`segments.rs`).
+    pub arq_segments: u64,
+    /// Decoded retransmissions the receiver discarded by the module's placing rule.
+    pub refused_retransmissions: u64,
 }
 
 impl RlcStats {
@@ -218,6 +231,10 @@ pub struct RlcEntity {
     last_tb: LastTb,
     /// Byte ranges awaiting an ARQ retransmission, with the instant they may go.
     arq: VecDeque<Retransmission>,
+    /// Where the PDUs sent start, under [`RlcConfig::retransmits_pdus`].
+    pdus: Option<Pdus>,
+    /// The receiver's PDUs held in part, under [`RlcConfig::misplaces_segments`].
+    partial: Option<Partial>,
     /// The timers that move what HARQ gave up on into `arq`.
     arq_timers: Arq,
     /// The scheduler's copy of the new-data queue, under [`RlcConfig::headers`].
@@ -257,6 +274,8 @@ impl RlcEntity {
             harq: Vec::new(),
             last_tb: LastTb::Lost,
             arq: VecDeque::new(),
+            pdus: (cfg.retransmits_pdus || cfg.misplaces_segments).then(Pdus::default),
+            partial: cfg.misplaces_segments.then(Partial::default),
             arq_timers: Arq::new(cfg.arq),
             copy: cfg.headers.then(QueueCopy::default),
             buffer_timer: BufferStatusTimer::new(cfg.buffer_status_period),
@@ -562,17 +581,25 @@ impl RlcEntity {
     pub fn transmit(&mut self, now: Time, symbols: u32, ch: &SlotChannel) -> u32 {
         let mut left = self.retransmit_harq(now, symbols, ch);
         while let Some(&(start, end, ready)) = self.arq.front() {
-            let take = (end - start).min(ch.bytes_in(left));
+            let pdu = self.pdus.as_ref().map(|p| p.bounds(start, self.sent_end));
+            let piece_end = pdu.map_or(end, |p| end.min(p.1));
+            let take = (piece_end - start).min(ch.bytes_in(left));
             if ready > now || take == 0 || self.harq.len() >= self.cfg.harq_processes {
                 break;
             }
             left -= ch.symbols_for(take, ch.mcs);
             self.stats.arq_bytes += take;
-            self.send_new_tb(now, start, start + take, take, ch);
+            // Off the queue first: a receiver refusing it at once queues it again.
             if start + take == end {
                 self.arq.pop_front();
             } else {
                 self.arq[0].0 = start + take;
+            }
+            self.send_new_tb(now, start, start + take, take, ch);
+            if let Some(pdu) = pdu {
+                // One retransmitted PDU, or a segment of one, fills the TB.
+                self.stats.arq_segments += u64::from(pdu != (start, start + take));
+                return symbols - left;
             }
         }
         if self.harq.len() >= self.cfg.harq_processes {
@@ -586,6 +613,7 @@ impl RlcEntity {
         if take > 0 {
             left -= ch.symbols_for(take, ch.mcs);
             let start = self.sent_end;
+            self.record_pdu(start);
             self.sent_end += take;
             self.send_new_tb(now, start, start + take, take, ch);
         }
@@ -627,6 +655,7 @@ impl RlcEntity {
         });
         let data = pdu_data(opportunity(granted), pieces);
         if data > 0 {
+            self.record_pdu(start);
             self.sent_end += data;
             self.send_new_tb(now, start, start + data, granted, ch);
         }
@@ -727,6 +756,13 @@ impl RlcEntity {
         left
     }
 
+    /// New data from `start` goes as a PDU of its own.
+    fn record_pdu(&mut self, start: u64) {
+        if let Some(pdus) = &mut self.pdus {
+            pdus.sent(start);
+        }
+    }
+
     /// Sends a TB of `air` bytes carrying the stream's `start..end`.
     fn send_new_tb(&mut self, now: Time, start: u64, end: u64, air: u64, ch: &SlotChannel) {
         self.arq_timers.sent_pdu(now);
@@ -787,7 +823,27 @@ impl RlcEntity {
     /// abandoned it, `acks.rs`); its report is lost.
     fn given_up(&mut self, now: Time, tb: &Tb) {
         self.stats.harq_failures += 1;
-        if let Some((start, end)) = self.peer.unabandoned(tb.start, tb.end) {
+        self.repair(now, tb.start, tb.end);
+    }
+
+    /// The receiver lacks `start..end` after `now`: RLC repairs it, the whole PDUs it
+    /// touches under [`RlcConfig::retransmits_pdus`] (once while a repair of the same
+    /// PDUs is pending), unless a misread report abandoned it (`acks.rs`).
+    fn repair(&mut self, now: Time, start: u64, end: u64) {
+        if start == end {
+            return;
+        }
+        let (start, end) = match &self.pdus {
+            Some(pdus) => {
+                let whole = pdus.widen(start, end, self.sent_end);
+                if self.arq.iter().any(|a| (a.0, a.1) == whole) {
+                    return;
+                }
+                whole
+            }
+            None => (start, end),
+        };
+        if let Some((start, end)) = self.peer.unabandoned(start, end) {
             self.arq_timers.gave_up(now, start, end, &mut self.arq);
         }
     }
@@ -815,7 +871,7 @@ impl RlcEntity {
     /// when the TB has been on the air.
     fn receive(&mut self, now: Time, start: u64, end: u64) {
         if self.cfg.air_delay == 0 {
-            self.received.insert(start, end);
+            self.place(now, start, end);
             self.arrived += 1;
         } else {
             self.in_air
@@ -857,6 +913,29 @@ impl RlcEntity {
         self.deliver_landed(now, out)
     }
 
+    /// Decoded bytes `start..end` reach the receiver at `now`: they join what it
+    /// received, or, under [`RlcConfig::misplaces_segments`], the PDU they belong to
+    /// is placed by the module's rule (`segments.rs`), and one it refuses is repaired
+    /// again.
+    fn place(&mut self, now: Time, start: u64, end: u64) {
+        let (Some(partial), Some(pdus)) = (&mut self.partial, &self.pdus) else {
+            self.received.insert(start, end);
+            return;
+        };
+        let pdu = pdus.bounds(start, self.sent_end);
+        if pdu.1 <= self.rx_next || self.received.covers(pdu.0, pdu.1) {
+            return;
+        }
+        match partial.place(start, end, pdu) {
+            Placed::Complete => self.received.insert(pdu.0, pdu.1),
+            Placed::Held => {}
+            Placed::Refused => {
+                self.stats.refused_retransmissions += 1;
+                self.repair(now, pdu.0, pdu.1);
+            }
+        }
+    }
+
     /// Whether a transmission landing at `landing` has reached the receiver by `now`.
     #[inline(always)]
     fn reached(&self, landing: Time, now: Time) -> bool {
@@ -879,8 +958,8 @@ impl RlcEntity {
     #[inline(never)]
     fn deliver_landed(&mut self, now: Time, out: &mut Vec<Packet>) -> u32 {
         while let Some(&(_, start, end)) = self.in_air.front().filter(|a| self.reached(a.0, now)) {
-            self.received.insert(start, end);
             self.in_air.pop_front();
+            self.place(now, start, end);
             self.arrived += 1;
         }
         if self.settled(now) {
@@ -890,9 +969,15 @@ impl RlcEntity {
         if let Some((_, end)) = self.received.remove_below(self.rx_next) {
             self.rx_next = end;
         }
-        let unacknowledged = self
-            .awaits_acknowledgement()
-            .then_some((self.peer.acked_end(), self.sent_end));
+        if let Some(pdus) = &mut self.pdus {
+            pdus.settle(self.rx_next);
+        }
+        // The poll-retransmit timer sends again from the first PDU not acknowledged.
+        let acked = self.peer.acked_end();
+        let unacknowledged = self.awaits_acknowledgement().then(|| match &self.pdus {
+            Some(pdus) => (pdus.bounds(acked, self.sent_end).0, self.sent_end),
+            None => (acked, self.sent_end),
+        });
         if let Some(at) = self.arq_timers.advance(
             now,
             self.rx_next,
@@ -918,7 +1003,13 @@ impl RlcEntity {
     /// go back to RLC, which retransmits them from the new cell after `resume`.
     pub fn reestablish(&mut self, resume: Time) {
         for tb in self.harq.drain(..).filter(|tb| tb.start < tb.end) {
-            self.arq.push_back((tb.start, tb.end, resume));
+            let range = match &self.pdus {
+                Some(pdus) => pdus.widen(tb.start, tb.end, self.sent_end),
+                None => (tb.start, tb.end),
+            };
+            if self.pdus.is_none() || !self.arq.iter().any(|a| (a.0, a.1) == range) {
+                self.arq.push_back((range.0, range.1, resume));
+            }
         }
         self.arq_timers.reestablish(resume, &mut self.arq);
         for a in &mut self.arq {
@@ -940,6 +1031,12 @@ impl RlcEntity {
         self.in_air.clear();
         self.reports_in_air.clear();
         self.received = RangeSet::default();
+        if let Some(pdus) = &mut self.pdus {
+            pdus.clear();
+        }
+        if let Some(partial) = &mut self.partial {
+            partial.clear();
+        }
         self.sent_end = self.queued_end;
         self.rx_next = self.queued_end;
         self.peer = PeerAcks::at(self.queued_end);
@@ -983,6 +1080,8 @@ mod tests {
             buffer_status_period: 0,
             acknowledged: false,
             misreads_overtaken: true,
+            retransmits_pdus: false,
+            misplaces_segments: false,
         };
         RlcEntity::new(cfg, RngStreams::new(1).stream("rlc"))
     }
@@ -1652,6 +1751,80 @@ mod tests {
         assert_eq!(e.stats.harq_failures, 1);
         assert_eq!(e.stats.arq_bytes, 0, "never repaired");
         assert!(e.is_busy(), "the lost SDU is never handed up");
+    }
+
+    /// An entity retransmitting PDUs (the module's placing rule with `misplaces`)
+    /// whose PDU of two one-symbol SDUs HARQ gave up on at 1.2 ms: its retransmission
+    /// may go from 5.2 ms.
+    fn lost_pdu(misplaces: bool, size: u64, dead: &SlotChannel) -> RlcEntity {
+        let mut e = entity(1 << 20, 0);
+        e.cfg.retransmits_pdus = true;
+        e.cfg.misplaces_segments = misplaces;
+        e.pdus = Some(Pdus::default());
+        e.partial = misplaces.then(Partial::default);
+        for i in 0..2 {
+            e.enqueue(0, pkt(i * size, size as u16)).unwrap();
+        }
+        run(&mut e, dead, 0, 1_300_000, &mut Vec::new());
+        assert_eq!((e.stats.tbs, e.stats.harq_failures), (1, 1));
+        e
+    }
+
+    #[test]
+    fn a_retransmitted_pdu_fills_its_tb_alone_or_goes_in_segments() {
+        let table = McsTable::ns3_mmwave();
+        let good = SlotChannel::flat(&table, 28, 40.0);
+        let dead = SlotChannel::flat(&table, 28, -30.0);
+        let size = good.bytes_in(1);
+        let mut e = lost_pdu(false, size, &dead);
+        e.enqueue(2_000_000, pkt(2 * size, size as u16)).unwrap();
+        let mut out = Vec::new();
+        // The slot has room for all three SDUs but carries the lost PDU alone.
+        e.transmit(5_200_000, 22, &good);
+        assert_eq!(
+            (e.stats.tbs, e.stats.arq_bytes, e.stats.arq_segments),
+            (2, 2 * size, 0)
+        );
+        assert_eq!(e.new_bytes(), size, "new data waits for the next TB");
+        run(&mut e, &good, 5_300_000, 5_600_000, &mut out);
+        assert_eq!(seqs(&out), vec![0, size, 2 * size]);
+        // A TB of one symbol carries the PDU's first segment, the next the rest.
+        let mut e = lost_pdu(false, size, &dead);
+        e.transmit(5_200_000, 1, &good);
+        e.transmit(5_300_000, 22, &good);
+        assert_eq!((e.stats.arq_bytes, e.stats.arq_segments), (2 * size, 2));
+        run(&mut e, &good, 5_400_000, 5_600_000, &mut out);
+        assert_eq!(out.len(), 5);
+        assert!(!e.is_busy());
+    }
+
+    /// The module's stall: the first segment of a retransmission fails its first
+    /// attempt, the last lands first and is dropped, the first then lands on its
+    /// HARQ retransmission and is held, and every whole retransmission after it is
+    /// discarded. Placed freely, the same segments complete the PDU.
+    #[test]
+    fn reordered_segments_stall_the_receiver_only_under_the_modules_placing() {
+        let table = McsTable::ns3_mmwave();
+        let good = SlotChannel::flat(&table, 28, 40.0);
+        let dead = SlotChannel::flat(&table, 28, -30.0);
+        let size = good.bytes_in(1);
+        let run_with = |misplaces: bool| {
+            let mut e = lost_pdu(misplaces, size, &dead);
+            let mut out = Vec::new();
+            e.transmit(5_200_000, 1, &dead);
+            e.deliver(5_300_000, &mut out);
+            e.transmit(5_300_000, 22, &good);
+            run(&mut e, &good, 5_400_000, 30_000_000, &mut out);
+            (e, out)
+        };
+        let (e, out) = run_with(false);
+        assert_eq!(seqs(&out), vec![0, size]);
+        assert_eq!(e.stats.refused_retransmissions, 0);
+        let (e, out) = run_with(true);
+        assert!(out.is_empty(), "nothing is handed up");
+        // The last segment (5.3 ms), then the whole PDU every 4 ms from 9.3 ms.
+        assert_eq!(e.stats.refused_retransmissions, 1 + 6);
+        assert!(e.is_busy());
     }
 
     /// A HARQ retransmission resends the same TB: the grant's bytes in the same

@@ -83,6 +83,12 @@ pub struct UeSummary {
     /// acknowledging everything they had sent (an overtaken report, under the
     /// `ns3-mmwave` profile's RLC).
     pub misread_status_reports: u64,
+    /// RLC retransmissions sent as segments of a PDU, each way, and decoded ones the
+    /// receiver discarded (under the `ns3-mmwave` profile's PDU retransmissions and
+    /// its placing of segments).
+    pub dl_rlc_segments: u64,
+    pub ul_rlc_segments: u64,
+    pub refused_retransmissions: u64,
     /// Mean time a downlink SDU took from entering the gNB's RLC to leaving the UE's,
     /// and an uplink one the other way, ms (null before any was delivered).
     pub dl_rlc_delay_ms: f64,

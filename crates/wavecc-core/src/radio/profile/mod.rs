@@ -80,6 +80,18 @@ pub trait Profile {
         false
     }
 
+    /// The profile's RLC retransmits whole PDUs, one per transport block, cut into
+    /// segments when a block is smaller (`segments.rs`); false: any byte range.
+    fn retransmits_pdus(&self) -> bool {
+        false
+    }
+
+    /// The profile's RLC receiver places a retransmission's segments only in order and
+    /// discards a whole PDU while it holds part of it (`segments.rs`).
+    fn misplaces_segments(&self) -> bool {
+        false
+    }
+
     /// The RLC AM receiver's reordering timer, when the profile's RLC repairs what HARQ
     /// gave up on through it and the sender's poll-retransmit timer (`arq.rs`);
     /// `None`: a fixed delay after HARQ gives up (`radio.rlc_retx_delay_s`).

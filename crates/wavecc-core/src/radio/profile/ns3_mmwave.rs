@@ -133,6 +133,20 @@ pub struct Ns3MmwaveParams {
     /// updates read the trace within one sample of the next update's value, and take
     /// effect at that update.
     pub misread_blockage_exit: bool,
+    /// RLC AM retransmits what its peer NACKs PDU by PDU, as the module's `LteRlcAm`:
+    /// one PDU per transport block and nothing beside it, whole when the block holds
+    /// it, else a first segment filling the block and the rest in the next ones
+    /// (`radio/segments.rs`). false: any byte range, as many as a block holds, beside
+    /// new data.
+    pub rlc_retransmits_pdus: bool,
+    /// The receiver places a retransmitted PDU's segments as the module's
+    /// `LteRlcAm::DoReceivePdu` does: only from offset 0 and in order (a segment out
+    /// of order erases the part held), and a whole PDU that arrives while it holds a
+    /// part is discarded as a duplicate. When HARQ reorders a retransmission's
+    /// segments, or loses a later one, the PDU never completes and that direction of
+    /// the bearer stalls for good. A defect of the module, so off by default; `wavecc
+    /// validate ns3-mmwave` turns it on. Implies `rlc_retransmits_pdus`.
+    pub misplace_segments: bool,
 }
 
 /// How a UE of the `ns3-mmwave` profile gets uplink grants.
@@ -196,6 +210,8 @@ impl Default for Ns3MmwaveParams {
             buffer_status_timer_s: 0.004,
             misread_overtaken_reports: false,
             misread_blockage_exit: false,
+            rlc_retransmits_pdus: false,
+            misplace_segments: false,
         }
     }
 }
@@ -460,6 +476,16 @@ impl Profile for Ns3MmwaveParams {
     /// The module's RLC AM misreads a status report overtaken by a newer one.
     fn misreads_overtaken_reports(&self) -> bool {
         self.misread_overtaken_reports
+    }
+
+    /// The module's RLC AM retransmits PDU by PDU.
+    fn retransmits_pdus(&self) -> bool {
+        self.rlc_retransmits_pdus || self.misplace_segments
+    }
+
+    /// The module's RLC AM receiver places segments only in order.
+    fn misplaces_segments(&self) -> bool {
+        self.misplace_segments
     }
 
     /// The module's RLC AM repairs what HARQ gave up on through its receiver's

@@ -193,11 +193,13 @@ def wavecc_config(
     then opens its connection, `tcp.handshake`, as the scripts' socket does, and sends
     its first segment a round trip later), the error rate as the per-byte loss at the PGW, the
     RLC buffer, the simulated time (or `duration_s`), in the TCP `stack`, traced every
-    100 ms like the references, with the module's two defects: its misreading of
-    overtaken RLC status reports (`radio.ns3_mmwave.misread_overtaken_reports`) and
-    of the blockage trace when a path clears between its channel updates
-    (`radio.ns3_mmwave.misread_blockage_exit`); then the user's `overrides`
-    (`KEY=VALUE`, as `wavecc run --set`)."""
+    100 ms like the references, with the module's three defects: its misreading of
+    overtaken RLC status reports (`radio.ns3_mmwave.misread_overtaken_reports`), of
+    the blockage trace when a path clears between its channel updates
+    (`radio.ns3_mmwave.misread_blockage_exit`), and its RLC receiver's placing of a
+    retransmission's segments (`radio.ns3_mmwave.misplace_segments`, which brings the
+    module's retransmission PDU by PDU); then the user's `overrides` (`KEY=VALUE`, as
+    `wavecc run --set`)."""
     transport = "udp" if case.transport == "udp" else None
     config = resolve(case.scenario, cca=case.cca, seed=seed, stack=stack, transport=transport)
     config["name"] = f"validate-{case.name}"
@@ -209,11 +211,13 @@ def wavecc_config(
     config.setdefault("path", {}).setdefault("loss", {})["per_byte"] = case.error_rate
     radio = config.setdefault("radio", {})
     radio["rlc_buffer_bytes"] = case.rlc_buffer_bytes
-    # The module's RLC misreads a status report overtaken by a newer one, and its
-    # path loss the blockage trace at a clearing between updates.
+    # The module's RLC misreads a status report overtaken by a newer one and places
+    # segments only in order, and its path loss misreads the blockage trace at a
+    # clearing between updates.
     ns3 = radio.setdefault("ns3_mmwave", {})
     ns3["misread_overtaken_reports"] = True
     ns3["misread_blockage_exit"] = True
+    ns3["misplace_segments"] = True
     if case.cca == "fbtcp":
         for flow in config["flows"]:
             flow.setdefault("cc", {})["rate_source"] = FBTCP_RATE_SOURCE

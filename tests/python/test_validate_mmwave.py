@@ -158,9 +158,10 @@ def test_wavecc_config_is_the_case_on_its_scenario():
     assert config["path"]["loss"]["per_byte"] == 1e-7
     assert config["radio"]["rlc_buffer_bytes"] == 1_000_000
     assert config["trace"]["interval_s"] == 0.1
-    # The module's two defects are in.
+    # The module's three defects are in.
     ns3 = config["radio"]["ns3_mmwave"]
     assert ns3["misread_overtaken_reports"] is True and ns3["misread_blockage_exit"] is True
+    assert ns3["misplace_segments"] is True
     # The scripts start their application at 0.1 s, UDP's as TCP's; TCP's socket then
     # opens its connection.
     assert flow["start_s"] == 0.1 and config["tcp"]["handshake"] is True

@@ -580,26 +580,24 @@ impl RlcEntity {
     /// by the next [`RlcEntity::deliver`], at the end of the slot.
     pub fn transmit(&mut self, now: Time, symbols: u32, ch: &SlotChannel) -> u32 {
         let mut left = self.retransmit_harq(now, symbols, ch);
-        while let Some(&(start, end, ready)) = self.arq.front() {
-            let pdu = self.pdus.as_ref().map(|p| p.bounds(start, self.sent_end));
-            let piece_end = pdu.map_or(end, |p| end.min(p.1));
-            let take = (piece_end - start).min(ch.bytes_in(left));
-            if ready > now || take == 0 || self.harq.len() >= self.cfg.harq_processes {
-                break;
-            }
-            left -= ch.symbols_for(take, ch.mcs);
-            self.stats.arq_bytes += take;
-            // Off the queue first: a receiver refusing it at once queues it again.
-            if start + take == end {
-                self.arq.pop_front();
-            } else {
-                self.arq[0].0 = start + take;
-            }
-            self.send_new_tb(now, start, start + take, take, ch);
-            if let Some(pdu) = pdu {
-                // One retransmitted PDU, or a segment of one, fills the TB.
-                self.stats.arq_segments += u64::from(pdu != (start, start + take));
+        if self.pdus.is_some() {
+            if let Some(left) = self.retransmit_pdu(now, left, ch) {
                 return symbols - left;
+            }
+        } else {
+            while let Some(&(start, end, ready)) = self.arq.front() {
+                let take = (end - start).min(ch.bytes_in(left));
+                if ready > now || take == 0 || self.harq.len() >= self.cfg.harq_processes {
+                    break;
+                }
+                left -= ch.symbols_for(take, ch.mcs);
+                self.stats.arq_bytes += take;
+                self.send_new_tb(now, start, start + take, take, ch);
+                if start + take == end {
+                    self.arq.pop_front();
+                } else {
+                    self.arq[0].0 = start + take;
+                }
             }
         }
         if self.harq.len() >= self.cfg.harq_processes {
@@ -618,6 +616,29 @@ impl RlcEntity {
             self.send_new_tb(now, start, start + take, take, ch);
         }
         symbols - left
+    }
+
+    /// Under [`RlcConfig::retransmits_pdus`]: the first due retransmission's PDU, or
+    /// the next segment of it that fits `left` symbols, fills a TB alone. Returns the
+    /// symbols left if one went.
+    #[inline(never)]
+    fn retransmit_pdu(&mut self, now: Time, left: u32, ch: &SlotChannel) -> Option<u32> {
+        let &(start, end, ready) = self.arq.front()?;
+        let pdu = self.pdus.as_ref()?.bounds(start, self.sent_end);
+        let take = (end.min(pdu.1) - start).min(ch.bytes_in(left));
+        if ready > now || take == 0 || self.harq.len() >= self.cfg.harq_processes {
+            return None;
+        }
+        self.stats.arq_bytes += take;
+        self.stats.arq_segments += u64::from(pdu != (start, start + take));
+        // Off the queue first: a receiver refusing it at once queues it again.
+        if start + take == end {
+            self.arq.pop_front();
+        } else {
+            self.arq[0].0 = start + take;
+        }
+        self.send_new_tb(now, start, start + take, take, ch);
+        Some(left - ch.symbols_for(take, ch.mcs))
     }
 
     /// The bearer's grant out of the scheduler's copy, within `symbols`, bytes; the copy
@@ -913,14 +934,35 @@ impl RlcEntity {
         self.deliver_landed(now, out)
     }
 
+    /// Under [`RlcConfig::retransmits_pdus`], after a delivery: forgets the PDUs
+    /// handed up, and has the poll-retransmit timer send `unacknowledged` again from
+    /// the start of its first PDU.
+    #[inline(never)]
+    fn settle_pdus(&mut self, unacknowledged: Option<(u64, u64)>) -> Option<(u64, u64)> {
+        let pdus = self.pdus.as_mut()?;
+        pdus.settle(self.rx_next);
+        unacknowledged.map(|(from, to)| (pdus.bounds(from, self.sent_end).0, to))
+    }
+
     /// Decoded bytes `start..end` reach the receiver at `now`: they join what it
     /// received, or, under [`RlcConfig::misplaces_segments`], the PDU they belong to
     /// is placed by the module's rule (`segments.rs`), and one it refuses is repaired
     /// again.
+    #[inline(always)]
     fn place(&mut self, now: Time, start: u64, end: u64) {
-        let (Some(partial), Some(pdus)) = (&mut self.partial, &self.pdus) else {
+        if self.partial.is_none() {
             self.received.insert(start, end);
-            return;
+        } else {
+            self.place_by_module_rule(now, start, end);
+        }
+    }
+
+    /// [`Self::place`] under [`RlcConfig::misplaces_segments`], out of line: the
+    /// default path pays one test.
+    #[inline(never)]
+    fn place_by_module_rule(&mut self, now: Time, start: u64, end: u64) {
+        let (Some(partial), Some(pdus)) = (&mut self.partial, &self.pdus) else {
+            unreachable!("placing by the module's rule keeps the PDUs");
         };
         let pdu = pdus.bounds(start, self.sent_end);
         if pdu.1 <= self.rx_next || self.received.covers(pdu.0, pdu.1) {
@@ -969,15 +1011,12 @@ impl RlcEntity {
         if let Some((_, end)) = self.received.remove_below(self.rx_next) {
             self.rx_next = end;
         }
-        if let Some(pdus) = &mut self.pdus {
-            pdus.settle(self.rx_next);
+        let mut unacknowledged = self
+            .awaits_acknowledgement()
+            .then_some((self.peer.acked_end(), self.sent_end));
+        if self.pdus.is_some() {
+            unacknowledged = self.settle_pdus(unacknowledged);
         }
-        // The poll-retransmit timer sends again from the first PDU not acknowledged.
-        let acked = self.peer.acked_end();
-        let unacknowledged = self.awaits_acknowledgement().then(|| match &self.pdus {
-            Some(pdus) => (pdus.bounds(acked, self.sent_end).0, self.sent_end),
-            None => (acked, self.sent_end),
-        });
         if let Some(at) = self.arq_timers.advance(
             now,
             self.rx_next,

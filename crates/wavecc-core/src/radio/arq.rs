@@ -268,6 +268,18 @@ mod tests {
         assert_eq!(queue, VecDeque::from([(100, 200, 11 * MS + MS / 2)]));
     }
 
+    /// Two pieces of one PDU, repaired whole, give it up twice: it goes once.
+    #[test]
+    fn a_range_given_up_twice_before_a_report_names_it_goes_once() {
+        let mut arq = reordering();
+        let mut queue = VecDeque::new();
+        arq.gave_up(MS, 100, 200, &mut queue);
+        arq.gave_up(2 * MS, 100, 200, &mut queue);
+        arq.advance(MS, 100, &held(&[(200, 300)]), false, None, &mut queue);
+        arq.advance(11 * MS, 100, &held(&[(200, 300)]), false, None, &mut queue);
+        assert_eq!(queue, VecDeque::from([(100, 200, 11 * MS + MS / 2)]));
+    }
+
     #[test]
     fn a_hole_filled_in_time_stops_the_timer() {
         let mut arq = reordering();

@@ -462,8 +462,7 @@ impl McsTable {
                     if mi[slot].is_nan() {
                         mi[slot] = mutual_information(slot, sinr);
                     }
-                    let nominal =
-                        || code_blocks(u64::from(nominal_symbols) * u64::from(e.bits_per_symbol));
+                    let nominal = || code_blocks(nominal_bits(nominal_symbols, e.bits_per_symbol));
                     let blocks = blocks.unwrap_or_else(nominal);
                     tb_error_of_blocks(e.mcs, &mi[slot..=slot], &blocks) <= target_bler
                 }
@@ -528,7 +527,7 @@ impl McsTable {
                 1.0 / (1.0 + 9.0 * (slope_per_db * (sinr_db - thr)).exp())
             }
             ErrorModel::ModuleMi { nominal_symbols } => {
-                let bits = u64::from(nominal_symbols) * u64::from(self.bits_per_symbol(mcs));
+                let bits = nominal_bits(nominal_symbols, self.bits_per_symbol(mcs));
                 self.module_tb_error(mcs, &[sinr_db], bits)
             }
         }
@@ -598,6 +597,12 @@ impl McsTable {
         }
         tb_error(self.entry(mcs).mcs, &mi[..n], tb_bits)
     }
+}
+
+/// Bits of a TB filling the module's nominal slot (`ModuleMi`'s `nominal_symbols`) at
+/// `bits_per_symbol`: the size an MCS's own error rate is judged on without a block.
+fn nominal_bits(nominal_symbols: u32, bits_per_symbol: u32) -> u64 {
+    u64::from(nominal_symbols) * u64::from(bits_per_symbol)
 }
 
 /// SINR above the 10% threshold (dB) at which the logistic error curve reaches

@@ -848,26 +848,31 @@ impl RlcEntity {
         self.repair(now, tb.start, tb.end);
     }
 
-    /// The receiver lacks `start..end` after `now`: RLC repairs it, the whole PDUs it
-    /// touches under [`RlcConfig::retransmits_pdus`] (once while a repair of the same
-    /// PDUs is pending), unless a misread report abandoned it (`acks.rs`).
+    /// The receiver lacks `start..end` after `now`: RLC repairs it
+    /// ([`Self::retransmission_of`]), unless a misread report abandoned it
+    /// (`acks.rs`).
     fn repair(&mut self, now: Time, start: u64, end: u64) {
-        if start == end {
+        let Some((start, end)) = self.retransmission_of(start, end) else {
             return;
-        }
-        let (start, end) = match &self.pdus {
-            Some(pdus) => {
-                let whole = pdus.widen(start, end, self.sent_end);
-                if self.arq.iter().any(|a| (a.0, a.1) == whole) {
-                    return;
-                }
-                whole
-            }
-            None => (start, end),
         };
         if let Some((start, end)) = self.peer.unabandoned(start, end) {
             self.arq_timers.gave_up(now, start, end, &mut self.arq);
         }
+    }
+
+    /// What RLC retransmits when the receiver lacks `start..end`: those bytes, or
+    /// under [`RlcConfig::retransmits_pdus`] the whole PDUs they touch, once while
+    /// their retransmission is queued. None for an empty range (a TB with a report
+    /// alone).
+    fn retransmission_of(&self, start: u64, end: u64) -> Option<(u64, u64)> {
+        if start == end {
+            return None;
+        }
+        let Some(pdus) = &self.pdus else {
+            return Some((start, end));
+        };
+        let whole = pdus.widen(start, end, self.sent_end);
+        (!self.arq.iter().any(|a| (a.0, a.1) == whole)).then_some(whole)
     }
 
     fn decodes(&mut self, tb: &Tb, table: &McsTable) -> bool {
@@ -1042,13 +1047,9 @@ impl RlcEntity {
     /// A handover: TBs awaiting HARQ are lost with the old cell's HARQ entity and
     /// go back to RLC, which retransmits them from the new cell after `resume`.
     pub fn reestablish(&mut self, resume: Time) {
-        for tb in self.harq.drain(..).filter(|tb| tb.start < tb.end) {
-            let range = match &self.pdus {
-                Some(pdus) => pdus.widen(tb.start, tb.end, self.sent_end),
-                None => (tb.start, tb.end),
-            };
-            if self.pdus.is_none() || !self.arq.iter().any(|a| (a.0, a.1) == range) {
-                self.arq.push_back((range.0, range.1, resume));
+        for tb in std::mem::take(&mut self.harq) {
+            if let Some((start, end)) = self.retransmission_of(tb.start, tb.end) {
+                self.arq.push_back((start, end, resume));
             }
         }
         self.arq_timers.reestablish(resume, &mut self.arq);

@@ -1317,6 +1317,7 @@ impl Ran {
             cell: ue.serving as u32,
             harq_retransmissions: ue.dl.stats.harq_retx + ue.ul.stats.harq_retx,
             harq_failures: ue.dl.stats.harq_failures + ue.ul.stats.harq_failures,
+            ul_harq_failures: ue.ul.stats.harq_failures,
             rlc_drops: ue.dl.stats.sdus_dropped,
             uplink_rlc_drops: ue.ul.stats.sdus_dropped,
             dl_tb_transmissions: ue.dl.stats.tbs + ue.dl.stats.harq_retx,
@@ -2310,7 +2311,8 @@ mod tests {
 
     /// The summary counts each direction's TB transmissions and failures apart: a
     /// UE whose uplink cannot decode and whose downlink can shows errors in the
-    /// uplink's counts only, one per transmission (every retransmission fails too).
+    /// uplink's counts only, one per transmission (every retransmission fails too),
+    /// and every block HARQ gave up on is the uplink's.
     #[test]
     fn a_ue_summary_counts_uplink_tb_errors_apart_from_the_downlink() {
         let mut ran = urban_ran(|_| {});
@@ -2331,6 +2333,8 @@ mod tests {
             "the block and its retransmissions"
         );
         assert_eq!(summary.ul_tb_errors, summary.ul_tb_transmissions);
+        assert!(summary.ul_harq_failures > 0, "HARQ gave the block up");
+        assert_eq!(summary.ul_harq_failures, summary.harq_failures);
     }
 
     /// The module retransmits an uplink TB 3 subframes after it and a downlink one 4:

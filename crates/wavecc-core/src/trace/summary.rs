@@ -65,8 +65,11 @@ pub struct UeSummary {
     /// Serving cell at the end of the run.
     pub cell: u32,
     pub harq_retransmissions: u64,
-    /// Transport blocks HARQ gave up on (recovered by RLC).
+    /// Transport blocks HARQ gave up on (recovered by RLC), both ways, and the
+    /// uplink's share: a lost uplink block is what a misread status report leaves
+    /// unrepaired (`misread_status_reports`).
     pub harq_failures: u64,
+    pub ul_harq_failures: u64,
     /// SDUs the downlink RLC buffer refused, and the uplink's.
     pub rlc_drops: u64,
     pub uplink_rlc_drops: u64,

@@ -577,8 +577,8 @@ impl RlcEntity {
     /// Transmits in the slot starting at `now` with `symbols` symbols: due HARQ
     /// retransmissions first, then due ARQ retransmissions (under
     /// [`RlcConfig::retransmits_pdus`] one PDU or segment, and nothing after it), then
-    /// new data. Returns the symbols used. Decoded bytes reach the receiver at once and are handed up
-    /// by the next [`RlcEntity::deliver`], at the end of the slot.
+    /// new data. Returns the symbols used. Decoded bytes reach the receiver at once and
+    /// are handed up by the next [`RlcEntity::deliver`], at the end of the slot.
     pub fn transmit(&mut self, now: Time, symbols: u32, ch: &SlotChannel) -> u32 {
         let mut left = self.retransmit_harq(now, symbols, ch);
         if self.pdus.is_some() {

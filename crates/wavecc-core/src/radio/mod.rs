@@ -6,6 +6,7 @@
 //! slot-level below (a transport block's size comes from the symbols and MCS).
 
 mod acks;
+mod air_states;
 mod arq;
 mod clearing;
 mod config;

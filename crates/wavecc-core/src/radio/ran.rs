@@ -4,7 +4,12 @@
 //! MCS, handover decisions) and slots (every slot while anything is queued: RLC
 //! delivery, then the uplink's and downlink's transmissions). Packets enter through
 //! `enqueue_*` and leave through the slot's output lists.
+//!
+//! A channel update finds the channel of the air time of the subframes decided after
+//! it (`Profile::downlink_lead` ahead), so that every TB and the CQI report on it meet
+//! the channel of their own subframe on the air (`air_states.rs`).
 
+use super::air_states::AirStates;
 use super::arq::{ArqTiming, ReorderingTimers};
 use super::clearing::{Clearing, clearing_instant};
 use super::config::{self, Forwarding, RadioConfig};
@@ -74,14 +79,15 @@ struct Ue {
     sinr_db: f64,
     ul_sinr_db: f64,
     eff_sinr_db: EffectiveSinr,
-    ul_eff_sinr_db: EffectiveSinr,
     reported_eff_db: Option<EffectiveSinr>,
     reported_ul_eff_db: Option<EffectiveSinr>,
-    /// Link adaptation's MCS each way: where the scheduler holds CQI reports, the one
+    /// Link adaptation's downlink MCS: where the scheduler holds CQI reports, the one
     /// the SINR now supports (what a report on a TB now asks for); elsewhere the one
     /// of the previous update's.
     mcs: u8,
-    ul_mcs: u8,
+    /// The uplink's effective SINR and MCS (chosen as the downlink's), by the air time
+    /// they hold from: an uplink TB is filled after newer states may have been found.
+    uplink: AirStates<UplinkState>,
     /// Link adaptation's last answer each way: a UE whose channel holds still, or
     /// moves a little, asks a question with the same answer at every update.
     mcs_memo: Option<McsMemo>,
@@ -145,6 +151,14 @@ impl Ue {
     }
 }
 
+/// What an uplink TB on the air meets: its effective SINR per modulation, and link
+/// adaptation's MCS for it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct UplinkState {
+    eff_sinr_db: EffectiveSinr,
+    mcs: u8,
+}
+
 /// A count of transport blocks and the mean of the SINR each met: the SINR as a
 /// receiver's per-block trace sees it, weighted by traffic (a flow that stalls sends
 /// no blocks; one in a blocked stretch sends many small ones).
@@ -201,6 +215,10 @@ pub struct Ran {
     slot: Time,
     data_symbols: u32,
     update_every: Time,
+    /// How far ahead of a channel update the channel is evaluated: the scheduler's
+    /// lead (`Profile::downlink_lead`), so that the subframes decided from the update
+    /// on meet the channel of their air time.
+    channel_lead: Time,
     /// The profile's channels depend on geometry alone (`Profile::channel_is_geometric`).
     geometric_channels: bool,
     /// With geometric channels, the distance (m) after which a UE's neighbour links are
@@ -380,11 +398,13 @@ impl Ran {
                     sinr_db: f64::NEG_INFINITY,
                     ul_sinr_db: f64::NEG_INFINITY,
                     eff_sinr_db: flat(f64::NEG_INFINITY),
-                    ul_eff_sinr_db: flat(f64::NEG_INFINITY),
                     reported_eff_db: None,
                     reported_ul_eff_db: None,
                     mcs: 0,
-                    ul_mcs: 0,
+                    uplink: AirStates::new(UplinkState {
+                        eff_sinr_db: flat(f64::NEG_INFINITY),
+                        mcs: 0,
+                    }),
                     mcs_memo: None,
                     ul_mcs_memo: None,
                     dl: entity(
@@ -443,6 +463,7 @@ impl Ran {
             slot: numerology.slot,
             data_symbols: numerology.data_symbols,
             update_every: from_secs(update_s),
+            channel_lead: profile.downlink_lead(),
             geometric_channels: profile.channel_is_geometric(),
             neighbour_remeasure_m: cfg.neighbour_remeasure_m,
             los_test: config::los_test(cfg),
@@ -512,8 +533,11 @@ impl Ran {
         f64::from(bits) / to_secs(self.slot)
     }
 
-    pub fn update_interval(&self) -> Time {
-        self.update_every
+    /// When the channel update after the one at `now` is due: the first that finds
+    /// the channel of a later instant on the update grid.
+    pub fn next_update(&self, now: Time) -> Time {
+        let at = now + self.channel_lead;
+        (at / self.update_every + 1) * self.update_every - self.channel_lead
     }
 
     pub fn ue_count(&self) -> usize {
@@ -688,13 +712,16 @@ impl Ran {
     }
 
     /// The channel update at `now`: measurements, SINR, link adaptation, handover
-    /// and NLoS bookkeeping. Packets lost at a handover go to `dropped`.
+    /// and NLoS bookkeeping, for the channel `channel_lead` later, which the subframes
+    /// decided from now on meet on the air. Returns that instant, at which the events
+    /// happen. Packets lost at a handover go to `dropped`.
     pub fn update_channels(
         &mut self,
         now: Time,
         events: &mut Vec<RadioEvent>,
         dropped: &mut Vec<Packet>,
-    ) {
+    ) -> Time {
+        let at = now + self.channel_lead;
         // The SINRs a clearing raised are measured again here.
         self.clearings.clear();
         let mut changed = false;
@@ -706,8 +733,8 @@ impl Ran {
         self.transmitting_epoch += u64::from(changed);
         let epoch = self.transmitting_epoch;
         for u in 0..self.ues.len() {
-            self.measure(u, now);
-            self.consider_handover(u, now, events, dropped);
+            self.measure(u, at);
+            self.consider_handover(u, now, at, events, dropped);
             let noise_mw = self.noise_mw;
             let ue = &mut self.ues[u];
             let s = ue.serving;
@@ -733,20 +760,20 @@ impl Ran {
             ue.sinr_db = self.dl_power_dbm + ue.gain_db[s] - noise_interference_db;
             ue.ul_sinr_db = self.ul_power_dbm + ue.gain_db[s] - self.noise_dbm;
             let tables = (&self.table, &self.ul_table);
-            adapt_link(ue, tables, self.cqi_expiry.is_some(), self.target_bler);
+            adapt_link(ue, tables, self.cqi_expiry.is_some(), self.target_bler, at);
             ue.sinr_sum_db += ue.sinr_db;
             ue.sinr_samples += 1;
             let blocked = ue.is_blocked(s);
             match (blocked, ue.nlos_since) {
                 (true, None) => {
-                    ue.nlos_since = Some(now);
+                    ue.nlos_since = Some(at);
                     events.push(RadioEvent::NlosStart {
                         ue: u as u32,
                         cell: s as u32,
                     });
                 }
                 (false, Some(since)) => {
-                    ue.nlos_intervals.push((since, now));
+                    ue.nlos_intervals.push((since, at));
                     ue.nlos_since = None;
                     events.push(RadioEvent::NlosEnd {
                         ue: u as u32,
@@ -756,55 +783,49 @@ impl Ran {
                 _ => {}
             }
             if let Some(gain_db) = ue.channels[s].gain_if_cleared_db() {
-                self.look_for_clearing(u, now, gain_db);
+                self.look_for_clearing(u, now, at, gain_db);
             }
         }
+        at
     }
 
-    /// Where UE `u`'s blocked serving path clears between two channel updates, the
-    /// slots from `now` to the next update whose TBs go on the air between the
-    /// clearing and the update after it meet `cleared_gain_db`
-    /// ([`Channel::gain_if_cleared_db`]). A slot decides TBs that go on the air
-    /// `downlink_air_offset` later (the downlink's first; the uplink's, later in the
-    /// same subframe, are taken along), at the SINR of the update before it: the
-    /// clearings are looked for on the UE's path in the update intervals of those air
-    /// times, on this update's grid.
-    fn look_for_clearing(&mut self, u: usize, now: Time, cleared_gain_db: f64) {
+    /// Where UE `u`'s serving path, blocked in the channel found at `now` for `at`,
+    /// clears before the next update's instant, the slots from `now` whose TBs go on
+    /// the air between the clearing and that instant meet `cleared_gain_db`
+    /// ([`Channel::gain_if_cleared_db`]). A slot's first downlink TB goes on the air
+    /// `downlink_air_offset` after its decision; the uplink's, later in the same
+    /// subframe, are taken along.
+    fn look_for_clearing(&mut self, u: usize, now: Time, at: Time, cleared_gain_db: f64) {
         let ue = &self.ues[u];
         let gnb = self.gnbs[ue.serving].position;
-        let (every, lead) = (self.update_every, self.downlink_air_offset);
         let blocked_at = |t: Time| {
-            let at = ue.trajectory.position(to_secs(t));
-            geometry::is_blocked(self.los_test, gnb, at, &self.obstacles)
+            let position = ue.trajectory.position(to_secs(t));
+            geometry::is_blocked(self.los_test, gnb, position, &self.obstacles)
         };
-        let rise_db = cleared_gain_db - ue.gain_db[ue.serving];
-        let (air_from, air_until) = (now + lead, now + every + lead);
-        let mut update = now + lead / every * every;
-        while update < air_until {
-            let next = update + every;
-            if blocked_at(update) && !blocked_at(next) {
-                let clears = clearing_instant(update, next, blocked_at);
-                let (from, until) = (clears.max(air_from), next.min(air_until));
-                if from < until {
-                    self.clearings.push(Clearing {
-                        ue: u,
-                        from: from - lead,
-                        until: until - lead,
-                        rise_db,
-                        raised_from: None,
-                    });
-                }
-                return;
-            }
-            update = next;
+        let next = at + self.update_every;
+        if !blocked_at(at) || blocked_at(next) {
+            return;
+        }
+        let offset = self.downlink_air_offset;
+        let from = clearing_instant(at, next, blocked_at).max(now + offset);
+        if from < next {
+            self.clearings.push(Clearing {
+                ue: u,
+                from: from - offset,
+                until: next - offset,
+                rise_db: cleared_gain_db - ue.gain_db[ue.serving],
+                raised_from: None,
+            });
         }
     }
 
     /// The clearings' slots: a UE's SINRs rise in the first slot of its clearing, and
-    /// link adaptation follows, until the first slot after it.
+    /// link adaptation follows, until the first slot after it (for the subframes on
+    /// the air from `channel_lead` after).
     fn reach_clearings(&mut self, now: Time) {
         let (ues, tables) = (&mut self.ues, (&self.table, &self.ul_table));
         let (held_reports, target_bler) = (self.cqi_expiry.is_some(), self.target_bler);
+        let air = now + self.channel_lead;
         self.clearings.retain_mut(|c| {
             let inside = c.from <= now && now < c.until;
             let ue = &mut ues[c.ue];
@@ -819,17 +840,19 @@ impl Ran {
                 }
                 _ => return inside || now < c.from,
             }
-            adapt_link(ue, tables, held_reports, target_bler);
+            adapt_link(ue, tables, held_reports, target_bler, air);
             inside
         });
     }
 
     /// Hands `u` over to a neighbour that has been better than its serving cell by
-    /// the hysteresis for the time-to-trigger.
+    /// the hysteresis for the time-to-trigger, in the channel found at `now` for `at`:
+    /// the subframes decided from `now` go to the new cell after the interruption.
     fn consider_handover(
         &mut self,
         u: usize,
         now: Time,
+        at: Time,
         events: &mut Vec<RadioEvent>,
         dropped: &mut Vec<Packet>,
     ) {
@@ -851,11 +874,11 @@ impl Ran {
         let since = match ue.candidate {
             Some((c, since)) if c == best => since,
             _ => {
-                ue.candidate = Some((best, now));
-                now
+                ue.candidate = Some((best, at));
+                at
             }
         };
-        if now - since < self.time_to_trigger {
+        if at - since < self.time_to_trigger {
             return;
         }
         events.push(RadioEvent::Handover {
@@ -865,7 +888,7 @@ impl Ran {
         });
         if let Some(since) = ue.nlos_since.take() {
             // NLoS is judged towards the serving cell: a new cell starts afresh.
-            ue.nlos_intervals.push((since, now));
+            ue.nlos_intervals.push((since, at));
             events.push(RadioEvent::NlosEnd {
                 ue: u as u32,
                 cell: ue.serving as u32,
@@ -1071,10 +1094,11 @@ impl Ran {
             let ue = &mut self.ues[u];
             let spent = match self.uplink_grants {
                 None => {
+                    let state = ue.uplink.at(now);
                     let ch = SlotChannel {
                         table,
-                        mcs: ue.ul_cqi.mcs(now, ue.ul_mcs, self.cqi_expiry),
-                        sinr_db: ue.ul_eff_sinr_db,
+                        mcs: ue.ul_cqi.mcs(now, state.mcs, self.cqi_expiry),
+                        sinr_db: state.eff_sinr_db,
                     };
                     let status = own_status_symbol(&mut ue.reports.ue, now, self.status_prohibit);
                     let want = if ue.ul.is_busy() {
@@ -1103,10 +1127,11 @@ impl Ran {
                         report_uplink(ue, table, air, block, self.target_bler, expiry);
                     }
                     let air = now + timing.decision_lead();
+                    let state = ue.uplink.at(air);
                     let ch = SlotChannel {
                         table,
-                        mcs: ue.ul_cqi.mcs(air, ue.ul_mcs, expiry),
-                        sinr_db: ue.ul_eff_sinr_db,
+                        mcs: ue.ul_cqi.mcs(air, state.mcs, expiry),
+                        sinr_db: state.eff_sinr_db,
                     };
                     grant_uplink(ue, now, air, left, &ch, timing, prohibit)
                 }
@@ -1225,9 +1250,12 @@ impl Ran {
         let fill = now + timing.decision_lead() - timing.fill_lead();
         for &u in busy {
             let ue = &mut self.ues[u];
-            ue.ul_harq_reserved =
-                ue.ul
-                    .reserve_due_harq(now, fill, &ch(&self.ul_table, ue.ul_mcs), &mut budget);
+            ue.ul_harq_reserved = ue.ul.reserve_due_harq(
+                now,
+                fill,
+                &ch(&self.ul_table, ue.uplink.newest().mcs),
+                &mut budget,
+            );
         }
         downlink
     }
@@ -1311,7 +1339,10 @@ impl Ran {
                 .iter()
                 .copied()
                 .chain(open)
-                .map(|(a, b)| [to_secs(a), to_secs(b)])
+                // An update finds the channel ahead (`channel_lead`): what it found
+                // past the end is not part of the run.
+                .filter(|&(a, _)| a < end)
+                .map(|(a, b)| [to_secs(a), to_secs(b.min(end))])
                 .collect(),
             handovers: ue.handovers,
             cell: ue.serving as u32,
@@ -1354,16 +1385,17 @@ fn effective_sinrs(ratios: Option<&[f64]>, sinr_db: f64, out: &mut EffectiveSinr
     }
 }
 
-/// Effective SINRs and link adaptation's MCS each way from `ue`'s SINRs now. Link
-/// adaptation acts on a report. Where the scheduler holds reports (`held_reports`,
-/// `cqi.rs`), each TB's report carries the MCS of the SINR it met and the scheduler's
-/// rule delays it; elsewhere the previous call's SINR is the report: one update of CQI
-/// delay (kept only there).
+/// Effective SINRs and link adaptation's MCS each way from `ue`'s SINRs now, for the
+/// TBs on the air from `from`. Link adaptation acts on a report. Where the scheduler
+/// holds reports (`held_reports`, `cqi.rs`), each TB's report carries the MCS of the
+/// SINR it met and the scheduler's rule delays it; elsewhere the previous call's SINR
+/// is the report: one update of CQI delay (kept only there).
 fn adapt_link(
     ue: &mut Ue,
     (table, ul_table): (&McsTable, &McsTable),
     held_reports: bool,
     target_bler: f64,
+    from: Time,
 ) {
     let s = ue.serving;
     effective_sinrs(
@@ -1371,30 +1403,35 @@ fn adapt_link(
         ue.sinr_db,
         &mut ue.eff_sinr_db,
     );
-    if ue.ul_sinr_db == ue.sinr_db {
+    let ul_eff_sinr_db = if ue.ul_sinr_db == ue.sinr_db {
         // Same powers, no interference: the same chunks, the same result.
-        ue.ul_eff_sinr_db = ue.eff_sinr_db;
+        ue.eff_sinr_db
     } else {
-        effective_sinrs(
-            ue.channels[s].chunk_gain_ratios(),
-            ue.ul_sinr_db,
-            &mut ue.ul_eff_sinr_db,
-        );
-    }
+        let mut ul = flat(0.0);
+        effective_sinrs(ue.channels[s].chunk_gain_ratios(), ue.ul_sinr_db, &mut ul);
+        ul
+    };
     let (reported, reported_ul) = if held_reports {
-        (ue.eff_sinr_db, ue.ul_eff_sinr_db)
+        (ue.eff_sinr_db, ul_eff_sinr_db)
     } else {
         (
             ue.reported_eff_db
                 .replace(ue.eff_sinr_db)
                 .unwrap_or(ue.eff_sinr_db),
             ue.reported_ul_eff_db
-                .replace(ue.ul_eff_sinr_db)
-                .unwrap_or(ue.ul_eff_sinr_db),
+                .replace(ul_eff_sinr_db)
+                .unwrap_or(ul_eff_sinr_db),
         )
     };
     ue.mcs = select_mcs(table, &mut ue.mcs_memo, &reported, target_bler);
-    ue.ul_mcs = select_mcs(ul_table, &mut ue.ul_mcs_memo, &reported_ul, target_bler);
+    let ul_mcs = select_mcs(ul_table, &mut ue.ul_mcs_memo, &reported_ul, target_bler);
+    ue.uplink.begin(
+        from,
+        UplinkState {
+            eff_sinr_db: ul_eff_sinr_db,
+            mcs: ul_mcs,
+        },
+    );
 }
 
 /// A choice of link adaptation and the questions it answers.
@@ -1463,7 +1500,8 @@ fn report_uplink(
     target_bler: f64,
     expiry: Option<CqiExpiry>,
 ) {
-    let reported = report_on(table, &ue.ul_eff_sinr_db, ue.ul_mcs, block, target_bler);
+    let state = ue.uplink.at(air);
+    let reported = report_on(table, &state.eff_sinr_db, state.mcs, block, target_bler);
     ue.ul_cqi.transmitted(air, reported, expiry);
 }
 
@@ -1554,7 +1592,7 @@ fn granted_uplink(
     let ch = SlotChannel {
         table,
         mcs,
-        sinr_db: ue.ul_eff_sinr_db,
+        sinr_db: ue.uplink.at(air).eff_sinr_db,
     };
     transmit_uplink(ue, now, symbols, &ch, prohibit);
     // The TB ends `symbols` after its slot's start, laid out when it was scheduled.
@@ -2233,19 +2271,21 @@ mod tests {
             let ue = &mut ran.ues[0];
             let sinr = -8.0 + 0.1 * f64::from(step);
             (ue.sinr_db, ue.ul_sinr_db) = (sinr, sinr);
-            adapt_link(ue, (&ran.table, &ran.ul_table), true, target);
+            let from = ran.slot * (10 + step as u64);
+            adapt_link(ue, (&ran.table, &ran.ul_table), true, target, from);
             assert_eq!(ue.mcs % 2, 0, "the downlink's MCS is even");
+            let ul = ue.uplink.newest();
             assert_eq!(
-                ue.ul_mcs,
-                ran.ul_table.select_effective(&ue.ul_eff_sinr_db, target)
+                ul.mcs,
+                ran.ul_table.select_effective(&ul.eff_sinr_db, target)
             );
             assert!(
-                ue.ul_mcs >= ue.mcs && ue.ul_mcs <= ue.mcs + 1,
+                ul.mcs >= ue.mcs && ul.mcs <= ue.mcs + 1,
                 "{} {}",
                 ue.mcs,
-                ue.ul_mcs
+                ul.mcs
             );
-            odd += usize::from(ue.ul_mcs % 2 == 1);
+            odd += usize::from(ul.mcs % 2 == 1);
         }
         assert!(odd > 100, "{odd} of 400 steps at an odd uplink MCS");
         let wideband = urban_ran(|_| {});
@@ -2309,6 +2349,15 @@ mod tests {
         assert_eq!(delivered - acked, 4, "handed up at slot {acked}");
     }
 
+    /// UE 0's uplink TBs meet an SINR nothing decodes at, from time 0 on.
+    fn kill_uplink(ran: &mut Ran) {
+        let ue = &mut ran.ues[0];
+        ue.uplink = AirStates::new(UplinkState {
+            eff_sinr_db: flat(-30.0),
+            ..ue.uplink.newest()
+        });
+    }
+
     /// The summary counts each direction's TB transmissions and failures apart: a
     /// UE whose uplink cannot decode and whose downlink can shows errors in the
     /// uplink's counts only, one per transmission (every retransmission fails too),
@@ -2318,7 +2367,7 @@ mod tests {
         let mut ran = urban_ran(|_| {});
         let sf = ran.slot();
         let t = 20 * sf;
-        ran.ues[0].ul_eff_sinr_db = flat(-30.0);
+        kill_uplink(&mut ran);
         ran.enqueue_downlink(t - 1, 0, packet(1)).unwrap();
         uplink(&mut ran, t - 1, 0, ack(2));
         let mut out = Vec::new();
@@ -2337,6 +2386,62 @@ mod tests {
         assert_eq!(summary.ul_harq_failures, summary.harq_failures);
     }
 
+    /// A channel update finds the channel of the subframes decided after it, two
+    /// subframes on: a drop it finds fails the downlink TBs decided from it on and the
+    /// uplink TBs on the air in the same subframes. The UE fills an uplink TB a
+    /// subframe before the air, so the one it fills at the update goes before the drop
+    /// and decodes; the one it fills a subframe later meets the drop.
+    #[test]
+    fn a_drop_an_update_finds_fails_both_directions_from_the_same_air_subframe() {
+        let mut ran = urban_ran(|_| {});
+        let (sf, lead) = (ran.slot(), ran.channel_lead);
+        assert_eq!(
+            lead,
+            2 * sf,
+            "the module's scheduler decides two subframes ahead"
+        );
+        let t = 20 * sf;
+        for seq in 0..400 {
+            ran.enqueue_downlink(t - 1, 0, packet(seq)).unwrap();
+        }
+        // (TBs, failed transmissions) of each direction so far.
+        let counts = |ran: &Ran| {
+            let n = |s: &super::super::rlc::RlcStats| (s.tbs, s.tbs + s.harq_retx - s.tbs_decoded);
+            (n(&ran.ues[0].dl.stats), n(&ran.ues[0].ul.stats))
+        };
+        let mut out = Vec::new();
+        let mut slot = |ran: &mut Ran, now: Time| {
+            uplink(ran, now, 0, ack(now));
+            let before = counts(ran);
+            ran.run_slot(now, &mut out);
+            let after = counts(ran);
+            let delta = |a: (u64, u64), b: (u64, u64)| (a.0 - b.0, a.1 - b.1);
+            (delta(after.0, before.0), delta(after.1, before.1))
+        };
+        // An update the world makes at a slot's start: 3.3 ms, for 3.5 ms on the
+        // 125 us grid.
+        for k in 0..13 {
+            slot(&mut ran, t + k * sf);
+        }
+        let update = t + 13 * sf;
+        let (mut events, mut dropped) = (Vec::new(), Vec::new());
+        let at = ran.update_channels(update, &mut events, &mut dropped);
+        assert_eq!((at, at % ran.update_every), (update + lead, 0));
+        assert_eq!(ran.next_update(update), update + ran.update_every);
+        // The update found a channel nothing decodes on.
+        let ue = &mut ran.ues[0];
+        (ue.sinr_db, ue.ul_sinr_db) = (-30.0, -30.0);
+        adapt_link(ue, (&ran.table, &ran.ul_table), true, ran.target_bler, at);
+        let [(dl0, ul0), (dl1, ul1)] = [0, 1].map(|k| slot(&mut ran, update + k * sf));
+        // Built at the update: the downlink TB goes on the air at `at` and fails, the
+        // uplink one a subframe before and decodes.
+        assert!(dl0.0 > 0 && dl0.1 == dl0.0, "{dl0:?}");
+        assert!(ul0.0 > 0 && ul0.1 == 0, "{ul0:?}");
+        // Filled a subframe later: the uplink TB goes on the air at `at` and fails.
+        assert!(ul1.0 > 0 && ul1.1 >= ul1.0, "{ul1:?}");
+        assert!(dl1.1 >= dl1.0, "{dl1:?}");
+    }
+
     /// The module retransmits an uplink TB 3 subframes after it and a downlink one 4:
     /// the gNB decodes an uplink TB itself, where the UE first reports a downlink one
     /// in its uplink control symbol.
@@ -2345,9 +2450,8 @@ mod tests {
         let mut ran = urban_ran(|_| {});
         let sf = ran.slot();
         let t = 20 * sf;
-        let dead = flat(-30.0);
-        ran.ues[0].eff_sinr_db = dead;
-        ran.ues[0].ul_eff_sinr_db = dead;
+        ran.ues[0].eff_sinr_db = flat(-30.0);
+        kill_uplink(&mut ran);
         ran.enqueue_downlink(t - 1, 0, ack(1)).unwrap();
         uplink(&mut ran, t - 1, 0, ack(2));
         // The first slot each counter moves in: (new DL, DL retx, new UL, UL retx).
@@ -2474,7 +2578,7 @@ mod tests {
         let sf = ran.slot();
         let t = 20 * sf;
         let expiry = ran.cqi_expiry;
-        let reported = ran.ues[0].ul_mcs;
+        let reported = ran.ues[0].uplink.newest().mcs;
         assert!(reported > 0);
         assert_eq!(ran.ues[0].ul_cqi.mcs(t, reported, expiry), 0);
         uplink(&mut ran, t + 1, 0, ack(1));
@@ -2492,8 +2596,11 @@ mod tests {
         let mut ran = urban_ran(|_| {});
         let sf = ran.slot();
         let t = 20 * sf;
-        let (expiry, dl_reported, ul_reported) =
-            (ran.cqi_expiry, ran.ues[0].mcs, ran.ues[0].ul_mcs);
+        let (expiry, dl_reported, ul_reported) = (
+            ran.cqi_expiry,
+            ran.ues[0].mcs,
+            ran.ues[0].uplink.newest().mcs,
+        );
         let ul_mcs = |ran: &Ran, at: Time| ran.ues[0].ul_cqi.mcs(at, ul_reported, expiry);
         let dl_mcs = |ran: &Ran, at: Time| ran.ues[0].dl_cqi.mcs(at, dl_reported, expiry);
         // Built at t, on the air at t + 2, handed up to the UE at t + 4 with its request

@@ -248,8 +248,8 @@ impl World {
             .ran
             .as_mut()
             .expect("channel updates only with a radio");
-        ran.update_channels(self.now, &mut self.radio_events, &mut self.radio_dropped);
-        let next = self.now + ran.update_interval();
+        let at = ran.update_channels(self.now, &mut self.radio_events, &mut self.radio_dropped);
+        let next = ran.next_update(self.now);
         self.radio_times.set_update(next, &mut self.queue);
         for ev in self.radio_events.drain(..) {
             let (ue, kind, cell, from) = match ev {
@@ -258,7 +258,7 @@ impl World {
                 RadioEvent::NlosEnd { ue, cell } => (ue, "nlos_end", cell, -1),
             };
             let r = &mut self.radio_log;
-            r.t_s.push(to_secs(self.now));
+            r.t_s.push(to_secs(at));
             r.ue.push(ue);
             r.kind.push(kind);
             r.cell.push(cell);

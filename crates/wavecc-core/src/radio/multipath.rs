@@ -9,10 +9,12 @@
 //! `f_d = v f_c / c` with `v` the signed sum of the velocity components of receiver
 //! minus transmitter, and `t` the absolute simulation time. This model evaluates the
 //! same formula; only the amplitudes are drawn from a distribution instead of the
-//! module's stored instances (see [`draw_amplitudes`]).
+//! module's stored instances (see [`draw_amplitudes`]). The uplink's receiver is the
+//! gNB, so its `v` is the downlink's negated: a moving UE's two directions fade apart.
 //!
-//! Cost per evaluation: 20 phase rotations and a 72 x 17 complex sum (paths with equal
-//! delay are summed first); a motionless UE is evaluated once per draw.
+//! Cost per evaluation: 20 phase rotations and, per direction, a 72 x 17 complex sum
+//! (paths with equal delay are summed first); a motionless UE is evaluated once per
+//! draw, one direction for both.
 
 use super::geometry::Point;
 use super::miesm::normal_cdf;
@@ -230,27 +232,73 @@ fn mul(a: (f64, f64), b: (f64, f64)) -> (f64, f64) {
     (a.0 * b.0 - a.1 * b.1, a.0 * b.1 + a.1 * b.0)
 }
 
-/// The frequency-selective gain of one gNB-UE pair.
+/// One direction's chunk gains: each chunk's gain over their mean, and the mean
+/// (linear).
+#[derive(Clone, Debug)]
+struct ChunkGains {
+    ratios: [f64; CHUNKS],
+    mean: f64,
+}
+
+impl ChunkGains {
+    /// The gains of the chunks from the taps' complex sums (paths of equal delay
+    /// summed, Doppler applied).
+    fn of_taps(taps: &[(f64, f64); TAPS]) -> Self {
+        let phasors = chunk_phasors();
+        let (mut re, mut im) = ([0.0; CHUNKS], [0.0; CHUNKS]);
+        for (n, c) in taps.iter().enumerate() {
+            let (pr, pi) = (&phasors.re[n], &phasors.im[n]);
+            for k in 0..CHUNKS {
+                re[k] += c.0 * pr[k] - c.1 * pi[k];
+                im[k] += c.0 * pi[k] + c.1 * pr[k];
+            }
+        }
+        let mut ratios = [0.0; CHUNKS];
+        let mut sum = 0.0;
+        for k in 0..CHUNKS {
+            let g = re[k] * re[k] + im[k] * im[k];
+            ratios[k] = g;
+            sum += g;
+        }
+        let mean = sum / CHUNKS as f64;
+        let inv = if mean > 0.0 { 1.0 / mean } else { 0.0 };
+        for r in &mut ratios {
+            *r *= inv;
+        }
+        ChunkGains { ratios, mean }
+    }
+}
+
+/// The frequency-selective gain of one gNB-UE pair, each way.
+///
+/// The module computes the uplink's gain with the same formula and instance, but
+/// its relative speed is receiver minus transmitter with the roles swapped, so the
+/// uplink's Doppler turns every path the other way: for a still UE both directions
+/// meet one gain, for a moving one their chunk gains differ (and fade apart).
 #[derive(Clone, Debug)]
 pub struct Multipath {
     carrier_hz: f64,
     /// Path amplitudes of the current instance times `exp(-j 2 pi f_0 tau_p)` (f_0 the
     /// first chunk's frequency).
     amp: [(f64, f64); PATHS],
-    /// Per-chunk gain over its mean, and the mean (linear).
-    ratios: [f64; CHUNKS],
-    mean: f64,
-    /// Doppler (Hz) of the last evaluation; NaN = nothing evaluated since the draw.
+    down: ChunkGains,
+    up: ChunkGains,
+    /// Doppler (Hz) of the last evaluation, downlink; NaN = nothing evaluated since the
+    /// draw.
     last_fd_hz: f64,
 }
 
 impl Multipath {
     pub fn new(carrier_hz: f64) -> Self {
+        let flat = ChunkGains {
+            ratios: [1.0; CHUNKS],
+            mean: 1.0,
+        };
         Multipath {
             carrier_hz,
             amp: [(0.0, 0.0); PATHS],
-            ratios: [1.0; CHUNKS],
-            mean: 1.0,
+            down: flat.clone(),
+            up: flat,
             last_fd_hz: f64::NAN,
         }
     }
@@ -265,62 +313,65 @@ impl Multipath {
         self.last_fd_hz = f64::NAN;
     }
 
-    /// Evaluates the chunk gains at absolute time `t_s` for a relative speed
-    /// `speed_mps` (signed sum of velocity components, receiver minus transmitter).
-    /// Without motion the gains stay those of the last evaluation of this instance.
+    /// Evaluates the chunk gains at absolute time `t_s` for the downlink's relative
+    /// speed `speed_mps` (signed sum of velocity components, UE minus gNB); the
+    /// uplink's is its opposite. Without motion the gains stay those of the last
+    /// evaluation of this instance.
     pub fn evaluate(&mut self, t_s: f64, speed_mps: f64) {
         let fd = speed_mps * self.carrier_hz / LIGHT_SPEED;
         if fd == 0.0 && self.last_fd_hz == 0.0 {
             return;
         }
         self.last_fd_hz = fd;
-        let mut taps = [(0.0, 0.0); TAPS];
+        let (mut down, mut up) = ([(0.0, 0.0); TAPS], [(0.0, 0.0); TAPS]);
         for p in 0..PATHS {
-            let c = if fd == 0.0 {
-                self.amp[p]
+            let (cos, sin) = if fd == 0.0 {
+                (1.0, 0.0)
             } else {
                 let phase = std::f64::consts::TAU * t_s * fd * PATH_DOPPLER[p];
-                mul(self.amp[p], (phase.cos(), phase.sin()))
+                (phase.cos(), phase.sin())
             };
-            let tap = &mut taps[PATH_TAP[p]];
-            tap.0 += c.0;
-            tap.1 += c.1;
+            let (d, u) = (mul(self.amp[p], (cos, sin)), mul(self.amp[p], (cos, -sin)));
+            let n = PATH_TAP[p];
+            (down[n].0, down[n].1) = (down[n].0 + d.0, down[n].1 + d.1);
+            (up[n].0, up[n].1) = (up[n].0 + u.0, up[n].1 + u.1);
         }
-        let phasors = chunk_phasors();
-        let (mut re, mut im) = ([0.0; CHUNKS], [0.0; CHUNKS]);
-        for (n, c) in taps.iter().enumerate() {
-            let (pr, pi) = (&phasors.re[n], &phasors.im[n]);
-            for k in 0..CHUNKS {
-                re[k] += c.0 * pr[k] - c.1 * pi[k];
-                im[k] += c.0 * pi[k] + c.1 * pr[k];
-            }
-        }
-        let mut sum = 0.0;
-        for k in 0..CHUNKS {
-            let g = re[k] * re[k] + im[k] * im[k];
-            self.ratios[k] = g;
-            sum += g;
-        }
-        self.mean = sum / CHUNKS as f64;
-        let inv = if self.mean > 0.0 {
-            1.0 / self.mean
+        self.down = ChunkGains::of_taps(&down);
+        self.up = if fd == 0.0 {
+            self.down.clone()
         } else {
-            0.0
+            ChunkGains::of_taps(&up)
         };
-        for r in &mut self.ratios {
-            *r *= inv;
-        }
     }
 
-    /// The reported (wideband) gain: 10 log10 of the mean over chunks, as the module's
-    /// SINR trace averages the chunks' linear SINR.
+    /// The reported (wideband) downlink gain: 10 log10 of the mean over chunks, as
+    /// the module's SINR trace averages the chunks' linear SINR.
     pub fn wideband_gain_db(&self) -> f64 {
-        10.0 * self.mean.log10()
+        10.0 * self.down.mean.log10()
     }
 
-    /// Each chunk's gain over the mean (they average to 1).
+    /// Each chunk's downlink gain over the mean (they average to 1).
     pub fn chunk_ratios(&self) -> &[f64; CHUNKS] {
-        &self.ratios
+        &self.down.ratios
+    }
+
+    /// Both directions meet the same gains: the UE did not move at the last
+    /// evaluation.
+    pub fn is_reciprocal(&self) -> bool {
+        self.last_fd_hz == 0.0 || self.last_fd_hz.is_nan()
+    }
+
+    /// The uplink's wideband gain over the downlink's (dB).
+    pub fn uplink_offset_db(&self) -> f64 {
+        if self.is_reciprocal() {
+            return 0.0;
+        }
+        10.0 * (self.up.mean / self.down.mean).log10()
+    }
+
+    /// Each chunk's uplink gain over the uplink's mean.
+    pub fn uplink_chunk_ratios(&self) -> &[f64; CHUNKS] {
+        &self.up.ratios
     }
 }
 
@@ -391,6 +442,31 @@ mod tests {
             let tap_power: f64 = taps.iter().map(|c| c.0 * c.0 + c.1 * c.1).sum();
             assert!((10.0 * (tap_power / mean).log10()).abs() < 0.01);
         }
+    }
+
+    #[test]
+    fn the_uplink_meets_the_opposite_doppler() {
+        // The module's uplink: receiver (gNB) minus transmitter (UE) speed, the
+        // downlink's negated, in the same formula with the same instance.
+        let mut rng = Rng::seed_from_u64(5);
+        let amp = draw_amplitudes(&mut rng, &mut normal);
+        let mut mp = Multipath::new(28e9);
+        mp.set_instance(amp);
+        mp.evaluate(3.21, 1.5);
+        assert!(!mp.is_reciprocal());
+        let want = direct(&amp, 28e9, 3.21, -1.5);
+        let mean = want.iter().sum::<f64>() / CHUNKS as f64;
+        let offset = 10.0 * mean.log10() - mp.wideband_gain_db();
+        assert!((mp.uplink_offset_db() - offset).abs() < 1e-9);
+        assert!(offset.abs() > 1e-3, "{offset}");
+        for (k, (got, want)) in mp.uplink_chunk_ratios().iter().zip(&want).enumerate() {
+            assert!((got - want / mean).abs() < 1e-6, "chunk {k}");
+        }
+        // Standing, both ways meet the downlink's gains.
+        mp.evaluate(3.5, 0.0);
+        assert!(mp.is_reciprocal());
+        assert_eq!(mp.uplink_offset_db(), 0.0);
+        assert_eq!(mp.uplink_chunk_ratios(), mp.chunk_ratios());
     }
 
     #[test]

@@ -11,7 +11,8 @@ use super::geometry::{ObstacleClass, Point};
 use super::profile::{ChannelModel, Gain, Profile, Update};
 use crate::engine::{Rng, RngExt};
 
-/// The channel between one gNB and one UE (reciprocal: same gain both directions).
+/// The channel between one gNB and one UE: the downlink's gain, and the uplink's
+/// where a profile makes it differ ([`Gain::uplink_offset_db`]).
 #[derive(Debug)]
 pub struct Channel {
     rng: Rng,
@@ -39,6 +40,7 @@ impl Channel {
                 shadowing_db: 0.0,
                 excess_db: 0.0,
                 nlos: false,
+                uplink_offset_db: None,
             },
         }
     }
@@ -112,6 +114,22 @@ impl Channel {
     /// Per-chunk gain over the wideband gain (`multipath` channel), else none (flat).
     pub fn chunk_gain_ratios(&self) -> Option<&[f64]> {
         self.model.chunk_gain_ratios()
+    }
+
+    /// The uplink's gain over the last downlink gain (dB): 0 where the channel is
+    /// reciprocal.
+    pub fn uplink_offset_db(&self) -> f64 {
+        self.last.uplink_offset_db.unwrap_or(0.0)
+    }
+
+    /// Per-chunk gain over the uplink's wideband gain, else none (flat).
+    pub fn uplink_chunk_gain_ratios(&self) -> Option<&[f64]> {
+        self.model.uplink_chunk_gain_ratios()
+    }
+
+    /// Both directions meet the same gain and chunks now.
+    pub fn is_reciprocal(&self) -> bool {
+        self.last.uplink_offset_db.is_none()
     }
 
     /// Current beamforming gain (dB): the ns3 draw (multipath: its wideband mean), or

@@ -758,7 +758,8 @@ impl Ran {
                 }
             };
             ue.sinr_db = self.dl_power_dbm + ue.gain_db[s] - noise_interference_db;
-            ue.ul_sinr_db = self.ul_power_dbm + ue.gain_db[s] - self.noise_dbm;
+            let ul_gain_db = ue.gain_db[s] + ue.channels[s].uplink_offset_db();
+            ue.ul_sinr_db = self.ul_power_dbm + ul_gain_db - self.noise_dbm;
             let tables = (&self.table, &self.ul_table);
             adapt_link(ue, tables, self.cqi_expiry.is_some(), self.target_bler, at);
             ue.sinr_sum_db += ue.sinr_db;
@@ -1403,12 +1404,13 @@ fn adapt_link(
         ue.sinr_db,
         &mut ue.eff_sinr_db,
     );
-    let ul_eff_sinr_db = if ue.ul_sinr_db == ue.sinr_db {
-        // Same powers, no interference: the same chunks, the same result.
+    let channel = &ue.channels[s];
+    let ul_eff_sinr_db = if ue.ul_sinr_db == ue.sinr_db && channel.is_reciprocal() {
+        // Same powers, no interference, same chunks: the same result.
         ue.eff_sinr_db
     } else {
         let mut ul = flat(0.0);
-        effective_sinrs(ue.channels[s].chunk_gain_ratios(), ue.ul_sinr_db, &mut ul);
+        effective_sinrs(channel.uplink_chunk_gain_ratios(), ue.ul_sinr_db, &mut ul);
         ul
     };
     let (reported, reported_ul) = if held_reports {
@@ -2440,6 +2442,44 @@ mod tests {
         // Filled a subframe later: the uplink TB goes on the air at `at` and fails.
         assert!(ul1.0 > 0 && ul1.1 >= ul1.0, "{ul1:?}");
         assert!(dl1.1 >= dl1.0, "{dl1:?}");
+    }
+
+    /// A walking UE's uplink meets its own fading (the module's uplink Doppler turns
+    /// the other way), a standing one's the downlink's: the uplink SINR and the
+    /// effective SINR of its TBs follow the channel's uplink gain.
+    #[test]
+    fn a_walking_ues_uplink_meets_its_own_fading() {
+        // fbtcp-2's UE stands until 1 s, then walks at 1.5 m/s; at 5 dBm the SINR
+        // (about 12 dB) leaves each modulation's effective SINR finite.
+        let mut ran = builtin_ran("fbtcp-2", |radio| {
+            radio.ns3_mmwave.gnb_tx_power_dbm = 5.0;
+            radio.ns3_mmwave.ue_tx_power_dbm = 5.0;
+        });
+        let (mut events, mut dropped) = (Vec::new(), Vec::new());
+        let power_gap_db = ran.ul_power_dbm - ran.dl_power_dbm;
+        let updates = [500_000_000, 500_125_000, 1_500_000_000, 1_500_125_000];
+        for (now, walking) in updates.into_iter().zip([false, false, true, true]) {
+            let at = ran.update_channels(now, &mut events, &mut dropped);
+            let ue = &ran.ues[0];
+            let channel = &ue.channels[ue.serving];
+            assert_eq!(channel.is_reciprocal(), !walking, "{now}");
+            let offset_db = channel.uplink_offset_db();
+            assert_eq!(offset_db != 0.0, walking, "{now}");
+            assert!((ue.ul_sinr_db - ue.sinr_db - power_gap_db - offset_db).abs() < 1e-9);
+            let mut want = flat(0.0);
+            effective_sinrs(channel.uplink_chunk_gain_ratios(), ue.ul_sinr_db, &mut want);
+            assert_eq!(ue.uplink.at(at).eff_sinr_db, want, "{now}");
+            if walking {
+                let mut downlink_fading = flat(0.0);
+                effective_sinrs(
+                    channel.chunk_gain_ratios(),
+                    ue.ul_sinr_db,
+                    &mut downlink_fading,
+                );
+                assert!(want.iter().all(|db| db.is_finite()), "{want:?}");
+                assert_ne!(want, downlink_fading);
+            }
+        }
     }
 
     /// The module retransmits an uplink TB 3 subframes after it and a downlink one 4:

@@ -176,6 +176,10 @@ pub struct Gain {
     pub excess_db: f64,
     /// The channel counts as NLoS (blocked, or recovering from a blockage).
     pub nlos: bool,
+    /// Where the uplink meets a gain of its own, its offset over `gain_db` (its
+    /// chunks: [`ChannelModel::uplink_chunk_gain_ratios`]); `None`: reciprocal, the
+    /// uplink meets the downlink's gain and chunks.
+    pub uplink_offset_db: Option<f64>,
 }
 
 /// The state of one (gNB, UE) channel under a profile.
@@ -191,6 +195,12 @@ pub trait ChannelModel: std::fmt::Debug + Send {
     /// for a flat one.
     fn chunk_gain_ratios(&self) -> Option<&[f64]> {
         None
+    }
+
+    /// Per-chunk gain over the uplink's wideband gain, where the last update's
+    /// `uplink_offset_db` says the uplink has its own; else the downlink's.
+    fn uplink_chunk_gain_ratios(&self) -> Option<&[f64]> {
+        self.chunk_gain_ratios()
     }
 
     /// The blockage loss (dB) a transmission meets if the path, blocked at this update,

@@ -642,12 +642,17 @@ impl ChannelModel for Ns3Model {
         } else {
             ns3_excess(s, blocked, prev_blocked, first && t_s <= 0.0, ds)
         };
+        // Multipath, moving UE: the uplink's Doppler turns the other way.
+        let uplink_offset_db = (s.multipath.as_deref())
+            .filter(|m| !m.is_reciprocal())
+            .map(|m| m.uplink_offset_db());
         Gain {
             gain_db: s.bf_gain_db - pl - excess,
             path_loss_db: pl,
             shadowing_db: 0.0,
             excess_db: excess,
             nlos: blocked || s.n_down > 0.0,
+            uplink_offset_db,
         }
     }
 
@@ -658,6 +663,12 @@ impl ChannelModel for Ns3Model {
 
     fn chunk_gain_ratios(&self) -> Option<&[f64]> {
         self.multipath.as_deref().map(|m| &m.chunk_ratios()[..])
+    }
+
+    fn uplink_chunk_gain_ratios(&self) -> Option<&[f64]> {
+        self.multipath
+            .as_deref()
+            .map(|m| &m.uplink_chunk_ratios()[..])
     }
 
     /// With `misread_blockage_exit`, a blocked link whose drop has finished and whose
@@ -1036,6 +1047,34 @@ mod tests {
         let east = walk(1.5);
         assert!(east.windows(2).skip(1).all(|w| w[0] != w[1]));
         assert_ne!(east[10..], walk(-1.5)[10..]);
+        // The uplink of a walk is the downlink of the opposite walk (mirrored: the
+        // same distance, the opposite speed); a UE standing still meets one gain
+        // both ways.
+        let (mut east, mut west) = (
+            Channel::new(&multipath(), rng(24)),
+            Channel::new(&multipath(), rng(24)),
+        );
+        for k in 0..20u64 {
+            let t = 1.0 + k as f64 * 1e-3;
+            let ge = east.update(t, GNB, Point::new(1.5 * t, 68.0, 1.5), &[]);
+            let gw = west.update(t, GNB, Point::new(-1.5 * t, 68.0, 1.5), &[]);
+            if k == 0 {
+                continue;
+            }
+            assert!(!east.is_reciprocal());
+            assert!((ge + east.uplink_offset_db() - gw).abs() < 0.01, "{k}");
+            let (up, down) = (east.uplink_chunk_gain_ratios(), west.chunk_gain_ratios());
+            assert_eq!(up.unwrap().len(), 72);
+            for (u, d) in up.unwrap().iter().zip(down.unwrap()) {
+                assert!((u - d).abs() < 1e-9);
+            }
+        }
+        let mut still = Channel::new(&multipath(), rng(24));
+        still.update(1.0, GNB, Point::new(1.5, 68.0, 1.5), &[]);
+        still.update(1.001, GNB, Point::new(1.5, 68.0, 1.5), &[]);
+        assert!(still.is_reciprocal());
+        assert_eq!(still.uplink_offset_db(), 0.0);
+        assert_eq!(still.uplink_chunk_gain_ratios(), still.chunk_gain_ratios());
         // Blockage adds the same steady loss to every chunk (ratios unchanged).
         let mut a = Channel::new(&multipath(), rng(23));
         let mut b = Channel::new(&multipath(), rng(23));

@@ -447,6 +447,7 @@ impl ChannelModel for GppModel {
             shadowing_db: sf,
             excess_db: excess,
             nlos: blocked,
+            uplink_offset_db: None,
         }
     }
 

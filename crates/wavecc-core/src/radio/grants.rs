@@ -26,8 +26,8 @@
 //!   downlink ones. A report sent in subframe `n` sets the grants of subframe `n + 3`
 //!   on, and one made in `n` and sent in the next, those of `n + 4` on.
 //! * A grant covers the reported bytes rounded up to the BSR table's level
-//!   (`BufferSizeLevelBsr`, TS 36.321 table 6.1.3.1-1) plus 11 bytes of headers, in
-//!   whole symbols at the uplink MCS; the scheduler then deducts the TB less 6 bytes
+//!   (`BufferSizeLevelBsr`, TS 36.321 table 6.1.3.1-1) plus 21 bytes of headers and
+//!   margin, in whole symbols at the uplink MCS; the scheduler then deducts the TB less 6 bytes
 //!   from its value (`UpdateUlRlcBufferInfo`) and grants again next subframe while any
 //!   is left. Grants are not returned: symbols granted to data already sent are lost.
 //! * The UE fills a grant when its DCI arrives, `UlSchedDelay` before the TB, with all
@@ -52,8 +52,10 @@ const BSR_LEVELS: [u64; 64] = [
 ];
 
 /// Bytes a grant adds to the reported level: the RLC header (3) and 8 more
-/// (`m_maxUlBufSize = BSR + m_rlcHdrSize + m_macHdrSize + 8`).
-const GRANT_HEADER_BYTES: u64 = 11;
+/// (`m_maxUlBufSize = BSR + m_rlcHdrSize + m_macHdrSize + 8`), and the 10 the
+/// scheduler adds again when it sizes the TB (`CalcMinTbSizeNumSym (m_ulMcs,
+/// m_maxUlBufSize + 10, ...)`).
+const GRANT_HEADER_BYTES: u64 = 21;
 
 /// Bytes of a granted TB the scheduler does not count as data: the MAC subheader (4)
 /// and the minimum RLC overhead (2).
@@ -277,7 +279,7 @@ mod tests {
         let mut g = UplinkGrants::default();
         g.report(10 * SF + 30_000, 100, TIMING);
         assert_eq!(g.grant(13 * SF), None);
-        assert_eq!(g.grant(14 * SF), Some(107 + 11));
+        assert_eq!(g.grant(14 * SF), Some(107 + 21));
     }
 
     #[test]
@@ -293,7 +295,7 @@ mod tests {
         let mut g = UplinkGrants::default();
         g.report(10 * SF, 100, TIMING);
         g.report(10 * SF + 50_000, 300, TIMING);
-        assert_eq!(g.grant(14 * SF), Some(321 + 11));
+        assert_eq!(g.grant(14 * SF), Some(321 + 21));
     }
 
     #[test]
@@ -303,7 +305,7 @@ mod tests {
         g.report(11 * SF + 1, 200, TIMING);
         assert!(g.grant(14 * SF).is_some());
         g.granted(100); // 94 of the 1000 deducted
-        assert_eq!(g.grant(15 * SF), Some(200 + 11), "not 906");
+        assert_eq!(g.grant(15 * SF), Some(200 + 21), "not 906");
     }
 
     #[test]
@@ -312,7 +314,7 @@ mod tests {
         g.report(0, 1000, TIMING);
         assert!(g.grant(4 * SF).is_some());
         g.granted(506); // 500 of 1000
-        assert_eq!(g.grant(5 * SF), Some(515 + 11));
+        assert_eq!(g.grant(5 * SF), Some(515 + 21));
         g.granted(506);
         assert_eq!(g.grant(6 * SF), None);
         assert!(g.is_idle());
@@ -328,14 +330,14 @@ mod tests {
         g.report(10 * SF - 20_000, 700, TIMING);
         g.sends_early_at = Some(10 * SF);
         g.report(10 * SF, 100, TIMING);
-        assert_eq!(g.grant(12 * SF), Some(107 + 11), "not the 700 of 13 * SF");
+        assert_eq!(g.grant(12 * SF), Some(107 + 21), "not the 700 of 13 * SF");
         g.granted(200);
         assert_eq!(g.grant(13 * SF), None, "the 700 went with the early report");
         // Later reports at that boundary go early too; others as before.
         g.report(10 * SF, 300, TIMING);
         g.report(10 * SF + 1, 400, TIMING);
-        assert_eq!(g.grant(12 * SF), Some(321 + 11));
-        assert_eq!(g.grant(14 * SF), Some(440 + 11));
+        assert_eq!(g.grant(12 * SF), Some(321 + 21));
+        assert_eq!(g.grant(14 * SF), Some(440 + 21));
     }
 
     #[test]

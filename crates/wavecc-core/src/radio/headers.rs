@@ -1,6 +1,6 @@
-//! The header bytes of ns3-mmwave's downlink transport blocks, and the scheduler's
-//! own copy of the RLC queue that sizes them (the `ns3-mmwave` profile's
-//! `downlink_headers`).
+//! The header bytes of ns3-mmwave's transport blocks, and the copies of the RLC queue
+//! that size them (the `ns3-mmwave` profile's `downlink_headers` and
+//! `uplink_headers`).
 //!
 //! The RLC byte stream (`rlc.rs`) numbers the bytes of the RLC SDUs: each IP packet
 //! plus its 2-byte PDCP header. A transport block's new data is one RLC AM data PDU
@@ -18,6 +18,14 @@
 //! copy calls empty, and the tail waits for the RLC's next report: a new SDU, a polled
 //! PDU from the UE off the status-prohibit timer, or the buffer-status timer, up to
 //! its period after the last SDU arrived.
+//!
+//! The uplink's blocks are the grants (`grants.rs`), and the UE's MAC fills each whole
+//! (`MmWaveUeMac`, on an uplink DCI): the RLC's opportunity is the TB less its MAC
+//! subheader and one byte more. The MAC keeps a copy of its own, the RLC's last
+//! buffer status report, and deducts each TB it filled less 2 bytes, the RLC overhead
+//! it assumes; while that copy is empty it gives the RLC no opportunity, and the TB
+//! goes as padding. A TB of several SDUs leaves a tail there too, which waits for the
+//! RLC's next report.
 
 /// The PDCP header each downlink SDU carries.
 pub const PDCP_HEADER_BYTES: u64 = 2;
@@ -37,6 +45,10 @@ const REQUEST_MARGIN: u64 = 17;
 /// 4 and an RLC overhead of 2, whatever the block held.
 const DEDUCTION_ALLOWANCE: u64 = 6;
 
+/// What the UE's MAC keeps of an uplink TB it filled from its copy: the minimum RLC
+/// overhead (`rlcOverhead = 2` for a data bearer).
+const UE_DEDUCTION_ALLOWANCE: u64 = 2;
+
 /// The MAC subheader of an RLC PDU granted `granted` bytes: 3 bytes with a 15-bit
 /// length above 127 bytes, else 2 (the MAC takes it off the grant).
 pub fn mac_subheader_bytes(granted: u64) -> u64 {
@@ -46,6 +58,12 @@ pub fn mac_subheader_bytes(granted: u64) -> u64 {
 /// The RLC opportunity of a grant of `granted` bytes.
 pub fn opportunity(granted: u64) -> u64 {
     granted.saturating_sub(mac_subheader_bytes(granted))
+}
+
+/// The RLC opportunity the UE's MAC gives out of an uplink TB of `tb` bytes: the TB
+/// less its MAC subheader and one byte more (`bytesForThisLc - subheader.GetSize () - 1`).
+pub fn uplink_opportunity(tb: u64) -> u64 {
+    tb.saturating_sub(mac_subheader_bytes(tb) + 1)
 }
 
 /// Bytes of the stream an RLC AM data PDU cut from an `opportunity` carries, from the
@@ -103,6 +121,17 @@ impl QueueCopy {
     /// The scheduler granted the bearer `granted` bytes out of its request.
     pub fn granted(&mut self, granted: u64) {
         let deducted = granted.saturating_sub(DEDUCTION_ALLOWANCE);
+        self.bytes = self.bytes.saturating_sub(deducted);
+    }
+
+    /// True when the copy holds nothing: the UE's MAC gives the RLC no opportunity.
+    pub fn is_empty(&self) -> bool {
+        self.bytes == 0
+    }
+
+    /// The UE's MAC filled an uplink TB of `tb` bytes from the copy.
+    pub fn filled(&mut self, tb: u64) {
+        let deducted = tb.saturating_sub(UE_DEDUCTION_ALLOWANCE);
         self.bytes = self.bytes.saturating_sub(deducted);
     }
 }
@@ -208,5 +237,38 @@ mod tests {
             assert_eq!(queue - data, tail, "k = {k}");
             assert_eq!(c.request(), 0, "k = {k}");
         }
+    }
+
+    /// A TCP ACK with timestamps (52 bytes) and its PDCP header.
+    const ACK: u64 = 54;
+
+    /// The UE's MAC gives the RLC its TB less the subheader and a byte: a one-symbol TB
+    /// of 330 bytes (a 3-byte subheader) opens 326 to the RLC, whose PDU then carries
+    /// five ACKs and 44 bytes of a sixth behind its 4-byte header and five Length
+    /// Indicators (2 + 1 + 2 + 1 + 2).
+    #[test]
+    fn an_uplink_tb_gives_the_rlc_the_tb_less_its_subheader_and_a_byte() {
+        assert_eq!(uplink_opportunity(330), 326);
+        assert_eq!(uplink_opportunity(100), 97, "a 2-byte subheader up to 127");
+        assert_eq!(uplink_opportunity(2), 0);
+        let data = pdu_data(uplink_opportunity(330), std::iter::repeat_n(ACK, 10));
+        assert_eq!(data, 5 * ACK + 44);
+    }
+
+    /// The UE's MAC deducts a filled TB less 2 bytes: six ACKs reported and one TB of
+    /// 330 empty its copy, though 10 bytes of the sixth are still in the RLC.
+    #[test]
+    fn the_ue_macs_copy_empties_before_the_rlc_queue() {
+        let mut c = QueueCopy::default();
+        assert!(c.is_empty());
+        c.reported(6 * ACK);
+        assert!(!c.is_empty());
+        let data = pdu_data(uplink_opportunity(330), std::iter::repeat_n(ACK, 6));
+        c.filled(330);
+        assert!(c.is_empty());
+        assert_eq!(6 * ACK - data, 10);
+        c.reported(6 * ACK);
+        c.filled(100);
+        assert_eq!(c.request(), 6 * ACK - 98 + 17, "100 less 2 deducted");
     }
 }

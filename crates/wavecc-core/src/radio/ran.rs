@@ -21,7 +21,7 @@ use super::miesm::{EffectiveSinr, effective_sinr_db, flat};
 use super::mobility::Trajectory;
 use super::profile::{self, Profile};
 use super::propagation::Channel;
-use super::rlc::{RlcConfig, RlcEntity, SlotChannel};
+use super::rlc::{PduSizing, RlcConfig, RlcEntity, SlotChannel};
 use super::scheduler::{Demand, SchedulerKind, pf_average, pf_idle_decay, rotation_among, share};
 use super::status::{LinkReports, STATUS_BYTES, StatusReport, StatusTurn};
 use crate::engine::{RngStreams, Time, from_secs, to_secs};
@@ -412,7 +412,7 @@ impl Ran {
                         0,
                         profile.downlink_lead() + profile.decode_latency(),
                         dl_arq,
-                        profile.downlink_headers(),
+                        profile.downlink_headers().then_some(PduSizing::Scheduler),
                         buffer_timer,
                         format!("radio/harq/ue{u}/dl"),
                     ),
@@ -421,7 +421,7 @@ impl Ran {
                         ul_grant_delay,
                         ul_air_delay,
                         ul_arq,
-                        false,
+                        profile.uplink_headers().then_some(PduSizing::UeGrant),
                         ul_buffer_timer,
                         format!("radio/harq/ue{u}/ul"),
                     ),
@@ -2310,8 +2310,15 @@ mod tests {
         let ue = &mut ran.ues[0];
         let (_, block) = granted_uplink(ue, now, table, timing, prohibit, symbol).unwrap();
         assert_eq!(block, 6 * u64::from(table.bits_per_symbol(10)) / 8);
-        let sent = ue.ul.stats.tx_bytes;
-        assert!(52 <= sent && sent < block / 2, "{sent} of {block}");
+        // The TB goes whole, its ACK of 54 bytes (with its PDCP header) in a PDU of the
+        // grant less the headers.
+        assert_eq!(ue.ul.stats.tx_bytes, block);
+        assert_eq!(ue.ul.reportable_bytes(), 0, "the ACK left");
+        assert_eq!(
+            ue.ul.buffered_bytes(),
+            54,
+            "on its way, with its PDCP header"
+        );
     }
 
     /// Each downlink TB polls the UE, and each poll off the status-prohibit timer makes

@@ -15,7 +15,7 @@
 
 use super::acks::{PeerAcks, ReportContent};
 use super::arq::{Arq, ArqTiming, Retransmission};
-use super::headers::{PDCP_HEADER_BYTES, QueueCopy, opportunity, pdu_data};
+use super::headers::{PDCP_HEADER_BYTES, QueueCopy, opportunity, pdu_data, uplink_opportunity};
 use super::mcs::{FirstAttempt, McsTable};
 use super::miesm::{EffectiveSinr, flat};
 use super::segments::{Partial, Pdus, Placed};
@@ -58,10 +58,10 @@ pub struct RlcConfig {
     /// The radio places each TB within its slot ([`RlcEntity::land_later`]) and hands
     /// up at the instant a TB's data lands, not only at slot ends.
     pub lands_within_slot: bool,
-    /// New data goes with PDCP, RLC and MAC headers, in blocks the scheduler sizes from
-    /// its own copy of the queue (`headers.rs`); false: a block carries the stream's
-    /// bytes alone, sized from the real queue.
-    pub headers: bool,
+    /// New data goes with PDCP, RLC and MAC headers, in blocks sized from a copy of
+    /// the queue as `PduSizing` says (`headers.rs`); None: a block carries the
+    /// stream's bytes alone, sized from the real queue.
+    pub headers: Option<PduSizing>,
     /// The period of the RLC's buffer-status timer (`status::BufferStatusTimer`), which
     /// refreshes the scheduler's copy of the queue; 0: no timer, the copy is the real
     /// queue at every decision.
@@ -115,6 +115,17 @@ impl<'a> SlotChannel<'a> {
     pub fn bytes_in(&self, symbols: u32) -> u64 {
         u64::from(symbols) * u64::from(self.table.bits_per_symbol(self.mcs)) / 8
     }
+}
+
+/// Who sizes an entity's new-data blocks under the module's headers (`headers.rs`),
+/// from a copy of the queue the RLC's buffer status reports refresh.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PduSizing {
+    /// The gNB's scheduler: each block is what it asks for out of its copy.
+    Scheduler,
+    /// The UE's MAC: each block is the whole uplink grant, filled while its copy
+    /// holds anything.
+    UeGrant,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -277,7 +288,7 @@ impl RlcEntity {
             pdus: (cfg.retransmits_pdus || cfg.misplaces_segments).then(Pdus::default),
             partial: cfg.misplaces_segments.then(Partial::default),
             arq_timers: Arq::new(cfg.arq),
-            copy: cfg.headers.then(QueueCopy::default),
+            copy: cfg.headers.map(|_| QueueCopy::default()),
             buffer_timer: BufferStatusTimer::new(cfg.buffer_status_period),
             peer: PeerAcks::at(0),
             reports_in_air: VecDeque::new(),
@@ -561,7 +572,7 @@ impl RlcEntity {
             .filter(|a| a.2 <= now)
             .map(|a| a.1 - a.0)
             .sum();
-        let new = match &self.copy {
+        let new = match self.copy.as_ref().filter(|_| self.sized_by_scheduler()) {
             Some(copy) => {
                 let mut view = *copy;
                 if self.copy_refreshed(now) {
@@ -656,11 +667,37 @@ impl RlcEntity {
         granted
     }
 
-    /// New data under [`RlcConfig::headers`]: one RLC PDU from the grant the scheduler
-    /// makes out of its copy within `symbols`, carrying what fits of the stream beside
-    /// its headers. Returns the symbols used.
+    /// True when the scheduler sizes the blocks from its copy ([`PduSizing::Scheduler`]).
+    fn sized_by_scheduler(&self) -> bool {
+        self.cfg.headers == Some(PduSizing::Scheduler)
+    }
+
+    /// The UE's MAC fills a TB of `symbols` with new data while its copy holds anything,
+    /// and deducts it (`headers.rs`); bytes of the TB, 0 when the copy is empty.
+    fn fill_from_copy(&mut self, now: Time, symbols: u32, ch: &SlotChannel) -> u64 {
+        self.refresh_copy(now);
+        let Some(copy) = &mut self.copy else {
+            return 0;
+        };
+        let tb = ch.bytes_in(symbols);
+        if copy.is_empty() || tb == 0 {
+            return 0;
+        }
+        copy.filled(tb);
+        tb
+    }
+
+    /// New data under [`RlcConfig::headers`]: one RLC PDU from the block the copy
+    /// sizes within `symbols` (the scheduler's grant, or the UE's whole TB), carrying
+    /// what fits of the stream beside its headers. Returns the symbols used.
     fn send_new_pdu(&mut self, now: Time, symbols: u32, ch: &SlotChannel) -> u32 {
-        let granted = self.grant_from_copy(now, symbols, ch);
+        let (granted, opportunity) = if self.sized_by_scheduler() {
+            let granted = self.grant_from_copy(now, symbols, ch);
+            (granted, opportunity(granted))
+        } else {
+            let tb = self.fill_from_copy(now, symbols, ch);
+            (tb, uplink_opportunity(tb))
+        };
         if granted == 0 {
             return 0;
         }
@@ -675,7 +712,7 @@ impl RlcEntity {
                 piece
             })
         });
-        let data = pdu_data(opportunity(granted), pieces);
+        let data = pdu_data(opportunity, pieces);
         if data > 0 {
             self.record_pdu(start);
             self.sent_end += data;
@@ -699,8 +736,10 @@ impl RlcEntity {
         let left = self.retransmit_harq(now, symbols, ch);
         let rlc = self.rlc_demand_symbols(now, ch).min(left);
         if rlc > 0 {
-            // The scheduler granted the data and deducted it from its copy all the same.
-            self.grant_from_copy(now, rlc, ch);
+            if self.sized_by_scheduler() {
+                // The scheduler granted the data and deducted it from its copy all the same.
+                self.grant_from_copy(now, rlc, ch);
+            }
             self.send_report_tb(now, rlc, ch, report);
         }
         (symbols - left + rlc, rlc > 0)
@@ -1117,7 +1156,7 @@ mod tests {
             grant_delay,
             air_delay: 0,
             lands_within_slot: false,
-            headers: false,
+            headers: None,
             buffer_status_period: 0,
             acknowledged: false,
             misreads_overtaken: true,
@@ -1504,7 +1543,7 @@ mod tests {
     /// timer at `period`.
     fn with_headers(period: Time) -> RlcEntity {
         let mut e = entity(1 << 20, 0);
-        e.cfg.headers = true;
+        e.cfg.headers = Some(PduSizing::Scheduler);
         e.cfg.buffer_status_period = period;
         e.copy = Some(QueueCopy::default());
         e.buffer_timer = BufferStatusTimer::new(period);
@@ -1550,6 +1589,32 @@ mod tests {
         // Header: 4 + 14 bytes of Length Indicators, MAC subheader 3.
         assert_eq!(e.new_bytes(), 4);
         assert_eq!(e.sent_end, request - 3 - 4 - 14);
+    }
+
+    /// Under the UE's MAC a grant goes whole: six ACKs of 52 bytes queued at once, a
+    /// one-symbol TB at MCS 9 (330 bytes) carries five and 44 bytes of the sixth
+    /// behind the MAC's subheader and byte and the PDU's header and Length
+    /// Indicators, and empties the MAC's copy (330 less 2 of 6 x 54), so the sixth's
+    /// last 10 bytes wait for the RLC's next report, here a new SDU, though the next
+    /// grant has room; in the meantime a grant goes as padding, carrying nothing.
+    #[test]
+    fn the_ues_grant_goes_whole_and_a_tail_waits_for_the_next_report() {
+        let table = McsTable::ns3_mmwave_mi_uplink();
+        let ch = SlotChannel::flat(&table, 9, 40.0);
+        assert_eq!(ch.bytes_in(1), 330);
+        let mut e = with_headers(4_000_000);
+        e.cfg.headers = Some(PduSizing::UeGrant);
+        for i in 0..6 {
+            e.enqueue(0, pkt(i * 52, 52)).unwrap();
+        }
+        assert_eq!(e.transmit(0, 1, &ch), 1);
+        assert_eq!((e.stats.tbs, e.stats.tx_bytes), (1, 330));
+        assert_eq!(e.new_bytes(), 10);
+        assert_eq!(e.transmit(100_000, 1, &ch), 0, "the MAC's copy is empty");
+        assert_eq!(e.stats.tbs, 1);
+        e.enqueue(150_000, pkt(6 * 52, 52)).unwrap();
+        assert_eq!(e.transmit(200_000, 1, &ch), 1);
+        assert_eq!((e.stats.tbs, e.new_bytes()), (2, 0));
     }
 
     /// Runs the slots of (`from`, `until`) and returns the instants at which SDUs were

@@ -112,6 +112,14 @@ pub trait Profile {
         false
     }
 
+    /// The uplink's header model (`headers.rs`): under grants from buffer status
+    /// reports, PDCP, RLC and MAC headers in each new-data TB, which the UE's MAC fills
+    /// whole from its own copy of the RLC queue; false: a TB carries the RLC queue's
+    /// bytes alone.
+    fn uplink_headers(&self) -> bool {
+        false
+    }
+
     /// The period of the RLC's buffer-status timer (`status::BufferStatusTimer`): it
     /// refreshes the scheduler's copy of the downlink queue and, with status reports,
     /// announces the report an entity owes; `None`: no such timer.
@@ -364,8 +372,9 @@ mod tests {
     }
 
     /// Only the module's downlink carries its headers and is sized from its
-    /// scheduler's copy of the queue, and only its RLC has a buffer-status timer; the
-    /// switch and the timer are the profile's keys.
+    /// scheduler's copy of the queue, its uplink under grants from reports carries
+    /// them too, and only its RLC has a buffer-status timer; the switches and the
+    /// timer are the profile's keys.
     #[test]
     fn only_the_ns3_mmwave_profile_has_downlink_headers_and_a_buffer_status_timer() {
         let mut cfg = RadioConfig {
@@ -373,6 +382,15 @@ mod tests {
             ..Default::default()
         };
         assert!(of(&cfg).downlink_headers(), "on by default");
+        assert!(of(&cfg).uplink_headers(), "on by default");
+        cfg.ns3_mmwave.uplink_grants = UplinkGrantModel::Delay;
+        assert!(
+            !of(&cfg).uplink_headers(),
+            "only the grants' TBs are filled whole"
+        );
+        cfg.ns3_mmwave.uplink_grants = UplinkGrantModel::Bsr;
+        cfg.ns3_mmwave.uplink_headers = false;
+        assert!(!of(&cfg).uplink_headers());
         assert_eq!(of(&cfg).buffer_status_timer(), Some(4_000_000));
         cfg.ns3_mmwave.buffer_status_timer_s = 0.02;
         assert_eq!(of(&cfg).buffer_status_timer(), Some(20_000_000));
@@ -382,6 +400,7 @@ mod tests {
         assert!(!of(&cfg).downlink_headers());
         cfg.profile = ProfileName::ThreeGpp;
         assert!(!of(&cfg).downlink_headers());
+        assert!(!of(&cfg).uplink_headers());
         assert_eq!(of(&cfg).buffer_status_timer(), None);
     }
 }

@@ -104,6 +104,14 @@ pub struct Ns3MmwaveParams {
     /// false: a TB carries the RLC queue's bytes alone and is sized from the real
     /// queue.
     pub downlink_headers: bool,
+    /// Uplink TBs carry the module's headers, and the UE's MAC fills each grant whole
+    /// from its own copy of the RLC queue (`radio/headers.rs`): each SDU is the IP
+    /// packet plus a 2-byte PDCP header; the RLC's opportunity is the TB less its MAC
+    /// subheader (2 or 3 bytes) and one byte more, cut into one RLC PDU as on the
+    /// downlink; the MAC's copy is the RLC's last buffer status report less each TB it
+    /// filled (less 2 bytes), and while it is empty a grant goes as padding. Only
+    /// under `uplink_grants = "bsr"`. false: a TB carries the RLC queue's bytes alone.
+    pub uplink_headers: bool,
     /// Period of the RLC's buffer-status timer (s), `LteRlcAm::ReportBufferStatusTimer`
     /// (4 ms in the FB-TCP scripts; the attribute's default is 20 ms): it reports the
     /// queue to the scheduler this long after the last SDU arrived, and again every
@@ -207,6 +215,7 @@ impl Default for Ns3MmwaveParams {
             tb_decode_latency_subframes: 1,
             uplink_grants: UplinkGrantModel::Bsr,
             downlink_headers: true,
+            uplink_headers: true,
             buffer_status_timer_s: 0.004,
             misread_overtaken_reports: false,
             misread_blockage_exit: false,
@@ -459,6 +468,12 @@ impl Profile for Ns3MmwaveParams {
     /// The module's PDCP, RLC AM and MAC headers and its scheduler's copy of the queue.
     fn downlink_headers(&self) -> bool {
         self.downlink_headers
+    }
+
+    /// The module's headers on the uplink, in TBs its UE's MAC fills whole (only
+    /// under its grants: the other model has no grant to fill).
+    fn uplink_headers(&self) -> bool {
+        self.uplink_headers && self.uplink_grants == UplinkGrantModel::Bsr
     }
 
     /// The module's RLC AM reports its buffer when its buffer-status timer expires

@@ -361,12 +361,10 @@ impl Multipath {
         self.last_fd_hz == 0.0 || self.last_fd_hz.is_nan()
     }
 
-    /// The uplink's wideband gain over the downlink's (dB).
-    pub fn uplink_offset_db(&self) -> f64 {
-        if self.is_reciprocal() {
-            return 0.0;
-        }
-        10.0 * (self.up.mean / self.down.mean).log10()
+    /// The uplink's wideband gain over the downlink's (dB) where the UE moved at the
+    /// last evaluation; `None`: both directions meet one gain.
+    pub fn uplink_offset_db(&self) -> Option<f64> {
+        (!self.is_reciprocal()).then(|| 10.0 * (self.up.mean / self.down.mean).log10())
     }
 
     /// Each chunk's uplink gain over the uplink's mean.
@@ -457,7 +455,7 @@ mod tests {
         let want = direct(&amp, 28e9, 3.21, -1.5);
         let mean = want.iter().sum::<f64>() / CHUNKS as f64;
         let offset = 10.0 * mean.log10() - mp.wideband_gain_db();
-        assert!((mp.uplink_offset_db() - offset).abs() < 1e-9);
+        assert!((mp.uplink_offset_db().unwrap() - offset).abs() < 1e-9);
         assert!(offset.abs() > 1e-3, "{offset}");
         for (k, (got, want)) in mp.uplink_chunk_ratios().iter().zip(&want).enumerate() {
             assert!((got - want / mean).abs() < 1e-6, "chunk {k}");
@@ -465,7 +463,7 @@ mod tests {
         // Standing, both ways meet the downlink's gains.
         mp.evaluate(3.5, 0.0);
         assert!(mp.is_reciprocal());
-        assert_eq!(mp.uplink_offset_db(), 0.0);
+        assert_eq!(mp.uplink_offset_db(), None);
         assert_eq!(mp.uplink_chunk_ratios(), mp.chunk_ratios());
     }
 

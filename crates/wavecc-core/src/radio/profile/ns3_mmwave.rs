@@ -658,9 +658,7 @@ impl ChannelModel for Ns3Model {
             ns3_excess(s, blocked, prev_blocked, first && t_s <= 0.0, ds)
         };
         // Multipath, moving UE: the uplink's Doppler turns the other way.
-        let uplink_offset_db = (s.multipath.as_deref())
-            .filter(|m| !m.is_reciprocal())
-            .map(|m| m.uplink_offset_db());
+        let uplink_offset_db = s.multipath.as_deref().and_then(Multipath::uplink_offset_db);
         Gain {
             gain_db: s.bf_gain_db - pl - excess,
             path_loss_db: pl,

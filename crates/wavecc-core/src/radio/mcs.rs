@@ -199,7 +199,9 @@ enum ErrorModel {
     /// mutual information, attempts combined by averaging it. Link adaptation asks
     /// the same rule about a TB of `nominal_symbols` symbols at each MCS (the module
     /// asks it about the size of the last block it received, which in these
-    /// saturated flows moves the 10% point by under 0.1 dB).
+    /// saturated flows moves the 10% point by under 0.1 dB). TBs under this rule are
+    /// the module's own sizes ([`ns3_tb_bits`]), as its scheduler, its UE and its
+    /// error model all read them off the DCI.
     ModuleMi { nominal_symbols: u32 },
 }
 
@@ -260,8 +262,9 @@ impl McsTable {
     /// (`MmWaveFlexTtiMacScheduler`: `m_ulMcs = mcs`), where the downlink's MCS goes
     /// through a CQI whose rates are the even MCS's. The even rows are the
     /// downlink's; an odd row carries [`MODULE_DATA_SUBCARRIERS`] x Qm x its code rate
-    /// per symbol (`MmWaveAmc::GetTbSizeFromMcsSymbols`, less the TB's CRC), with its
-    /// threshold the rule's 10% point as the even rows'.
+    /// per symbol, with its threshold the rule's 10% point as the even rows'. A TB's
+    /// size under this rule is the module's own ([`ns3_tb_bits`]), not its symbols'
+    /// bits.
     pub fn ns3_mmwave_mi_uplink() -> Self {
         let downlink = Self::ns3_mmwave_mi();
         let entries = (0..=28u8)
@@ -462,7 +465,7 @@ impl McsTable {
                     if mi[slot].is_nan() {
                         mi[slot] = mutual_information(slot, sinr);
                     }
-                    let nominal = || code_blocks(nominal_bits(nominal_symbols, e.bits_per_symbol));
+                    let nominal = || code_blocks(ns3_tb_bits(e.mcs, nominal_symbols));
                     let blocks = blocks.unwrap_or_else(nominal);
                     tb_error_of_blocks(e.mcs, &mi[slot..=slot], &blocks) <= target_bler
                 }
@@ -527,7 +530,7 @@ impl McsTable {
                 1.0 / (1.0 + 9.0 * (slope_per_db * (sinr_db - thr)).exp())
             }
             ErrorModel::ModuleMi { nominal_symbols } => {
-                let bits = nominal_bits(nominal_symbols, self.bits_per_symbol(mcs));
+                let bits = ns3_tb_bits(mcs, nominal_symbols);
                 self.module_tb_error(mcs, &[sinr_db], bits)
             }
         }
@@ -535,7 +538,7 @@ impl McsTable {
 
     /// Error probability of a TB of `tb_bytes` at `mcs` after the HARQ attempts whose
     /// effective SINRs (dB) were `sinrs_db`. The TB occupies whole symbols, so under
-    /// the module's rule its size is theirs (the module's blocks fill their symbols).
+    /// the module's rule its size is theirs ([`McsTable::error_size`]).
     pub fn tb_error(&self, mcs: u8, sinrs_db: &[f64], tb_bytes: u64) -> f64 {
         match self.error {
             ErrorModel::Logistic { .. } => self.bler(mcs, ir_effective_sinr_db(sinrs_db)),
@@ -575,15 +578,56 @@ impl McsTable {
         }
     }
 
-    /// What [`McsTable::tb_error`] reads of a TB's size: the bits of its whole symbols
-    /// under the module's rule, nothing (0) under the logistic. TBs of one size here
-    /// at the same MCS and SINRs have the same error, so a memo keys on it.
+    /// What [`McsTable::tb_error`] reads of a TB's size: under the module's rule the
+    /// bits of the block its symbols make (the DCI's size, which the module's error
+    /// model is given however few bytes were put in), nothing (0) under the logistic.
+    /// TBs of one size here at the same MCS and SINRs have the same error, so a memo
+    /// keys on it.
     pub fn error_size(&self, mcs: u8, tb_bytes: u64) -> u64 {
         match self.error {
             ErrorModel::Logistic { .. } => 0,
             ErrorModel::ModuleMi { .. } => {
-                let bps = u64::from(self.bits_per_symbol(mcs)).max(1);
-                (tb_bytes * 8).div_ceil(bps).max(1) * bps
+                self.tb_bytes(mcs, self.symbols_for(mcs, tb_bytes).max(1)) * 8
+            }
+        }
+    }
+
+    /// Bytes a TB of `symbols` at `mcs` carries: whole symbols' bits under the
+    /// logistic tables, the module's own size under its rule ([`ns3_tb_bits`]). The
+    /// module's DCI carries it, its AMC judges a CQI report on it and its error model
+    /// a TB, however few bytes the sender put in (an uplink grant of a symbol for a
+    /// few ACKs is mostly padding).
+    #[inline]
+    pub fn tb_bytes(&self, mcs: u8, symbols: u32) -> u64 {
+        match self.error {
+            ErrorModel::Logistic { .. } => {
+                u64::from(symbols) * u64::from(self.bits_per_symbol(mcs)) / 8
+            }
+            ErrorModel::ModuleMi { .. } => ns3_tb_bits(mcs, symbols) / 8,
+        }
+    }
+
+    /// The fewest symbols whose TB at `mcs` holds `bytes` (0 for none), as the
+    /// module's scheduler sizes a block (`CalcMinTbSizeNumSym`, a bisection that
+    /// finds the same over every size a subframe can hold).
+    #[inline]
+    pub fn symbols_for(&self, mcs: u8, bytes: u64) -> u32 {
+        let bits = u64::from(self.bits_per_symbol(mcs)).max(1);
+        let linear = (bytes * 8).div_ceil(bits) as u32;
+        match self.error {
+            ErrorModel::Logistic { .. } => linear,
+            ErrorModel::ModuleMi { .. } if bytes == 0 => 0,
+            ErrorModel::ModuleMi { .. } => {
+                // The module's sizes are within a few bytes of the table's rate
+                // (CRCs, rounding): start there and step to the fewest that hold.
+                let mut n = linear.max(1);
+                while self.tb_bytes(mcs, n) < bytes {
+                    n += 1;
+                }
+                while n > 1 && self.tb_bytes(mcs, n - 1) >= bytes {
+                    n -= 1;
+                }
+                n
             }
         }
     }
@@ -599,10 +643,26 @@ impl McsTable {
     }
 }
 
-/// Bits of a TB filling the module's nominal slot (`ModuleMi`'s `nominal_symbols`) at
-/// `bits_per_symbol`: the size an MCS's own error rate is judged on without a block.
-fn nominal_bits(nominal_symbols: u32, bits_per_symbol: u32) -> u64 {
-    u64::from(nominal_symbols) * u64::from(bits_per_symbol)
+/// The largest code block (bits, CRC included) of the module's segmentation.
+const CODE_BLOCK_BITS: u64 = 6144;
+/// A TB's and each code block's CRC, bits.
+const CRC_BITS: u64 = 24;
+
+/// Bits of the module's TB of `symbols` at `mcs` (`MmWaveAmc::GetTbSizeFromMcsSymbols`):
+/// the symbols' data subcarriers x Qm x the MCS's code rate, truncated, less the TB's
+/// CRC, and when that exceeds one code block, less a CRC per code block too. Its DCI
+/// carries this over 8 in bytes; a one-symbol TB at MCS 7 is 236 bytes, where the
+/// symbol's bits make 239.
+fn ns3_tb_bits(mcs: u8, symbols: u32) -> u64 {
+    let resource_elements = MODULE_DATA_SUBCARRIERS * f64::from(symbols);
+    let coded = resource_elements * f64::from(ns3_modulation_order(mcs)) * mcs_ecr(mcs);
+    // The C++ conversion to int truncates; no TB has fewer bits than its CRC.
+    let bits = (coded - CRC_BITS as f64).max(0.0) as u64;
+    if bits > CODE_BLOCK_BITS {
+        bits - CRC_BITS * bits.div_ceil(CODE_BLOCK_BITS)
+    } else {
+        bits
+    }
 }
 
 /// SINR above the 10% threshold (dB) at which the logistic error curve reaches
@@ -932,16 +992,16 @@ mod tests {
         assert!(t.select(t.threshold_db(20) + 0.05, 0.01) < 20);
         // 16QAM failing at MCS 10 stops the walk though 64QAM would pass.
         assert_eq!(t.select_effective(&[30.0, 3.0, 30.0], 0.1), 8);
-        // A TB's size is its whole symbols: 1,000 bytes at MCS 28 (14,250 bits per
-        // symbol) is one symbol, 14,250 bits.
+        // A TB's size is its whole symbols': 1,000 bytes at MCS 28 go in one symbol,
+        // whose TB the module makes 1,776 bytes (14,208 bits).
         let s = 19.9;
-        let one = tb_error(28, &[mutual_information(2, s)], 14_250);
+        let one = tb_error(28, &[mutual_information(2, s)], 14_208);
         assert!((t.tb_error(28, &[s], 1000) - one).abs() < 1e-15);
-        assert!((t.tb_error(28, &[s], 1781) - one).abs() < 1e-15);
-        assert!(t.tb_error(28, &[s], 1782) > one);
-        // The size a memo keys on: the same for 1000 and 1781 bytes, not for 1782.
-        assert_eq!(t.error_size(28, 1000), t.error_size(28, 1781));
-        assert_ne!(t.error_size(28, 1781), t.error_size(28, 1782));
+        assert!((t.tb_error(28, &[s], 1776) - one).abs() < 1e-15);
+        assert!(t.tb_error(28, &[s], 1777) > one);
+        // The size a memo keys on: the same for 1000 and 1776 bytes, not for 1777.
+        assert_eq!(t.error_size(28, 1000), t.error_size(28, 1776));
+        assert_ne!(t.error_size(28, 1776), t.error_size(28, 1777));
         // Two attempts average the MI: the same SINR twice decodes.
         assert!(t.tb_error(28, &[s, s], 10_000) < 1e-9);
         // The logistic table keeps its IR combining.
@@ -951,6 +1011,68 @@ mod tests {
         // Its error does not read the size at all.
         assert_eq!(l.tb_error(28, &[18.0, 15.0], 50_000), both);
         assert_eq!(l.error_size(28, 1000), l.error_size(28, 50_000));
+    }
+
+    /// The module's TB sizes, bytes, as its DCIs carried them in a run of its own
+    /// (`RxPacketTrace.txt` of the FB-TCP paper's third script, HighSpeed, RngRun 30):
+    /// the symbols' bits less the TB's CRC, and beyond one code block less one per
+    /// code block, rounded down to bytes. The logistic tables keep whole symbols'
+    /// bits.
+    #[test]
+    fn the_modules_tbs_are_the_sizes_its_dcis_carry() {
+        let (dl, ul) = (McsTable::ns3_mmwave_mi(), McsTable::ns3_mmwave_mi_uplink());
+        for (mcs, symbols, bytes) in [
+            (7, 1, 236),
+            (7, 3, 716),
+            (8, 1, 282),
+            (8, 2, 567),
+            (8, 3, 846),
+        ] {
+            assert_eq!(
+                ul.tb_bytes(mcs, symbols),
+                bytes,
+                "uplink MCS {mcs} x {symbols}"
+            );
+        }
+        for (mcs, symbols, bytes) in [
+            (8, 1, 282),
+            (8, 22, 6242),
+            (16, 5, 3867),
+            (16, 22, 17_035),
+            (24, 13, 18_876),
+            (28, 1, 1776),
+            (28, 5, 8903),
+            (28, 13, 23_154),
+            (28, 22, 39_187),
+        ] {
+            assert_eq!(
+                dl.tb_bytes(mcs, symbols),
+                bytes,
+                "downlink MCS {mcs} x {symbols}"
+            );
+        }
+        let l = McsTable::ns3_mmwave();
+        assert_eq!(l.tb_bytes(28, 1), 14_250 / 8);
+        assert_eq!(l.tb_bytes(28, 22), 22 * 14_250 / 8);
+    }
+
+    proptest::proptest! {
+        /// A block of `bytes` takes the fewest symbols whose TB holds it, under either
+        /// sizing; the module's is what its scheduler's bisection finds.
+        #[test]
+        fn a_block_takes_the_fewest_symbols_that_hold_it(
+            mcs in 0u8..=28,
+            bytes in 0u64..60_000,
+            module in proptest::bool::ANY,
+        ) {
+            let t = if module { McsTable::ns3_mmwave_mi_uplink() } else { McsTable::ns3_mmwave() };
+            let n = t.symbols_for(mcs, bytes);
+            proptest::prop_assert!(t.tb_bytes(mcs, n) >= bytes);
+            if n > 0 {
+                proptest::prop_assert!(t.tb_bytes(mcs, n - 1) < bytes);
+            }
+            proptest::prop_assert_eq!(n == 0, bytes == 0);
+        }
     }
 
     /// Link adaptation under the module's rule is the walk up the table while each row's

@@ -1116,7 +1116,7 @@ impl Ran {
                         transmit_uplink(ue, now, want, &ch, self.status_prohibit)
                     };
                     if spent > 0 {
-                        let block = block_bytes(table, ch.mcs, spent);
+                        let block = table.tb_bytes(ch.mcs, spent);
                         report_uplink(ue, table, now, block, self.target_bler, self.cqi_expiry);
                     }
                     spent
@@ -1212,7 +1212,7 @@ impl Ran {
                 gnb.transmitting = true;
             }
             if used > 0 {
-                let block = block_bytes(table, mcs, used);
+                let block = table.tb_bytes(mcs, used);
                 let reported = report_on(table, &ue.eff_sinr_db, ue.mcs, block, self.target_bler);
                 ue.dl_cqi.transmitted(now, reported, self.cqi_expiry);
                 dl_end += used;
@@ -1475,7 +1475,7 @@ fn select_mcs(
     }
 }
 
-/// The MCS a CQI report on a slot's TBs of `bytes` (`block_bytes`) asks for: link
+/// The MCS a CQI report on a slot's TBs of `bytes` (`McsTable::tb_bytes`) asks for: link
 /// adaptation's `chosen` one, unless the table's error rule reads a block's size, in
 /// which case the choice for a block of that size (`McsTable::select_for_block`, the
 /// module's AMC). A HARQ retransmission beside new data counts as one block with it.
@@ -1505,14 +1505,6 @@ fn report_uplink(
     let state = ue.uplink.at(air);
     let reported = report_on(table, &state.eff_sinr_db, state.mcs, block, target_bler);
     ue.ul_cqi.transmitted(air, reported, expiry);
-}
-
-/// The size of the TB a grant of `symbols` at `mcs` makes, bytes: the module's DCI
-/// carries it (`MmWaveAmc::GetTbSizeFromMcsSymbols`), its AMC judges a CQI report on
-/// it, and a TB's error is reckoned on it (`McsTable::error_size`), however few bytes
-/// the sender put in (an uplink grant of a symbol for a few ACKs is mostly padding).
-fn block_bytes(table: &McsTable, mcs: u8, symbols: u32) -> u64 {
-    u64::from(symbols) * u64::from(table.bits_per_symbol(mcs)) / 8
 }
 
 /// The two hold the same numbers to the bit (so a memo holds for signed zeros too).
@@ -1576,7 +1568,7 @@ fn linear_to_db(x: f64) -> f64 {
 /// then: due HARQ retransmissions, then what it holds, which leaves its buffer (and its
 /// later reports) at once; the TB goes on the air in the next subframe. The granted
 /// symbols are spent whether or not the UE still holds data for them. Returns when the
-/// TB goes on the air and its size (`block_bytes`), for the CQI report on it, when
+/// TB goes on the air and its size (`McsTable::tb_bytes`), for the CQI report on it, when
 /// there was a grant.
 fn granted_uplink(
     ue: &mut Ue,
@@ -1602,7 +1594,7 @@ fn granted_uplink(
     if let (Some(symbol), Some(start)) = (symbol, start) {
         ue.ul.land_later(now, u64::from(start + symbols) * symbol);
     }
-    Some((air, block_bytes(table, mcs, symbols)))
+    Some((air, table.tb_bytes(mcs, symbols)))
 }
 
 /// When each direction's RLC retransmits what HARQ gave up on (`arq.rs`): with a

@@ -107,13 +107,14 @@ impl<'a> SlotChannel<'a> {
         self.sinr_db[self.table.modulation_slot(mcs)]
     }
 
+    /// The fewest symbols a TB of `bytes` at `mcs` takes (`McsTable::symbols_for`).
     pub fn symbols_for(&self, bytes: u64, mcs: u8) -> u32 {
-        let bits = u64::from(self.table.bits_per_symbol(mcs)).max(1);
-        (bytes * 8).div_ceil(bits) as u32
+        self.table.symbols_for(mcs, bytes)
     }
 
+    /// The bytes a TB of `symbols` carries at the slot's MCS (`McsTable::tb_bytes`).
     pub fn bytes_in(&self, symbols: u32) -> u64 {
-        u64::from(symbols) * u64::from(self.table.bits_per_symbol(self.mcs)) / 8
+        self.table.tb_bytes(self.mcs, symbols)
     }
 }
 
@@ -1592,24 +1593,24 @@ mod tests {
     }
 
     /// Under the UE's MAC a grant goes whole: six ACKs of 52 bytes queued at once, a
-    /// one-symbol TB at MCS 9 (330 bytes) carries five and 44 bytes of the sixth
+    /// one-symbol TB at MCS 9 (327 bytes) carries five and 41 bytes of the sixth
     /// behind the MAC's subheader and byte and the PDU's header and Length
-    /// Indicators, and empties the MAC's copy (330 less 2 of 6 x 54), so the sixth's
-    /// last 10 bytes wait for the RLC's next report, here a new SDU, though the next
+    /// Indicators, and empties the MAC's copy (327 less 2 of 6 x 54), so the sixth's
+    /// last 13 bytes wait for the RLC's next report, here a new SDU, though the next
     /// grant has room; in the meantime a grant goes as padding, carrying nothing.
     #[test]
     fn the_ues_grant_goes_whole_and_a_tail_waits_for_the_next_report() {
         let table = McsTable::ns3_mmwave_mi_uplink();
         let ch = SlotChannel::flat(&table, 9, 40.0);
-        assert_eq!(ch.bytes_in(1), 330);
+        assert_eq!(ch.bytes_in(1), 327);
         let mut e = with_headers(4_000_000);
         e.cfg.headers = Some(PduSizing::UeGrant);
         for i in 0..6 {
             e.enqueue(0, pkt(i * 52, 52)).unwrap();
         }
         assert_eq!(e.transmit(0, 1, &ch), 1);
-        assert_eq!((e.stats.tbs, e.stats.tx_bytes), (1, 330));
-        assert_eq!(e.new_bytes(), 10);
+        assert_eq!((e.stats.tbs, e.stats.tx_bytes), (1, 327));
+        assert_eq!(e.new_bytes(), 13);
         assert_eq!(e.transmit(100_000, 1, &ch), 0, "the MAC's copy is empty");
         assert_eq!(e.stats.tbs, 1);
         e.enqueue(150_000, pkt(6 * 52, 52)).unwrap();

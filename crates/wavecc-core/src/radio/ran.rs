@@ -2243,8 +2243,11 @@ mod tests {
         // TBs filled in slots t+1..t+6. Subframe t reported two ACKs (104 bytes): the
         // grant at t+4, three symbols at the blind MCS 0, carries those. Nothing is
         // reported for t+1, so t+5 has no grant; the report of t+2 (three ACKs queued)
-        // makes the grant at t+6, which carries the rest.
-        assert_eq!(ul, [0, 0, 1, 0, 1, 0]);
+        // makes the grant at t+6, which carries the rest; the report of t+3 (the
+        // same last ACK) makes the grant at t+7, which finds the UE MAC's copy empty
+        // and goes as padding.
+        assert_eq!(ul, [0, 0, 1, 0, 1, 1]);
+        assert_eq!(ran.ues[0].ul.stats.padding_tbs, 1);
         let mut out = Vec::new();
         for k in 7..12 {
             ran.run_slot(t + k * sf, &mut out);
@@ -2588,9 +2591,18 @@ mod tests {
                 .iter()
                 .map(|t| t.1)
                 .collect();
-            // TBs filled a subframe before they go on the air.
-            let want = if long_downlink { [1, 0, 0] } else { [0, 1, 0] };
+            // TBs filled a subframe before they go on the air. Sent early, the ACK
+            // and the downlink's status report leave in the first TB, and the grant
+            // the status report's own buffer report makes two subframes on finds
+            // nothing left: the UE sends it empty.
+            let want = if long_downlink { [1, 0, 1] } else { [0, 1, 0] };
             assert_eq!(ul, want, "long downlink: {long_downlink}");
+            let padding = ran.ues[0].ul.stats.padding_tbs;
+            assert_eq!(
+                padding,
+                u64::from(long_downlink),
+                "long downlink: {long_downlink}"
+            );
         }
     }
 

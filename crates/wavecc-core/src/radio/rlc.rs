@@ -181,6 +181,8 @@ pub struct RlcStats {
     pub tbs: u64,
     /// Of `tbs`, those carrying a status report and no data.
     pub report_tbs: u64,
+    /// Of `tbs`, uplink grants the UE's MAC sent empty (`RlcEntity::send_padding_tb`).
+    pub padding_tbs: u64,
     pub harq_retx: u64,
     /// Bytes sent on the air, retransmissions and headers included.
     pub tx_bytes: u64,
@@ -205,7 +207,7 @@ pub struct RlcStats {
 impl RlcStats {
     /// TBs sent for the first time that carried data.
     pub fn data_tbs(&self) -> u64 {
-        self.tbs - self.report_tbs
+        self.tbs - self.report_tbs - self.padding_tbs
     }
 
     /// Mean time an SDU took from entering the entity to leaving the receiver's, in
@@ -673,19 +675,33 @@ impl RlcEntity {
         self.cfg.headers == Some(PduSizing::Scheduler)
     }
 
-    /// The UE's MAC fills a TB of `symbols` with new data while its copy holds anything,
-    /// and deducts it (`headers.rs`); bytes of the TB, 0 when the copy is empty.
-    fn fill_from_copy(&mut self, now: Time, symbols: u32, ch: &SlotChannel) -> u64 {
+    /// Whether the UE's MAC fills a TB of `tb` bytes with new data: while its copy
+    /// holds anything, which then deducts it (`headers.rs`).
+    fn fill_from_copy(&mut self, now: Time, tb: u64) -> bool {
         self.refresh_copy(now);
         let Some(copy) = &mut self.copy else {
-            return 0;
+            return false;
         };
-        let tb = ch.bytes_in(symbols);
         if copy.is_empty() || tb == 0 {
-            return 0;
+            return false;
         }
         copy.filled(tb);
-        tb
+        true
+    }
+
+    /// A grant of `symbols` (a TB of `tb` bytes) the UE's MAC has nothing for goes
+    /// all the same, empty: the module's `MmWaveUeMac` sends a MAC PDU with an empty
+    /// subheader in the grant's HARQ process (a BSR level above the queue, or a
+    /// copy emptied before the RLC's queue), and it fails, is retransmitted and
+    /// reported on like any other. Returns the symbols used.
+    fn send_padding_tb(&mut self, now: Time, symbols: u32, tb: u64, ch: &SlotChannel) -> u32 {
+        if tb == 0 {
+            return 0;
+        }
+        self.stats.padding_tbs += 1;
+        let at = self.sent_end;
+        self.launch(now, at, at, tb, ch, None);
+        symbols
     }
 
     /// New data under [`RlcConfig::headers`]: one RLC PDU from the block the copy
@@ -696,7 +712,10 @@ impl RlcEntity {
             let granted = self.grant_from_copy(now, symbols, ch);
             (granted, opportunity(granted))
         } else {
-            let tb = self.fill_from_copy(now, symbols, ch);
+            let tb = ch.bytes_in(symbols);
+            if !self.fill_from_copy(now, tb) {
+                return self.send_padding_tb(now, symbols, tb, ch);
+            }
             (tb, uplink_opportunity(tb))
         };
         if granted == 0 {
@@ -757,9 +776,14 @@ impl RlcEntity {
         ch: &SlotChannel,
         report: ReportContent,
     ) -> (u32, bool) {
-        let sent_before = self.stats.tbs;
+        let (sent_before, padding_before) = (self.stats.tbs, self.stats.padding_tbs);
         let used = self.transmit(now, symbols, ch);
         if self.stats.tbs > sent_before {
+            // A grant the MAC had no data for carries the report alone.
+            if self.stats.padding_tbs > padding_before {
+                self.stats.padding_tbs -= 1;
+                self.stats.report_tbs += 1;
+            }
             match self.last_tb {
                 LastTb::InHarq => {
                     if let Some(tb) = self.harq.last_mut() {
@@ -1611,11 +1635,34 @@ mod tests {
         assert_eq!(e.transmit(0, 1, &ch), 1);
         assert_eq!((e.stats.tbs, e.stats.tx_bytes), (1, 327));
         assert_eq!(e.new_bytes(), 13);
-        assert_eq!(e.transmit(100_000, 1, &ch), 0, "the MAC's copy is empty");
-        assert_eq!(e.stats.tbs, 1);
+        // The MAC's copy is empty: the grant goes, carrying nothing.
+        assert_eq!(e.transmit(100_000, 1, &ch), 1);
+        assert_eq!(
+            (e.stats.tbs, e.stats.padding_tbs, e.stats.data_tbs()),
+            (2, 1, 1)
+        );
+        assert_eq!((e.stats.tx_bytes, e.new_bytes()), (2 * 327, 13));
         e.enqueue(150_000, pkt(6 * 52, 52)).unwrap();
         assert_eq!(e.transmit(200_000, 1, &ch), 1);
-        assert_eq!((e.stats.tbs, e.new_bytes()), (2, 0));
+        assert_eq!((e.stats.data_tbs(), e.new_bytes()), (2, 0));
+    }
+
+    /// An empty grant's TB takes HARQ like any other: on a dead channel it goes four
+    /// times, and when HARQ gives up on it RLC has nothing to repair.
+    #[test]
+    fn a_padding_tb_is_retransmitted_and_repairs_nothing() {
+        let table = McsTable::ns3_mmwave_mi_uplink();
+        let dead = SlotChannel::flat(&table, 9, -30.0);
+        let mut e = with_headers(4_000_000);
+        e.cfg.headers = Some(PduSizing::UeGrant);
+        assert_eq!(e.transmit(0, 1, &dead), 1);
+        assert_eq!((e.stats.tbs, e.stats.padding_tbs), (1, 1));
+        for k in 1..4 {
+            assert_eq!(e.retransmit_harq(k * 400_000, 1, &dead), 0, "attempt {k}");
+        }
+        assert_eq!((e.stats.harq_retx, e.stats.harq_failures), (3, 1));
+        assert_eq!(e.stats.tx_bytes, 4 * 327);
+        assert!(e.arq.is_empty() && !e.is_busy());
     }
 
     /// Runs the slots of (`from`, `until`) and returns the instants at which SDUs were

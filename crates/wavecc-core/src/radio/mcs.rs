@@ -187,6 +187,9 @@ pub struct McsTable {
     /// every TB and slot, a lookup rather than a search.
     rows: [u8; 256],
     error: ErrorModel,
+    /// Under the module's rule, each row's TB of its nominal slot as code blocks, on
+    /// which link adaptation judges the row: segmented once, not at every walk.
+    nominal_blocks: Vec<[(u32, u32); 2]>,
 }
 
 /// How a table turns an MCS and the SINRs a TB met into its error probability.
@@ -246,10 +249,7 @@ impl McsTable {
     /// row's threshold becomes the rule's 10% point for a TB filling the slot (within
     /// 0.5 dB of the logistic table's, which came from the same curves).
     pub fn ns3_mmwave_mi() -> Self {
-        let mut t = Self::ns3_mmwave();
-        t.error = ErrorModel::ModuleMi {
-            nominal_symbols: Numerology::NS3_MMWAVE.data_symbols,
-        };
+        let mut t = Self::ns3_mmwave().under_module_rule();
         for i in 0..t.entries.len() {
             let mcs = t.entries[i].mcs;
             t.entries[i].sinr_db = t.sinr_at_bler(mcs, 0.1);
@@ -282,14 +282,25 @@ impl McsTable {
                 }
             })
             .collect();
-        let mut t = Self::from_rows(entries);
-        t.error = downlink.error;
+        let mut t = Self::from_rows(entries).under_module_rule();
         for i in 0..t.entries.len() {
             if t.entries[i].sinr_db.is_nan() {
                 t.entries[i].sinr_db = t.sinr_at_bler(t.entries[i].mcs, 0.1);
             }
         }
         t
+    }
+
+    /// The same rows under the module's error rule, judged on its nominal slot.
+    fn under_module_rule(mut self) -> Self {
+        let nominal_symbols = Numerology::NS3_MMWAVE.data_symbols;
+        self.error = ErrorModel::ModuleMi { nominal_symbols };
+        self.nominal_blocks = self
+            .entries
+            .iter()
+            .map(|e| code_blocks(ns3_tb_bits(e.mcs, nominal_symbols)))
+            .collect();
+        self
     }
 
     /// SINR (dB) at which the table's error curve of `mcs` crosses `target` (bisection;
@@ -352,6 +363,7 @@ impl McsTable {
             error: ErrorModel::Logistic {
                 slope_per_db: BLER_SLOPE_PER_DB,
             },
+            nominal_blocks: Vec::new(),
         }
     }
 
@@ -452,27 +464,31 @@ impl McsTable {
             ErrorModel::ModuleMi { .. } => 0.0,
         };
         // Each modulation's mutual information computed once (it takes a power), and a
-        // given block segmented once; without one, each candidate's nominal slot is
-        // segmented as [`McsTable::bler`] does.
+        // given block segmented once; without one, each candidate's nominal slot as
+        // [`McsTable::bler`] judges it.
         let blocks = block_bits.map(code_blocks);
         let mut mi = [f64::NAN; MODULATIONS];
-        let mut passes = |e: &McsEntry| {
+        let mut passes = |i: usize, e: &McsEntry| {
             let slot = modulation_slot(e.modulation_order);
             let sinr = effective[slot];
             match self.error {
                 ErrorModel::Logistic { .. } => e.sinr_db + offset_db <= sinr,
-                ErrorModel::ModuleMi { nominal_symbols } => {
+                ErrorModel::ModuleMi { .. } => {
                     if mi[slot].is_nan() {
                         mi[slot] = mutual_information(slot, sinr);
                     }
-                    let nominal = || code_blocks(ns3_tb_bits(e.mcs, nominal_symbols));
-                    let blocks = blocks.unwrap_or_else(nominal);
+                    let blocks = blocks.unwrap_or(self.nominal_blocks[i]);
                     tb_error_of_blocks(e.mcs, &mi[slot..=slot], &blocks) <= target_bler
                 }
             }
         };
         let mut chosen = self.entries[0].mcs;
-        for e in self.entries.iter().take_while(|e| passes(e)) {
+        for (_, e) in self
+            .entries
+            .iter()
+            .enumerate()
+            .take_while(|&(i, e)| passes(i, e))
+        {
             chosen = e.mcs;
         }
         chosen

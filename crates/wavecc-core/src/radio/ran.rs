@@ -2591,10 +2591,9 @@ mod tests {
                 .iter()
                 .map(|t| t.1)
                 .collect();
-            // TBs filled a subframe before they go on the air. Sent early, the ACK
-            // and the downlink's status report leave in the first TB, and the grant
-            // the status report's own buffer report makes two subframes on finds
-            // nothing left: the UE sends it empty.
+            // TBs filled a subframe before they go on the air. Sent early, the first
+            // TB takes what the UE holds; with the long downlink a later grant finds
+            // the UE MAC's copy emptied by it, and the UE sends that grant empty.
             let want = if long_downlink { [1, 0, 1] } else { [0, 1, 0] };
             assert_eq!(ul, want, "long downlink: {long_downlink}");
             let padding = ran.ues[0].ul.stats.padding_tbs;

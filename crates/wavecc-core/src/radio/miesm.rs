@@ -44,6 +44,12 @@ pub fn modulation_slot(order: u8) -> usize {
 /// 752 points); largest MI error 0.0006 / 0.0015 / 0.0020, largest SINR error where
 /// MI >= 0.1: 0.03 / 0.03 / 0.49 dB (the 64QAM fit is looser only below 0 dB, where a
 /// 64QAM chunk carries almost nothing). `end_lin` is each curve's last axis value.
+///
+/// The module's axes are uniform in linear SINR from `first_lin` in steps of
+/// `step_lin` (0.013 + 0.004 k, 0.063 + 0.01 k, 0.25 + 0.21 k), and `Mib` reads a
+/// chunk's MI at index `floor((g - first_lin) / step_lin + 1)`: the axis point above
+/// the chunk's SINR, not the one at or below it. Every chunk is read up to one step
+/// optimistic; see [`MiTable::mi`].
 #[derive(Clone, Copy, Debug)]
 struct MiCurve {
     w: f64,
@@ -52,6 +58,8 @@ struct MiCurve {
     a2: f64,
     b2: f64,
     end_lin: f64,
+    first_lin: f64,
+    step_lin: f64,
 }
 
 const CURVES: [MiCurve; MODULATIONS] = [
@@ -62,6 +70,8 @@ const CURVES: [MiCurve; MODULATIONS] = [
         a2: 0.55510,
         b2: 1.00762,
         end_lin: 3.197,
+        first_lin: 0.013,
+        step_lin: 0.004,
     },
     MiCurve {
         w: 0.22706,
@@ -70,6 +80,8 @@ const CURVES: [MiCurve; MODULATIONS] = [
         a2: 0.14730,
         b2: 0.90840,
         end_lin: 9.993,
+        first_lin: 0.063,
+        step_lin: 0.01,
     },
     MiCurve {
         w: 0.24422,
@@ -78,6 +90,8 @@ const CURVES: [MiCurve; MODULATIONS] = [
         a2: 0.07456,
         b2: 0.78456,
         end_lin: 157.96,
+        first_lin: 0.25,
+        step_lin: 0.21,
     },
 ];
 
@@ -89,48 +103,51 @@ impl MiCurve {
     }
 }
 
-/// Points of the forward table (uniform in linear SINR from 0 to `end_lin`, as the
-/// module's own tables are) and range/step of the inverse table (uniform in dB).
-const FORWARD_POINTS: usize = 2048;
+/// Range and step of the inverse table (uniform in dB).
 const INVERSE_MIN_DB: f64 = -40.0;
 const INVERSE_MAX_DB: f64 = 40.0;
 const INVERSE_STEP_DB: f64 = 0.01;
 
-/// Precomputed curves: a chunk's MI by linear interpolation without a logarithm (the
-/// per-update cost is 72 chunks x 3 curves), the inverse by bisection in dB.
+/// Precomputed curves: a chunk's MI on the module's axis, read without a logarithm
+/// (the per-update cost is 72 chunks x 3 curves), the inverse by bisection in dB.
 struct MiTable {
+    first_lin: f64,
     step_lin: f64,
     end_lin: f64,
+    /// The curve at each of the module's axis points, `first_lin` to `end_lin`.
     forward: Vec<f64>,
     inverse: Vec<f64>,
 }
 
 impl MiTable {
     fn new(c: &MiCurve) -> Self {
-        let step_lin = c.end_lin / FORWARD_POINTS as f64;
-        let forward = (0..=FORWARD_POINTS)
-            .map(|k| c.smooth(k as f64 * step_lin))
+        let points = ((c.end_lin - c.first_lin) / c.step_lin).round() as usize + 1;
+        let forward = (0..points)
+            .map(|k| c.smooth(c.first_lin + k as f64 * c.step_lin))
             .collect();
         let n = ((INVERSE_MAX_DB - INVERSE_MIN_DB) / INVERSE_STEP_DB).round() as usize;
         let inverse = (0..=n)
             .map(|k| c.smooth(10f64.powf((INVERSE_MIN_DB + k as f64 * INVERSE_STEP_DB) / 10.0)))
             .collect();
         MiTable {
-            step_lin,
+            first_lin: c.first_lin,
+            step_lin: c.step_lin,
             end_lin: c.end_lin,
             forward,
             inverse,
         }
     }
 
+    /// A chunk's MI as the module's `Mib` reads it: the axis point above `g` (index
+    /// `floor((g - first) / step) + 1`, at least 0), full information past the end.
+    /// At 0 dB this reads QPSK 0.0005 and 16QAM 0.001 above the curve at `g`, 64QAM
+    /// 0.01; at the edge of a BLER curve that is a tenth of a TB's error rate or more.
     fn mi(&self, g: f64) -> f64 {
         if g > self.end_lin {
             return 1.0;
         }
-        let x = g.max(0.0) / self.step_lin;
-        let k = (x as usize).min(FORWARD_POINTS - 1);
-        let f = x - k as f64;
-        self.forward[k] + f * (self.forward[k + 1] - self.forward[k])
+        let above = ((g - self.first_lin) / self.step_lin + 1.0).max(0.0) as usize;
+        self.forward[above.min(self.forward.len() - 1)]
     }
 
     /// SINR (dB) at which the smooth curve reaches `mi`; +inf at full information.
@@ -469,23 +486,49 @@ mod tests {
         10.0 * x.log10()
     }
 
+    /// The module's axis point above `g` as `Mib` indexes it, in dB.
+    fn axis_above_db(slot: usize, g: f64) -> f64 {
+        let c = CURVES[slot];
+        let k = ((g - c.first_lin) / c.step_lin + 1.0).floor().max(0.0);
+        db(c.first_lin + k * c.step_lin)
+    }
+
     #[test]
-    fn a_flat_channel_keeps_its_sinr() {
-        // Below each curve's end the round trip I^-1(I(g)) returns g within 0.03 dB
-        // (table steps: 0.01 dB inverse, end/2048 forward, coarsest for 64QAM near 0).
+    fn a_flat_channel_meets_the_axis_point_above_its_sinr() {
+        // Every chunk reads the MI of the next axis point up, so a flat channel's
+        // effective SINR is that point's, within the inverse table's 0.01 dB.
         let mut out = flat(0.0);
         for (slot, top_db) in [(0, 5.0), (1, 9.9), (2, 21.9)] {
             let mut s = -10.0;
             while s < top_db {
-                effective_sinr_db(10f64.powf(s / 10.0), &[1.0; 72], &mut out);
+                let g = 10f64.powf(s / 10.0);
+                effective_sinr_db(g, &[1.0; 72], &mut out);
+                let want = axis_above_db(slot, g);
                 assert!(
-                    (out[slot] - s).abs() < 0.03,
-                    "slot {slot} at {s} dB: {}",
+                    (out[slot] - want).abs() < 0.01 && out[slot] > s,
+                    "slot {slot} at {s} dB: {} (axis point above {want})",
                     out[slot]
                 );
                 s += 0.37;
             }
         }
+    }
+
+    #[test]
+    fn a_chunk_reads_the_mi_of_the_axis_point_above_it() {
+        // QPSK's axis is 0.013 + 0.004 k: a chunk between points 10 and 11 (0.053 and
+        // 0.057) reads point 11, one below the first reads the first.
+        let reads = |slot: usize, g: f64, point: f64| {
+            let want = CURVES[slot].smooth(point);
+            assert!((chunk_mi(slot, g) - want).abs() < 1e-12, "{slot} at {g}");
+        };
+        reads(0, 0.055, 0.057);
+        reads(0, 0.011, 0.013);
+        reads(0, 0.0, 0.013);
+        // 64QAM's steps are 0.21 wide: at 0 dB (1.0) a chunk reads 1.09, 0.009 of MI
+        // above the curve at 1.0 (0.136 against 0.127).
+        reads(2, 1.0, 1.09);
+        assert!(chunk_mi(2, 1.0) - CURVES[2].smooth(1.0) > 0.009);
     }
 
     #[test]

@@ -370,6 +370,8 @@ impl McsTable {
     /// Same table with the logistic error curve of another slope (per dB, > 0).
     pub fn with_bler_slope(mut self, slope_per_db: f64) -> Self {
         self.error = ErrorModel::Logistic { slope_per_db };
+        // Only the module's rule judges rows on code blocks.
+        self.nominal_blocks.clear();
         self
     }
 
